@@ -1,0 +1,177 @@
+"""Replaying a game record into its conformance outcome.
+
+Replay drives a fresh :class:`State` with the record's deals, passes, plays and moon choices.
+It stops at the first illegal thing and reports it with its conformance code, in the order the
+conformance README fixes: rotation, deal, passes (seat by seat, count before cards), then plays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hearts_server.cards import Card
+from hearts_server.deal import deal_hand, seed_commitment
+from hearts_server.errors import (
+    BadDeal,
+    BadPass,
+    BadPassCount,
+    BadPlayerCount,
+    BadRotation,
+    ExtraPlays,
+    GameAlreadyOver,
+    HeartsError,
+    Incomplete,
+    NotInHand,
+    PassNotInHand,
+)
+from hearts_server.record import outcome_of
+from hearts_server.rules import DEFAULT_MOON_CHOICE, PassDirection, Rules
+from hearts_server.state import Phase, State
+
+
+def rules_of(record: dict[str, Any]) -> Rules:
+    """The rules a record was played under.
+
+    Raises:
+        BadPlayerCount: if ``players`` is not 6..11 (or not a number).
+        BadRotation: if the first hand's dealer is not a seat.
+    """
+    players = record.get("players")
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise BadPlayerCount(f"players must be a whole number, not {players!r}")
+    hands = record.get("hands") or []
+    first = hands[0].get("dealer", 0) if hands and isinstance(hands[0], dict) else 0
+    Rules(players)  # the player count is checked before anything else
+    if not isinstance(first, int) or not 0 <= first < players:
+        raise BadRotation(f"dealer {first!r} is not a seat", hand=0)
+    return Rules(
+        players=players,
+        target_score=int(record.get("target_score", 150)),
+        max_hands=int(record.get("max_hands", 200)),
+        first_dealer=first,
+    )
+
+
+def _cards(codes: Any, error: type[HeartsError], **where: int) -> list[Card]:
+    if not isinstance(codes, list):
+        raise error(f"expected a list of card codes, not {type(codes).__name__}", **where)
+    try:
+        return [Card.parse(c) for c in codes]
+    except ValueError as exc:
+        raise error(str(exc), **where) from None
+
+
+def _replay_hand(state: State, index: int, hand: Any) -> None:
+    rules = state.rules
+    if state.game_over:
+        raise GameAlreadyOver("the game was over before this hand", hand=index)
+    if not isinstance(hand, dict):
+        raise BadDeal("a hand must be a JSON object", hand=index)
+    direction = PassDirection.for_hand(index)
+    if hand.get("dealer") != rules.dealer(index) or hand.get("pass_direction") != direction.value:
+        raise BadRotation(
+            f"hand {index} must be dealt by seat {rules.dealer(index)} and pass {direction.value}",
+            hand=index,
+        )
+    deal = hand.get("deal")
+    if not isinstance(deal, list):
+        raise BadDeal("'deal' must be a list of hands", hand=index)
+    hands = [_cards(h, BadDeal, hand=index) for h in deal]
+    state.start_hand(hands, _cards(hand.get("kitty", []), BadDeal, hand=index))
+
+    passes = hand.get("passes")
+    if not isinstance(passes, list) or len(passes) != rules.players:
+        raise BadPass(f"expected a pass from each of the {rules.players} seats", hand=index)
+    for seat, codes in enumerate(passes):
+        if not isinstance(codes, list):
+            raise BadPass(f"seat {seat}'s pass is not a list", hand=index)
+        if len(codes) != 3:
+            raise BadPassCount(f"seat {seat} passed {len(codes)} cards", hand=index, seat=seat)
+        state.pass_cards(seat, _cards(codes, PassNotInHand, hand=index, seat=seat))
+
+    plays = hand.get("plays")
+    if not isinstance(plays, list):
+        raise Incomplete("'plays' must be a list", hand=index, play=0)
+    total = rules.players * rules.hand_size
+    for i, code in enumerate(plays[:total]):
+        try:
+            card = Card.parse(code)
+        except ValueError as exc:
+            raise NotInHand(str(exc), hand=index, play=i, seat=state.to_play) from None
+        if i == total - 1 and len(plays) > total:
+            # The last card would finish the hand; report the extra plays as this hand's
+            # error instead, so the hand does not count as completed.
+            state.check_play(card)
+            raise ExtraPlays(f"the hand ends after {total} plays", hand=index, play=total)
+        state.play(card)
+    if state.phase is Phase.PLAYING:
+        raise Incomplete(f"the hand stops after {len(plays)} plays", hand=index, play=len(plays))
+    if state.phase is Phase.MOON_CHOICE:
+        state.choose_moon(hand.get("moon_choice", DEFAULT_MOON_CHOICE.value))
+
+
+def replay(record: dict[str, Any]) -> dict[str, Any]:
+    """Replays ``record`` and returns its outcome in the conformance ``expected`` format.
+
+    An illegal record is not an exception: the outcome's ``error`` names the first illegal
+    thing, and ``hands``/``totals`` hold what was completed before it.
+    """
+    try:
+        rules = rules_of(record)
+    except BadPlayerCount as exc:
+        return {"hands": [], "totals": [], "game_over": False, "winners": [], "error": exc.to_json()}
+    except HeartsError as exc:
+        players = int(record["players"])
+        return {
+            "hands": [],
+            "totals": [0] * players,
+            "game_over": False,
+            "winners": [],
+            "error": exc.to_json(),
+        }
+    state = State(rules)
+    for index, hand in enumerate(record["hands"]):
+        try:
+            _replay_hand(state, index, hand)
+        except HeartsError as exc:
+            outcome = outcome_of(state)
+            outcome["game_over"] = False
+            outcome["winners"] = []
+            outcome["error"] = exc.to_json()
+            return outcome
+    return outcome_of(state)
+
+
+def verify_seed(record: dict[str, Any]) -> list[str]:
+    """Checks a record's revealed seed against its commitment and its deals.
+
+    Returns:
+        Problems found, empty when the record carries no seed or everything matches.
+    """
+    seed = record.get("seed")
+    if seed is None:
+        return []
+    problems: list[str] = []
+    commitment = record.get("seed_commitment")
+    if commitment is not None and commitment != seed_commitment(str(seed)):
+        problems.append("the revealed seed does not match its published commitment")
+    try:
+        rules = rules_of(record)
+    except HeartsError:
+        return problems
+    for index, hand in enumerate(record["hands"]):
+        deal, kitty = deal_hand(rules, str(seed), index)
+        if not isinstance(hand, dict) or not _same_deal(hand, deal, kitty):
+            problems.append(f"hand {index} was not dealt from the revealed seed")
+            break
+    return problems
+
+
+def _same_deal(hand: dict[str, Any], deal: Sequence[Sequence[Card]], kitty: Sequence[Card]) -> bool:
+    try:
+        got = [sorted(Card.parse(c) for c in h) for h in hand.get("deal", [])]
+        got_kitty = sorted(Card.parse(c) for c in hand.get("kitty", []))
+    except (ValueError, TypeError):
+        return False
+    return got == [sorted(h) for h in deal] and got_kitty == sorted(kitty)

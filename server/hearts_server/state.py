@@ -1,0 +1,434 @@
+"""The referee's State: the whole truth of one game, and the only object that mutates.
+
+A game is a sequence of hands. Each hand is started with an explicit deal (seeded dealing lives
+in :mod:`hearts_server.deal`, replay feeds the deals of a record), then goes through passing,
+playing and, when someone shoots the moon, the moon choice. Every action is checked in layers
+("is the card held" → "is it legal here") and an illegal one raises the :mod:`errors` type
+carrying its conformance code, leaving the state unchanged.
+
+Rule choices this module makes where RULES.md leaves room (documented in README "Rules notes"):
+
+* On the first lead of a hand, a leader holding only hearts and the Black Maria may lead any
+  card, hearts included, although hearts are not broken ("if the leader holds nothing else,
+  any card may be led" is taken to override the hearts-broken rule for that one lead).
+* Set-aside cards waiting when the hand ends are uncollected. Since the kitty waits with them
+  until someone wins a trick, a hand in which nobody wins any trick leaves the kitty uncollected
+  too.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from hearts_server.cards import (
+    BLACK_MARIA,
+    CARDS,
+    HEARTS_MASK,
+    POINT_MASK,
+    SUIT_MASKS,
+    Card,
+    CardSet,
+    cards_of_mask,
+)
+from hearts_server.errors import (
+    BadDeal,
+    BadMoonChoice,
+    BadPassCount,
+    FirstLeadRestricted,
+    GameAlreadyOver,
+    HeartsNotBroken,
+    MustFollowSuit,
+    NotInHand,
+    OutOfTurn,
+    PassNotInHand,
+)
+from hearts_server.rules import HAND_POINTS, MOON_POINTS, MoonChoice, PassDirection, Rules
+
+PASS_COUNT = 3
+_NON_POINT = ~POINT_MASK
+_NON_HEART = ~HEARTS_MASK
+
+
+class Phase(enum.StrEnum):
+    """Where the game stands."""
+
+    DEALING = "dealing"  # waiting for the next hand's deal
+    PASSING = "passing"
+    PLAYING = "playing"
+    MOON_CHOICE = "moon_choice"
+    GAME_OVER = "game_over"
+
+
+@dataclass(slots=True)
+class Trick:
+    """One trick: its leader, the cards in playing order and, once complete, its winner.
+
+    ``winner`` is ``None`` while the trick is in progress and when it was set aside.
+    """
+
+    leader: int
+    cards: list[Card] = field(default_factory=list)
+    winner: int | None = None
+
+    def seat_of(self, index: int, players: int) -> int:
+        """The seat that played ``cards[index]``."""
+        return (self.leader + index) % players
+
+
+@dataclass(slots=True)
+class HandResult:
+    """A finished hand, with everything its game record and outcome need."""
+
+    index: int
+    dealer: int
+    pass_direction: PassDirection
+    deal: list[list[Card]]
+    kitty: list[Card]
+    passes: list[list[Card]]
+    plays: list[Card]
+    tricks: list[Trick]
+    points: list[int]
+    scores: list[int]
+    moon: int | None
+    moon_choice: MoonChoice | None
+    uncollected: list[Card]
+    kitty_taker: int | None
+
+
+class State:
+    """The truth of one game. Mutated only through its action methods.
+
+    Args:
+        rules: The game's parameters.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        n = rules.players
+        self.players = n
+        self.totals = [0] * n
+        self.results: list[HandResult] = []
+        self.phase = Phase.DEALING
+        self.game_over = False
+        self.winners: list[int] = []
+        self.hand_index = -1
+        # Per-hand state, reset by start_hand.
+        self.hands: list[CardSet] = []
+        self.deal: list[list[Card]] = []
+        self.kitty: list[Card] = []
+        self.passes: list[list[Card] | None] = []
+        self.plays: list[Card] = []
+        self.tricks: list[Trick] = []
+        self.current: Trick = Trick(0)
+        self.to_play = 0
+        self.hearts_broken = False
+        self.points = [0] * n
+        self.pending: list[Card] = []
+        self.pending_points = 0
+        self.kitty_taker: int | None = None
+        self.moon_shooter: int | None = None
+
+    # ----------------------------------------------------------------- derived facts
+    @property
+    def dealer(self) -> int:
+        """The dealer of the current hand."""
+        return self.rules.dealer(self.hand_index)
+
+    @property
+    def pass_direction(self) -> PassDirection:
+        """The pass direction of the current hand."""
+        return PassDirection.for_hand(self.hand_index)
+
+    @property
+    def trick_index(self) -> int:
+        """The index of the trick in progress (equal to the number completed)."""
+        return len(self.tricks)
+
+    def received(self, seat: int) -> list[Card]:
+        """The cards ``seat`` received this hand (empty until every pass is in)."""
+        if self.phase is Phase.PASSING:
+            return []
+        source = self.passes[self.pass_direction.source(seat, self.players)]
+        return list(source) if source is not None else []
+
+    def awaiting_pass(self) -> list[int]:
+        """Seats whose pass the referee still needs, in seat order."""
+        if self.phase is not Phase.PASSING:
+            return []
+        return [s for s, p in enumerate(self.passes) if p is None]
+
+    # ----------------------------------------------------------------- dealing
+    def start_hand(self, deal: Sequence[Sequence[Card]], kitty: Sequence[Card]) -> None:
+        """Starts the next hand with the given deal (per seat) and kitty.
+
+        Raises:
+            GameAlreadyOver: if the game has ended.
+            BadDeal: if the deal plus kitty is not two full decks or a hand size is wrong.
+        """
+        index = self.hand_index + 1
+        if self.game_over:
+            raise GameAlreadyOver("the game is over; no further hand may be dealt", hand=index)
+        if self.phase is not Phase.DEALING:
+            raise OutOfTurn(f"hand {self.hand_index} is still in progress", hand=index)
+        n = self.players
+        size = self.rules.hand_size
+        if len(deal) != n or any(len(h) != size for h in deal) or len(kitty) != self.rules.kitty_size:
+            raise BadDeal(
+                f"expected {n} hands of {size} cards and a kitty of {self.rules.kitty_size}",
+                hand=index,
+            )
+        everything = CardSet()
+        try:
+            for card in (*(c for h in deal for c in h), *kitty):
+                everything.add(card)
+        except ValueError:
+            raise BadDeal("a card appears more than twice in the deal", hand=index) from None
+        if len(everything) != 104:  # pragma: no cover - sizes above already force 104 cards
+            raise BadDeal("the deal is not two full decks", hand=index)
+        self.hand_index = index
+        self.deal = [list(h) for h in deal]
+        self.kitty = list(kitty)
+        self.hands = [CardSet(h) for h in deal]
+        self.passes = [None] * n
+        self.plays = []
+        self.tricks = []
+        self.hearts_broken = False
+        self.points = [0] * n
+        self.pending = list(kitty)
+        self.pending_points = sum(c.points for c in kitty)
+        self.kitty_taker = None
+        self.moon_shooter = None
+        self.current = Trick((self.dealer + 1) % n)
+        self.to_play = self.current.leader
+        self.phase = Phase.PASSING
+
+    # ----------------------------------------------------------------- passing
+    def check_pass(self, seat: int, cards: Sequence[Card]) -> None:
+        """Checks a pass without applying it.
+
+        Raises:
+            OutOfTurn: if it is not the passing phase or ``seat`` already passed.
+            BadPassCount: if ``cards`` is not three cards.
+            PassNotInHand: if a card (or a copy of it) is not held.
+        """
+        if self.phase is not Phase.PASSING or not 0 <= seat < self.players:
+            raise OutOfTurn("no pass is expected now", hand=self.hand_index, seat=seat)
+        if self.passes[seat] is not None:
+            raise OutOfTurn("this seat has already passed", hand=self.hand_index, seat=seat)
+        if len(cards) != PASS_COUNT:
+            raise BadPassCount(
+                f"pass exactly {PASS_COUNT} cards, not {len(cards)}", hand=self.hand_index, seat=seat
+            )
+        hand = self.hands[seat].copy()
+        for card in cards:
+            if card not in hand:
+                raise PassNotInHand(
+                    f"{card} is not in the hand (or not that many copies)",
+                    hand=self.hand_index,
+                    seat=seat,
+                )
+            hand.remove(card)
+
+    def pass_cards(self, seat: int, cards: Sequence[Card]) -> None:
+        """Records ``seat``'s three passed cards; the last pass in delivers them all.
+
+        Raises:
+            OutOfTurn, BadPassCount, PassNotInHand: see :meth:`check_pass`.
+        """
+        self.check_pass(seat, cards)
+        self.passes[seat] = list(cards)
+        if all(p is not None for p in self.passes):
+            self._deliver_passes()
+
+    def _deliver_passes(self) -> None:
+        n = self.players
+        direction = self.pass_direction
+        for seat, cards in enumerate(self.passes):
+            assert cards is not None
+            for card in cards:
+                self.hands[seat].remove(card)
+        for seat, cards in enumerate(self.passes):
+            assert cards is not None
+            target = self.hands[direction.target(seat, n)]
+            for card in cards:
+                target.add(card)
+        self.phase = Phase.PLAYING
+
+    # ----------------------------------------------------------------- playing
+    def legal_mask(self) -> int:
+        """The legal cards of the seat to play, as a 52-bit mask."""
+        once = self.hands[self.to_play].once
+        cards = self.current.cards
+        if cards:
+            follow = once & SUIT_MASKS[cards[0] // 13]
+            return follow or once
+        if not self.tricks:
+            return (once & _NON_POINT) or once
+        if not self.hearts_broken:
+            return (once & _NON_HEART) or once
+        return once
+
+    def legal_plays(self) -> tuple[Card, ...]:
+        """The distinct cards the seat to play may play, in card order (never empty)."""
+        if self.phase is not Phase.PLAYING:
+            return ()
+        return cards_of_mask(self.legal_mask())
+
+    def check_play(self, card: Card, seat: int | None = None) -> None:
+        """Checks that the seat to play (or ``seat``, if given) may play ``card`` now.
+
+        Raises:
+            OutOfTurn: if no card is expected or ``seat`` is not the seat to play.
+            NotInHand, FirstLeadRestricted, HeartsNotBroken, MustFollowSuit: by layer.
+        """
+        player = self.to_play
+        if self.phase is not Phase.PLAYING or (seat is not None and seat != player):
+            raise OutOfTurn(
+                f"seat {player} is to play" if self.phase is Phase.PLAYING else "no card is expected now",
+                hand=self.hand_index,
+                play=len(self.plays),
+                seat=seat if seat is not None else player,
+            )
+        bit = 1 << card
+        once = self.hands[player].once
+        where = {"hand": self.hand_index, "play": len(self.plays), "seat": player}
+        if not once & bit:
+            raise NotInHand(f"{card} is not in the hand", **where)
+        cards = self.current.cards
+        if cards:
+            suit_mask = SUIT_MASKS[cards[0] // 13]
+            if not bit & suit_mask and once & suit_mask:
+                raise MustFollowSuit(f"{card} does not follow {cards[0].suit.name.lower()}", **where)
+        elif not self.tricks:
+            if bit & POINT_MASK and once & _NON_POINT:
+                raise FirstLeadRestricted(
+                    "the first lead may not be a heart or the Black Maria", **where
+                )
+        elif bit & HEARTS_MASK and not self.hearts_broken and once & _NON_HEART:
+            raise HeartsNotBroken("hearts may not be led until a heart or QS is played", **where)
+
+    def play(self, card: Card, seat: int | None = None) -> None:
+        """Plays ``card`` for the seat to play, completing the trick and the hand as needed.
+
+        Raises:
+            OutOfTurn, NotInHand, FirstLeadRestricted, HeartsNotBroken, MustFollowSuit: see
+            :meth:`check_play`; the state is unchanged.
+        """
+        self.check_play(card, seat)
+        self.hands[self.to_play].remove(card)
+        self.plays.append(card)
+        trick = self.current
+        trick.cards.append(card)
+        if len(trick.cards) < self.players:
+            self.to_play = (self.to_play + 1) % self.players
+            return
+        self._finish_trick(trick)
+
+    def _finish_trick(self, trick: Trick) -> None:
+        led = trick.cards[0] // 13
+        seen = dup = 0
+        trick_points = 0
+        for card in trick.cards:
+            bit = 1 << card
+            if bit & POINT_MASK:
+                trick_points += 13 if card == BLACK_MARIA else 1
+            if card // 13 == led:
+                if seen & bit:
+                    dup |= bit
+                else:
+                    seen |= bit
+        single = seen & ~dup
+        self.pending.extend(trick.cards)
+        self.pending_points += trick_points
+        if trick_points:
+            self.hearts_broken = True
+        if single:
+            top = CARDS[single.bit_length() - 1]
+            winner = trick.seat_of(trick.cards.index(top), self.players)
+            trick.winner = winner
+            if self.kitty_taker is None:
+                self.kitty_taker = winner
+            self.points[winner] += self.pending_points
+            self.pending = []
+            self.pending_points = 0
+            leader = winner
+        else:
+            leader = trick.leader
+        self.tricks.append(trick)
+        if len(self.tricks) == self.rules.hand_size:
+            self._finish_play()
+        else:
+            self.current = Trick(leader)
+            self.to_play = leader
+
+    def _finish_play(self) -> None:
+        shooter = next((s for s, p in enumerate(self.points) if p == HAND_POINTS), None)
+        if shooter is not None:
+            self.moon_shooter = shooter
+            self.to_play = shooter
+            self.phase = Phase.MOON_CHOICE
+        else:
+            self._finish_hand(None)
+
+    # ----------------------------------------------------------------- moon
+    def choose_moon(self, choice: MoonChoice | str, seat: int | None = None) -> None:
+        """Applies the moon shooter's choice and finishes the hand.
+
+        Raises:
+            OutOfTurn: if no moon choice is expected or ``seat`` is not the shooter.
+            BadMoonChoice: if ``choice`` is not a :class:`MoonChoice` value.
+        """
+        if self.phase is not Phase.MOON_CHOICE or (seat is not None and seat != self.moon_shooter):
+            raise OutOfTurn("no moon choice is expected from this seat", hand=self.hand_index)
+        try:
+            parsed = MoonChoice(choice)
+        except ValueError:
+            raise BadMoonChoice(
+                f"moon choice must be one of {[c.value for c in MoonChoice]}, not {choice!r}",
+                hand=self.hand_index,
+            ) from None
+        self._finish_hand(parsed)
+
+    # ----------------------------------------------------------------- scoring
+    def _finish_hand(self, choice: MoonChoice | None) -> None:
+        n = self.players
+        shooter = self.moon_shooter
+        if shooter is None:
+            scores = list(self.points)
+        elif choice is MoonChoice.SELF_MINUS_26:
+            scores = [0] * n
+            scores[shooter] = -MOON_POINTS
+        else:
+            scores = [MOON_POINTS] * n
+            scores[shooter] = 0
+        for seat in range(n):
+            self.totals[seat] += scores[seat]
+        passes = [list(p) for p in self.passes if p is not None]
+        self.results.append(
+            HandResult(
+                index=self.hand_index,
+                dealer=self.dealer,
+                pass_direction=self.pass_direction,
+                deal=self.deal,
+                kitty=self.kitty,
+                passes=passes,
+                plays=self.plays,
+                tricks=self.tricks,
+                points=list(self.points),
+                scores=scores,
+                moon=shooter,
+                moon_choice=choice,
+                uncollected=sorted(self.pending),
+                kitty_taker=self.kitty_taker,
+            )
+        )
+        self.pending = []
+        if max(self.totals) >= self.rules.target_score or len(self.results) >= self.rules.max_hands:
+            low = min(self.totals)
+            self.winners = [s for s, t in enumerate(self.totals) if t == low]
+            self.game_over = True
+            self.phase = Phase.GAME_OVER
+        else:
+            self.phase = Phase.DEALING
