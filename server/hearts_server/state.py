@@ -97,6 +97,29 @@ class HandResult:
     kitty_taker: int | None
 
 
+def winning_index(cards: Sequence[Card]) -> int | None:
+    """Which of a trick's cards (in playing order) wins it, or ``None`` if it is set aside.
+
+    Identical cards cancel: the winner is the highest card of the suit led that was played
+    only once. Applied to a trick in progress, it tells who is winning so far.
+    """
+    if not cards:
+        return None
+    led = cards[0] // 13
+    seen = dup = 0
+    for card in cards:
+        if card // 13 == led:
+            bit = 1 << card
+            if seen & bit:
+                dup |= bit
+            else:
+                seen |= bit
+    single = seen & ~dup
+    if not single:
+        return None
+    return cards.index(CARDS[single.bit_length() - 1])
+
+
 class State:
     """The truth of one game. Mutated only through its action methods.
 
@@ -327,26 +350,17 @@ class State:
         self._finish_trick(trick)
 
     def _finish_trick(self, trick: Trick) -> None:
-        led = trick.cards[0] // 13
-        seen = dup = 0
         trick_points = 0
         for card in trick.cards:
-            bit = 1 << card
-            if bit & POINT_MASK:
+            if (1 << card) & POINT_MASK:
                 trick_points += 13 if card == BLACK_MARIA else 1
-            if card // 13 == led:
-                if seen & bit:
-                    dup |= bit
-                else:
-                    seen |= bit
-        single = seen & ~dup
         self.pending.extend(trick.cards)
         self.pending_points += trick_points
         if trick_points:
             self.hearts_broken = True
-        if single:
-            top = CARDS[single.bit_length() - 1]
-            winner = trick.seat_of(trick.cards.index(top), self.players)
+        index = winning_index(trick.cards)
+        if index is not None:
+            winner = trick.seat_of(index, self.players)
             trick.winner = winner
             if self.kitty_taker is None:
                 self.kitty_taker = winner

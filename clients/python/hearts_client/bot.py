@@ -1,0 +1,57 @@
+"""The bot interface: three decisions, each given the seat's View and nothing else."""
+
+from __future__ import annotations
+
+import abc
+import random
+from collections.abc import Sequence
+from typing import ClassVar
+
+from hearts_server.cards import Card
+from hearts_server.rules import MoonChoice
+from hearts_server.view import View
+
+
+class Bot(abc.ABC):
+    """Base class of every bot, in-process or over gRPC (see :func:`hearts_client.run`).
+
+    Subclasses implement :meth:`choose_pass` and :meth:`choose_play`; :meth:`choose_moon` has
+    a sensible default. A bot sees only its :class:`View`: the referee builds it for the bot's
+    seat and it holds exactly what RULES.md lets that seat know.
+
+    Args:
+        seed: Seeds the bot's own random choices, so that a game is reproducible.
+    """
+
+    #: The name the bot registers under (``hearts bot NAME``, ``builtin = "NAME"``).
+    name: ClassVar[str] = "bot"
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    @abc.abstractmethod
+    def choose_pass(self, view: View) -> Sequence[Card]:
+        """Returns three cards of ``view.hand`` to pass in ``view.pass_direction``."""
+
+    @abc.abstractmethod
+    def choose_play(self, view: View) -> Card:
+        """Returns one card of ``view.legal``."""
+
+    def choose_moon(self, view: View) -> MoonChoice:
+        """Chooses the moon option that leaves this seat best placed.
+
+        Compares this seat's lead over the best other total under both options and takes
+        the larger; a tie subtracts 26 from itself (the referee's own default).
+        """
+        me = view.seat
+        totals = list(view.totals)
+        minus = totals.copy()
+        minus[me] -= 26
+        plus = [t + (0 if s == me else 26) for s, t in enumerate(totals)]
+
+        def margin(after: list[int]) -> int:
+            return min(t for s, t in enumerate(after) if s != me) - after[me]
+
+        if margin(plus) > margin(minus):
+            return MoonChoice.OTHERS_PLUS_26
+        return MoonChoice.SELF_MINUS_26

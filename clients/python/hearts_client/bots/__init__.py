@@ -1,0 +1,31 @@
+"""The built-in bots, by name: ``random``, ``heuristic`` and ``montecarlo``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hearts_client.bot import Bot
+from hearts_client.bots.heuristic import HeuristicBot
+from hearts_client.bots.random_bot import RandomBot
+
+BotFactory = Callable[[int | str | None], Bot]
+
+#: Built-in bots by name; each factory takes a seed.
+BUILTIN_BOTS: dict[str, BotFactory] = {
+    RandomBot.name: RandomBot,
+    HeuristicBot.name: HeuristicBot,
+}
+
+
+def make_bot(name: str, seed: int | str | None = None) -> Bot:
+    """Creates the built-in bot called ``name``.
+
+    Raises:
+        ValueError: if there is no built-in bot of that name.
+    """
+    try:
+        factory = BUILTIN_BOTS[name]
+    except KeyError:
+        known = ", ".join(sorted(BUILTIN_BOTS))
+        raise ValueError(f"unknown bot {name!r}: built-in bots are {known}") from None
+    return factory(seed)

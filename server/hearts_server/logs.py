@@ -1,0 +1,75 @@
+"""structlog configuration, done once per process.
+
+Console output on a terminal, JSON lines otherwise; ``--log-format`` forces either. The
+standard library's logging (grpcio's included) goes through the same pipeline.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import sys
+from typing import Any
+
+import structlog
+
+
+class LogFormat(enum.StrEnum):
+    """How log lines are rendered."""
+
+    AUTO = "auto"
+    CONSOLE = "console"
+    JSON = "json"
+
+
+_configured = False
+
+
+def configure_logging(fmt: LogFormat | str = LogFormat.AUTO, level: str = "INFO") -> None:
+    """Configures structlog and the standard library's logging to write to stderr.
+
+    Args:
+        fmt: ``console``, ``json`` or ``auto`` (console when stderr is a terminal).
+        level: The lowest level written.
+    """
+    global _configured
+    fmt = LogFormat(fmt)
+    if fmt is LogFormat.AUTO:
+        fmt = LogFormat.CONSOLE if sys.stderr.isatty() else LogFormat.JSON
+    renderer: Any = (
+        structlog.dev.ConsoleRenderer() if fmt is LogFormat.CONSOLE else structlog.processors.JSONRenderer()
+    )
+    shared: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    structlog.configure(
+        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=True,
+    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=shared,
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                renderer,
+            ],
+        )
+    )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    _configured = True
+
+
+def get_logger(name: str) -> Any:
+    """A structlog logger bound to ``name``; configures logging with defaults if needed."""
+    if not _configured:
+        configure_logging()
+    return structlog.get_logger(name)

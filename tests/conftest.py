@@ -1,0 +1,33 @@
+"""Shared fixtures: where the conformance vectors live, and how to run the ``hearts`` CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("HEARTS_SHARED", ROOT.parent / "shared"))
+VECTORS = sorted((SHARED / "conformance" / "vectors").glob("*.json"))
+
+
+def hearts(*args: str, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Runs the real ``hearts`` CLI in a subprocess, as a user would."""
+    return subprocess.run(
+        [sys.executable, "-m", "hearts_tournaments", *args],
+        capture_output=True,
+        text=True,
+        input=input,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def vectors() -> list[Path]:
+    if not VECTORS:
+        pytest.fail(f"no conformance vectors under {SHARED}; set HEARTS_SHARED to the shared/ folder")
+    return VECTORS

@@ -1,0 +1,1 @@
+"""The ``hearts`` command line and the round-robin tournament runner."""

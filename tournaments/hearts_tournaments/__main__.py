@@ -1,0 +1,5 @@
+"""``python -m hearts_tournaments`` is the ``hearts`` command."""
+
+from hearts_tournaments.cli import main
+
+main()
