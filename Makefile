@@ -33,7 +33,7 @@ typecheck: install
 	$(VENV)/bin/mypy
 
 proto: install
-	$(PY) scripts/gen_proto.py
+	$(PY) proto/gen_python.py
 
 clients:
 	@if [ -x clients/build-all ]; then clients/build-all; fi
