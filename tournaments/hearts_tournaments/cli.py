@@ -128,6 +128,135 @@ def play(
         typer.echo(f"game record written to {record}")
 
 
+@app.command()
+def serve(
+    port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 50051,
+    host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
+    records: Annotated[Path, typer.Option("--records", help="Folder for the game records.")] = Path("games"),
+    decision_ms: Annotated[int, typer.Option("--decision-ms", help="Default limit per decision.")] = 1000,
+    time_bank_ms: Annotated[int, typer.Option("--time-bank-ms", help="Default time bank per seat per game.")] = 60_000,
+    max_faults: Annotated[int, typer.Option("--max-faults", help="Faults that retire a seat for the game.")] = 5,
+    admin_token: Annotated[
+        str | None,
+        typer.Option("--admin-token", envvar="HEARTS_ADMIN_TOKEN", help="Require this bearer token on admin calls."),
+    ] = None,
+    tls_cert: Annotated[Path | None, typer.Option("--tls-cert", help="PEM certificate chain: serve TLS.")] = None,
+    tls_key: Annotated[Path | None, typer.Option("--tls-key", help="PEM private key for --tls-cert.")] = None,
+) -> None:
+    """Run the referee server: tables are created over the admin API (or by the runner)."""
+    import asyncio
+
+    from hearts_server.registry import ServerDefaults
+    from hearts_server.server import TlsFiles, make_server, serve_forever
+
+    if (tls_cert is None) != (tls_key is None):
+        raise fail("--tls-cert and --tls-key go together")
+    tls = TlsFiles(tls_cert, tls_key) if tls_cert is not None and tls_key is not None else None
+    defaults = ServerDefaults(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
+    try:
+        server = make_server(records, host=host, port=port, defaults=defaults, admin_token=admin_token, tls=tls)
+        asyncio.run(serve_forever(server))
+    except OSError as exc:
+        raise fail(str(exc)) from None
+
+
+@app.command()
+def host(
+    seats: Annotated[
+        str,
+        typer.Option("--seats", help="Comma-separated seats: built-in bot names, or 'external' for yours."),
+    ],
+    games: Annotated[int, typer.Option("--games", help="Games to play in a row.")] = 1,
+    seed: Annotated[str | None, typer.Option("--seed", help="Deal seed (default: an unguessable one).")] = None,
+    out: Annotated[Path, typer.Option("--out", help="Folder for the game records.")] = Path("games"),
+    port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 0,
+    target_score: Annotated[int, typer.Option("--target-score", help="The game ends when a total reaches this.")] = 150,
+    decision_ms: Annotated[int, typer.Option("--decision-ms", help="Limit per decision.")] = 1000,
+    time_bank_ms: Annotated[int, typer.Option("--time-bank-ms", help="Time bank per seat per game.")] = 60_000,
+    join_timeout: Annotated[float, typer.Option("--join-timeout", help="Seconds to wait for external bots.")] = 600.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines only.")] = False,
+) -> None:
+    """Host games between built-in bots and your own: prints the address and a token per external seat.
+
+    With --json the first line is {"address": ..., "seats": [{"seat": K, "token": ...}]} and the
+    last line holds the results; start your bot with that address and token.
+    """
+    import asyncio
+
+    from hearts_server.errors import HeartsError
+    from hearts_tournaments.hosting import HostOptions, host_games, parse_seats
+
+    try:
+        parsed = parse_seats(seats)
+    except (HeartsError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    if games < 1:
+        raise fail("--games must be at least 1")
+    options = HostOptions(
+        seats=parsed, games=games, seed=seed, out=out, port=port, target_score=target_score,
+        decision_ms=decision_ms, time_bank_ms=time_bank_ms, join_timeout_ms=int(join_timeout * 1000),
+    )
+
+    def emit(line: str) -> None:
+        if as_json:
+            typer.echo(line)
+            return
+        invitation = json.loads(line)
+        typer.echo(f"referee listening on {invitation['address']}")
+        for seat in invitation["seats"]:
+            typer.echo(
+                f"  seat {seat['seat']}: hearts bot <your-bot> --server {invitation['address']} --token {seat['token']}"
+            )
+        if not invitation["seats"]:
+            typer.echo("  (no external seats: built-in bots only)")
+        typer.echo("waiting for the bots...")
+
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    try:
+        results = asyncio.run(host_games(options, emit))
+    except OSError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps({"games": results}))
+    else:
+        for game in results:
+            typer.echo(
+                f"game {game['game_id']}: totals {game['totals']} winners {game['winners']} "
+                f"faults {game['faults']} record {game['record']}"
+            )
+
+
+@app.command()
+def bot(
+    name: Annotated[str, typer.Argument(help="Built-in bot: random, heuristic or montecarlo.")],
+    server: Annotated[
+        str, typer.Option("--server", envvar="HEARTS_SERVER", help="Referee address host:port.")
+    ] = "127.0.0.1:50051",
+    token: Annotated[
+        str | None, typer.Option("--token", envvar="HEARTS_TOKEN", help="The seat's secret token.")
+    ] = None,
+    bot_name: Annotated[
+        str | None, typer.Option("--name", envvar="HEARTS_BOT_NAME", help="Name to announce (logs only).")
+    ] = None,
+    seed: Annotated[str | None, typer.Option("--seed", help="Seed of the bot's own random choices.")] = None,
+    tls_ca: Annotated[Path | None, typer.Option("--tls-ca", help="Trust this CA (PEM) and connect with TLS.")] = None,
+) -> None:
+    """Run a built-in bot in one seat of a referee server (through the Python SDK)."""
+    from hearts_client.bots import make_bot
+    from hearts_client.sdk import BotRunError, run
+
+    if not token:
+        raise fail("a seat token is needed: --token T or HEARTS_TOKEN")
+    try:
+        player = make_bot(name, seed)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    try:
+        run(player, server, token, name=bot_name or name, tls_ca=tls_ca)
+    except BotRunError as exc:
+        raise fail(str(exc), code=1) from None
+
+
 def main() -> None:
     """Entry point of the ``hearts`` console script."""
     try:

@@ -28,6 +28,9 @@ class Bot(abc.ABC):
 
     def __init__(self, seed: int | str | None = None) -> None:
         self.rng = random.Random(seed)
+        #: Seconds left for the decision being made, when the referee says (over gRPC); a bot
+        #: that thinks for long should stay well inside it. None in-process.
+        self.time_left: float | None = None
 
     @abc.abstractmethod
     def choose_pass(self, view: View) -> Sequence[Card]:

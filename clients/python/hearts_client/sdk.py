@@ -1,0 +1,219 @@
+"""Running a :class:`Bot` against a referee server over gRPC.
+
+:func:`run` opens the seat's stream, joins with the token, turns every decision request into a
+call of the bot with a :class:`View`, answers, and reconnects with backoff if the connection
+breaks. It returns when the table's games are over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+
+from cancellation_hearts.v1 import game_pb2 as pb
+from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from cancellation_hearts.v1 import referee_service_pb2_grpc as rgrpc
+from hearts_client.bot import Bot
+from hearts_client.convert import summary_from_pb, view_from_pb
+from hearts_server.logs import get_logger
+from hearts_server.rules import MoonChoice
+from hearts_server.view import HandSummary
+
+log = get_logger(__name__)
+
+#: Status codes after which reconnecting cannot help.
+FATAL_CODES = frozenset(
+    {
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.UNIMPLEMENTED,
+    }
+)
+_MOON_TO_PB = {
+    MoonChoice.SELF_MINUS_26: pb.MOON_CHOICE_SELF_MINUS_26,
+    MoonChoice.OTHERS_PLUS_26: pb.MOON_CHOICE_OTHERS_PLUS_26,
+}
+
+
+class BotRunError(Exception):
+    """The referee refused the bot for good (bad token, finished table, ...)."""
+
+
+@dataclass
+class _Session:
+    """What the SDK remembers across messages (the bot itself may keep nothing)."""
+
+    max_hands: int = 200
+    first_dealer: int = 0
+    game_id: str = ""
+    history: list[HandSummary] = field(default_factory=list)
+    games_completed: int = 0
+    rejections: int = 0
+    #: Whether the current attempt got at least one message from the referee.
+    connected: bool = False
+
+
+def _answer(bot: Bot, request: rpb.DecisionRequest, session: _Session) -> rpb.Decision:
+    """Asks the bot; a bot that raises or answers nonsense gets a safe answer instead."""
+    view = view_from_pb(
+        request.view,
+        request.legal_cards,
+        max_hands=session.max_hands,
+        first_dealer=session.first_dealer,
+        history=session.history,
+    )
+    bot.time_left = request.time_left_ms / 1000
+    decision = rpb.Decision(request_id=request.request_id)
+    try:
+        if request.kind == rpb.DECISION_KIND_PASS:
+            decision.pass_cards.cards.extend(str(c) for c in bot.choose_pass(view))
+        elif request.kind == rpb.DECISION_KIND_PLAY:
+            decision.play_card.card = str(bot.choose_play(view))
+        elif request.kind == rpb.DECISION_KIND_MOON:
+            decision.choose_moon.choice = _MOON_TO_PB[MoonChoice(bot.choose_moon(view))]
+        else:
+            raise ValueError(f"unknown decision kind {request.kind}")
+    except Exception:
+        log.exception("bot_decision_failed", request_id=request.request_id)
+        return _safe_answer(request)
+    return decision
+
+
+def _safe_answer(request: rpb.DecisionRequest) -> rpb.Decision:
+    """An answer that is always legal: the first legal card, the first three cards, or -26."""
+    decision = rpb.Decision(request_id=request.request_id)
+    if request.kind == rpb.DECISION_KIND_PASS:
+        decision.pass_cards.cards.extend(list(request.view.hand)[:3])
+    elif request.kind == rpb.DECISION_KIND_PLAY:
+        decision.play_card.card = request.legal_cards[0]
+    else:
+        decision.choose_moon.choice = pb.MOON_CHOICE_SELF_MINUS_26
+    return decision
+
+
+async def _session(
+    channel: grpc.aio.Channel, bot: Bot, token: str, name: str, session: _Session
+) -> None:
+    stub = rgrpc.RefereeServiceStub(channel)
+    call = stub.Play()
+    await call.write(rpb.PlayRequest(join=rpb.Join(token=token, bot_name=name, protocol_version=1)))
+    last_request: rpb.DecisionRequest | None = None
+    while True:
+        response = await call.read()
+        if response is grpc.aio.EOF:
+            break
+        assert isinstance(response, rpb.PlayResponse)
+        session.connected = True
+        kind = response.WhichOneof("message")
+        if kind == "decision_request":
+            last_request = response.decision_request
+            answer = await asyncio.to_thread(_answer, bot, last_request, session)
+            await call.write(rpb.PlayRequest(decision=answer))
+        elif kind == "rejection":
+            rejection = response.rejection
+            session.rejections += 1
+            log.warning("answer_rejected", code=rejection.code, reason=rejection.reason)
+            if last_request is not None and rejection.request_id == last_request.request_id:
+                await call.write(rpb.PlayRequest(decision=_safe_answer(last_request)))
+        elif kind == "snapshot":
+            session.history = [summary_from_pb(h) for h in response.snapshot.hands]
+            log.info("resumed", hand=response.snapshot.view.hand_index)
+        elif kind == "event":
+            _on_event(response.event, session)
+    await call.done_writing()
+    code = await call.code()
+    if code != grpc.StatusCode.OK:
+        raise grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), await call.details())
+
+
+def _on_event(event: rpb.Event, session: _Session) -> None:
+    which = event.WhichOneof("event")
+    if which == "game_started":
+        started = event.game_started
+        if started.game_id != session.game_id:
+            session.history = []
+        session.game_id = started.game_id
+        session.max_hands = started.max_hands or 200
+        session.first_dealer = started.first_dealer
+        log.info("game_started", game_id=started.game_id, seat=started.your_seat, players=started.players)
+    elif which == "hand_completed":
+        session.history.append(summary_from_pb(event.hand_completed))
+    elif which == "game_completed":
+        session.games_completed += 1
+        log.info("game_completed", game_id=event.game_completed.game_id, totals=list(event.game_completed.totals))
+    elif which == "seat_faulted":
+        fault = event.seat_faulted
+        log.info("seat_faulted", seat=fault.seat, kind=pb.FaultKind.Name(fault.kind), detail=fault.detail)
+
+
+async def run_async(
+    bot: Bot,
+    address: str,
+    token: str,
+    *,
+    name: str | None = None,
+    root_certificates: bytes | None = None,
+    max_backoff: float = 2.0,
+    give_up_after: float = 30.0,
+) -> int:
+    """Plays the seat of ``token`` at ``address`` with ``bot`` until the table is done.
+
+    Reconnects with exponential backoff (0.1 s doubling to ``max_backoff``, with jitter) when the
+    stream breaks, and gives up after ``give_up_after`` seconds without a working stream.
+
+    Returns:
+        The number of games completed.
+
+    Raises:
+        BotRunError: if the referee refuses the bot for good, or cannot be reached.
+    """
+    bot_name = name or bot.name
+    session = _Session()
+    delay = 0.1
+    failing_since: float | None = None
+    loop = asyncio.get_running_loop()
+    log.info("bot_starting", bot=bot_name, server=address)
+    while True:
+        channel = (
+            grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(root_certificates))
+            if root_certificates is not None
+            else grpc.aio.insecure_channel(address)
+        )
+        session.connected = False
+        try:
+            async with channel:
+                await _session(channel, bot, token, bot_name, session)
+            log.info("table_done", games=session.games_completed, rejections=session.rejections)
+            return session.games_completed
+        except grpc.aio.AioRpcError as exc:
+            code = exc.code()
+            if code in FATAL_CODES:
+                raise BotRunError(f"the referee refused the bot: {code.name}: {exc.details()}") from None
+            now = loop.time()
+            if session.connected:  # the stream worked for a while: start the backoff afresh
+                failing_since, delay = None, 0.1
+            failing_since = failing_since if failing_since is not None else now
+            if now - failing_since > give_up_after:
+                raise BotRunError(f"no working connection to {address} for {give_up_after:.0f} s: {code.name}") from None
+            log.warning("reconnecting", code=code.name, details=exc.details(), delay=round(delay, 2))
+            await asyncio.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 2, max_backoff)
+
+
+def run(
+    bot: Bot,
+    address: str,
+    token: str,
+    *,
+    name: str | None = None,
+    tls_ca: Path | None = None,
+) -> int:
+    """Synchronous :func:`run_async`: plays until the table is done; returns games completed."""
+    roots = tls_ca.read_bytes() if tls_ca is not None else None
+    return asyncio.run(run_async(bot, address, token, name=name, root_certificates=roots))

@@ -1,0 +1,98 @@
+"""The server's tables, found by id or by seat token."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from cancellation_hearts.v1 import admin_service_pb2 as apb
+from hearts_server.deal import new_seed
+from hearts_server.logs import get_logger
+from hearts_server.rules import Rules
+from hearts_server.table import (
+    DEFAULT_DECISION_MS,
+    DEFAULT_JOIN_TIMEOUT_MS,
+    DEFAULT_MAX_FAULTS,
+    DEFAULT_TIME_BANK_MS,
+    Table,
+    TableSettings,
+)
+
+log = get_logger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerDefaults:
+    """Server-wide defaults for what a table's configuration leaves at zero."""
+
+    decision_ms: int = DEFAULT_DECISION_MS
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS
+    max_faults: int = DEFAULT_MAX_FAULTS
+    join_timeout_ms: int = DEFAULT_JOIN_TIMEOUT_MS
+
+
+def settings_from_pb(config: apb.TableConfig, defaults: ServerDefaults) -> TableSettings:
+    """Table settings from a CreateTable request, with the server's defaults filled in.
+
+    Raises:
+        HeartsError: on a bad player count.
+        ValueError: on any other bad value, with a readable reason.
+    """
+    rules = Rules(
+        players=config.players,
+        target_score=config.target_score or 150,
+        max_hands=config.max_hands or 200,
+        first_dealer=config.first_dealer,
+    )
+    return TableSettings(
+        rules=rules,
+        bot_names=tuple(config.bot_names),
+        games=config.games or 1,
+        seed=config.seed or new_seed(),
+        decision_ms=config.decision_time_ms or defaults.decision_ms,
+        time_bank_ms=config.time_bank_ms or defaults.time_bank_ms,
+        max_faults=config.max_faults or defaults.max_faults,
+        join_timeout_ms=config.join_timeout_ms or defaults.join_timeout_ms,
+        label=config.label,
+    )
+
+
+class Registry:
+    """Every table of a server and the task that referees each.
+
+    Args:
+        record_dir: Where finished games' records are written (None: memory only).
+        defaults: Server-wide defaults.
+    """
+
+    def __init__(self, record_dir: Path | None, defaults: ServerDefaults | None = None) -> None:
+        self.record_dir = record_dir
+        self.defaults = defaults or ServerDefaults()
+        self.tables: dict[str, Table] = {}
+        self._by_token: dict[str, tuple[Table, int]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def create(self, settings: TableSettings) -> Table:
+        """Creates a table and starts refereeing it (it waits for its seats to join)."""
+        table_id = secrets.token_hex(6)
+        table = Table(table_id, settings, self.record_dir)
+        self.tables[table_id] = table
+        for seat in table.seats:
+            self._by_token[seat.token] = (table, seat.index)
+        task = asyncio.get_running_loop().create_task(table.run(), name=f"table-{table_id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        log.info("table_created", table_id=table_id, players=settings.rules.players, games=settings.games)
+        return table
+
+    def by_token(self, token: str) -> tuple[Table, int] | None:
+        """The table and seat a token acts for, or None."""
+        return self._by_token.get(token)
+
+    async def close(self) -> None:
+        """Stops every table still running (finished games keep their records)."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)

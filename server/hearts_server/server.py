@@ -1,0 +1,156 @@
+"""Assembling and running the referee's gRPC server (grpc.aio).
+
+Besides the three services of the protocol it serves the standard health-checking and
+reflection services, and TLS when given a certificate and key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from cancellation_hearts.v1 import admin_service_pb2, admin_service_pb2_grpc, spectator_service_pb2_grpc
+from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from cancellation_hearts.v1 import spectator_service_pb2
+from hearts_server.logs import get_logger
+from hearts_server.registry import Registry, ServerDefaults
+from hearts_server.service import AdminServicer, RefereeServicer, SpectatorServicer
+
+log = get_logger(__name__)
+
+#: Bots send small messages; anything bigger is refused by the transport.
+MAX_MESSAGE_BYTES = 64 * 1024
+SERVICE_NAMES = (
+    rpb.DESCRIPTOR.services_by_name["RefereeService"].full_name,
+    admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name,
+    spectator_service_pb2.DESCRIPTOR.services_by_name["SpectatorService"].full_name,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TlsFiles:
+    """A PEM certificate chain and private key."""
+
+    cert: Path
+    key: Path
+
+
+class RefereeServer:
+    """A running referee: the gRPC server, its registry of tables and its health status.
+
+    Args:
+        registry: The tables.
+        host: The address to bind, e.g. ``127.0.0.1`` or ``0.0.0.0``.
+        port: The port; 0 picks a free one (read it back from :attr:`port`).
+        admin_token: When set, admin calls must carry it.
+        tls: Serve TLS with these files.
+    """
+
+    def __init__(
+        self,
+        registry: Registry,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        admin_token: str | None = None,
+        tls: TlsFiles | None = None,
+    ) -> None:
+        self.registry = registry
+        self.host = host
+        self.requested_port = port
+        self.admin_token = admin_token
+        self.tls = tls
+        self.port = 0
+        self.health = HealthServicer()
+        self.server = grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.so_reuseport", 0),
+                ("grpc.keepalive_time_ms", 20_000),
+                ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+            ]
+        )
+
+    @property
+    def address(self) -> str:
+        """``host:port`` for clients."""
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"{host}:{self.port}"
+
+    async def start(self) -> None:
+        """Binds and starts serving.
+
+        Raises:
+            OSError: if the address cannot be bound (e.g. the port is in use).
+        """
+        referee = RefereeServicer(self.registry)
+        play = grpc.stream_stream_rpc_method_handler(
+            referee.play,
+            request_deserializer=None,  # raw bytes: malformed messages get an in-stream rejection
+            response_serializer=rpb.PlayResponse.SerializeToString,
+        )
+        self.server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler(SERVICE_NAMES[0], {"Play": play}),)
+        )
+        admin_service_pb2_grpc.add_AdminServiceServicer_to_server(
+            AdminServicer(self.registry, self.admin_token), self.server
+        )
+        spectator_service_pb2_grpc.add_SpectatorServiceServicer_to_server(
+            SpectatorServicer(self.registry), self.server
+        )
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        reflection.enable_server_reflection(
+            (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+            self.server,
+        )
+        target = f"{self.host}:{self.requested_port}"
+        if self.tls is not None:
+            credentials = grpc.ssl_server_credentials(
+                [(self.tls.key.read_bytes(), self.tls.cert.read_bytes())]
+            )
+            port = self.server.add_secure_port(target, credentials)
+        else:
+            port = self.server.add_insecure_port(target)
+        if port == 0:
+            raise OSError(f"cannot listen on {target} (is the port in use?)")
+        self.port = port
+        await self.server.start()
+        for name in (*SERVICE_NAMES, ""):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        log.info("server_started", address=self.address, tls=self.tls is not None)
+
+    async def stop(self, grace: float = 2.0) -> None:
+        """Stops tables still running and the server."""
+        await self.health.enter_graceful_shutdown()
+        await self.registry.close()
+        await self.server.stop(grace)
+        log.info("server_stopped")
+
+
+async def serve_forever(server: RefereeServer) -> None:
+    """Starts ``server`` and serves until SIGINT or SIGTERM."""
+    await server.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.stop()
+
+
+def make_server(
+    record_dir: Path | None,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    defaults: ServerDefaults | None = None,
+    admin_token: str | None = None,
+    tls: TlsFiles | None = None,
+) -> RefereeServer:
+    """A referee server with a fresh registry."""
+    return RefereeServer(Registry(record_dir, defaults), host, port, admin_token, tls)
