@@ -1,0 +1,173 @@
+// Command bot is a small example Cancellation Hearts bot: it plays one seat over the
+// referee's gRPC bot protocol (proto/cancellation_hearts/v1/referee_service.proto).
+//
+//	bot --server HOST:PORT --token TOKEN [--name NAME]
+//
+// The flags default to the environment variables HEARTS_SERVER, HEARTS_TOKEN and
+// HEARTS_BOT_NAME.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log"
+	"os"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/cancellation-hearts/cancellation-hearts/clients/go/gen/cancellation_hearts/v1"
+)
+
+const (
+	firstBackoff = 100 * time.Millisecond
+	maxBackoff   = 2 * time.Second
+	giveUpAfter  = 30 * time.Second
+)
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("go-bot: ")
+	server := flag.String("server", envOr("HEARTS_SERVER", "127.0.0.1:50051"), "referee address HOST:PORT (env HEARTS_SERVER)")
+	token := flag.String("token", os.Getenv("HEARTS_TOKEN"), "the seat's secret token (env HEARTS_TOKEN), required")
+	name := flag.String("name", envOr("HEARTS_BOT_NAME", "go-example"), "bot name, for logs (env HEARTS_BOT_NAME)")
+	flag.Parse()
+	if *token == "" {
+		log.Print("a token is required: --token TOKEN or HEARTS_TOKEN")
+		os.Exit(2)
+	}
+
+	conn, err := grpc.NewClient(*server, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		log.Fatalf("cannot connect to %s: %v", *server, err)
+	}
+	defer conn.Close()
+	client := pb.NewRefereeServiceClient(conn)
+
+	// Play until the stream ends with OK; reconnect with backoff while it breaks.
+	backoff, failingSince := firstBackoff, time.Time{}
+	for {
+		progressed, err := play(client, *token, *name)
+		if err == nil {
+			log.Print("the table's games are over")
+			return
+		}
+		switch status.Code(err) {
+		case codes.Unavailable, codes.Canceled, codes.AlreadyExists, codes.Internal:
+		default:
+			log.Printf("the referee ended the stream: %s: %s", status.Code(err), status.Convert(err).Message())
+			os.Exit(1)
+		}
+		if progressed || failingSince.IsZero() {
+			backoff, failingSince = firstBackoff, time.Now()
+		}
+		if time.Since(failingSince) > giveUpAfter {
+			log.Printf("giving up after %s of failures: %v", giveUpAfter, err)
+			os.Exit(1)
+		}
+		log.Printf("stream broken (%v); reconnecting in %s", err, backoff)
+		time.Sleep(backoff)
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+// play runs one stream: join, then answer every decision request. It returns nil when the
+// referee closes the stream with OK, and whether it received anything (the join worked).
+func play(client pb.RefereeServiceClient, token, name string) (progressed bool, err error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stream, err := client.Play(ctx)
+	if err != nil {
+		return false, err
+	}
+	join := &pb.Join{Token: token, BotName: name, ProtocolVersion: 1}
+	// A failed Send means the stream is gone; Recv below reports why.
+	_ = stream.Send(&pb.PlayRequest{Message: &pb.PlayRequest_Join{Join: join}})
+
+	var open *pb.DecisionRequest // the last request, answered again after a rejection
+	retried := false
+	for {
+		msg, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return true, nil
+		}
+		if err != nil {
+			return progressed, err
+		}
+		progressed = true
+		switch m := msg.Message.(type) {
+		case *pb.PlayResponse_Event:
+			logEvent(m.Event)
+		case *pb.PlayResponse_Snapshot:
+			log.Printf("reconnected: hand %d, phase %s", m.Snapshot.View.GetHandIndex(), m.Snapshot.View.GetPhase())
+		case *pb.PlayResponse_DecisionRequest:
+			open, retried = m.DecisionRequest, false
+			_ = stream.Send(decide(open))
+		case *pb.PlayResponse_Rejection:
+			r := m.Rejection
+			log.Printf("rejected (request %d): %s: %s", r.RequestId, r.Code, r.Reason)
+			// Answer the still-open request once more, with the safest answer there is.
+			if open != nil && r.RequestId == open.RequestId && !retried && r.Code != "STALE_REQUEST" {
+				retried = true
+				_ = stream.Send(fallback(open))
+			}
+		}
+	}
+}
+
+func decide(req *pb.DecisionRequest) *pb.PlayRequest {
+	d := &pb.Decision{RequestId: req.RequestId}
+	switch req.Kind {
+	case pb.DecisionKind_DECISION_KIND_PASS:
+		d.Answer = &pb.Decision_PassCards{PassCards: &pb.PassCards{Cards: choosePass(req.View.GetHand())}}
+	case pb.DecisionKind_DECISION_KIND_PLAY:
+		card := choosePlay(req.LegalCards, req.View.GetCurrentTrick().GetCards())
+		d.Answer = &pb.Decision_PlayCard{PlayCard: &pb.PlayCard{Card: card}}
+	default: // DECISION_KIND_MOON
+		d.Answer = &pb.Decision_ChooseMoon{ChooseMoon: &pb.ChooseMoon{Choice: pb.MoonChoice_MOON_CHOICE_SELF_MINUS_26}}
+	}
+	return &pb.PlayRequest{Message: &pb.PlayRequest_Decision{Decision: d}}
+}
+
+// fallback answers a request in the plainest legal way: the first legal card, the first
+// three cards of the hand.
+func fallback(req *pb.DecisionRequest) *pb.PlayRequest {
+	answer := decide(req)
+	d := answer.GetDecision()
+	switch req.Kind {
+	case pb.DecisionKind_DECISION_KIND_PASS:
+		d.Answer = &pb.Decision_PassCards{PassCards: &pb.PassCards{Cards: firstN(req.View.GetHand(), 3)}}
+	case pb.DecisionKind_DECISION_KIND_PLAY:
+		d.Answer = &pb.Decision_PlayCard{PlayCard: &pb.PlayCard{Card: req.LegalCards[0]}}
+	}
+	return answer
+}
+
+func logEvent(e *pb.Event) {
+	switch ev := e.Event.(type) {
+	case *pb.Event_GameStarted:
+		g := ev.GameStarted
+		log.Printf("game %s (%d of %d): seat %d of %d", g.GameId, g.GameNumber+1, g.GamesTotal, g.GetYourSeat(), g.Players)
+	case *pb.Event_HandCompleted:
+		log.Printf("hand %d over: totals %v", ev.HandCompleted.HandIndex, ev.HandCompleted.Totals)
+	case *pb.Event_GameCompleted:
+		log.Printf("game over: totals %v, winners %v", ev.GameCompleted.Totals, ev.GameCompleted.Winners)
+	case *pb.Event_SeatFaulted:
+		f := ev.SeatFaulted
+		log.Printf("fault: seat %d %s: %s", f.Seat, f.Kind, f.Detail)
+	}
+}
+
+func envOr(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
+}
+
+func firstN(cards []string, n int) []string { return cards[:min(n, len(cards))] }
