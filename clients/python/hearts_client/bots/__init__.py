@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from hearts_client.bot import Bot
 from hearts_client.bots.heuristic import HeuristicBot
+from hearts_client.bots.montecarlo import MonteCarloBot
 from hearts_client.bots.random_bot import RandomBot
 
 BotFactory = Callable[[int | str | None], Bot]
@@ -14,6 +15,7 @@ BotFactory = Callable[[int | str | None], Bot]
 BUILTIN_BOTS: dict[str, BotFactory] = {
     RandomBot.name: RandomBot,
     HeuristicBot.name: HeuristicBot,
+    MonteCarloBot.name: MonteCarloBot,
 }
 
 
