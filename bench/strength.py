@@ -1,0 +1,268 @@
+"""How many points per hand one bot takes against a field, compared with the field itself.
+
+Hand ``i`` is dealt from ``(seed, i)`` with :func:`hearts_server.deal.deal_hand` (dealer and
+pass direction as in hand ``i`` of a game, totals at zero) and played twice: once with bot A in
+seat ``i mod players`` and bots B everywhere else, once with B in every seat. A's score in that
+seat is paired with B's score in the same seat on the same deal, so the difference is measured
+hand by hand, which takes most of the deal's luck out of it. Scores are what the hand adds to
+the seat's total (a moon shot included).
+
+Usage::
+
+    bench/strength.py --bot montecarlo --field heuristic --players 8 --hands 2000 [--json]
+
+Prints the mean points per hand of both with 95% confidence intervals (normal approximation),
+the paired difference, the wall time and A's time per decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import os
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hearts_client.bot import Bot
+from hearts_client.bots import BUILTIN_BOTS, make_bot
+from hearts_client.bots.montecarlo import MonteCarloBot
+from hearts_server.cards import Card
+from hearts_server.deal import derive_seed
+from hearts_server.local import Player, play_hand
+from hearts_server.rules import MoonChoice, Rules
+from hearts_server.state import State
+from hearts_server.view import View
+
+#: The normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """One benchmark run.
+
+    Attributes:
+        bot: The bot measured (A).
+        field: The bots it plays against (B), and the reference it is compared with.
+        players: The table size.
+        hands: How many deals to play.
+        seed: Derives every deal and every bot's seed.
+        worlds: Worlds per decision for ``montecarlo`` bots, or ``None`` for their default.
+        time_limit: Seconds per decision for ``montecarlo`` bots, or ``None``.
+    """
+
+    bot: str
+    field: str
+    players: int
+    hands: int
+    seed: str
+    worlds: int | None = None
+    time_limit: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandOutcome:
+    """One deal played both ways: A's and B's score in the same seat, A's decision times."""
+
+    seat: int
+    bot_points: int
+    field_points: int
+    decision_seconds: tuple[float, ...]
+
+
+class _Timed:
+    """Wraps a bot to record how long each play decision takes."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.seconds: list[float] = []
+
+    def choose_pass(self, view: View) -> Sequence[Card]:
+        return self.bot.choose_pass(view)
+
+    def choose_play(self, view: View) -> Card:
+        start = time.perf_counter()
+        card = self.bot.choose_play(view)
+        self.seconds.append(time.perf_counter() - start)
+        return card
+
+    def choose_moon(self, view: View) -> MoonChoice:
+        return self.bot.choose_moon(view)
+
+
+def _bot(config: Config, name: str, seed: str) -> Bot:
+    bot = make_bot(name, seed)
+    if isinstance(bot, MonteCarloBot):
+        if config.worlds is not None:
+            bot.worlds = config.worlds
+        bot.time_limit = config.time_limit
+    return bot
+
+
+def _score(config: Config, index: int, seats: Sequence[str]) -> tuple[list[int], _Timed | None]:
+    """Plays deal ``index`` with the named bots per seat; returns the scores and A's timer."""
+    rules = Rules(players=config.players)
+    state = State(rules)
+    # Deal hand ``index`` as in a game: hand index sets the dealer and the pass direction.
+    state.hand_index = index - 1
+    bots = [
+        _bot(config, name, derive_seed(config.seed, "bot", index, seat))
+        for seat, name in enumerate(seats)
+    ]
+    players: list[Player] = list(bots)
+    timer = None
+    measured = index % config.players
+    if seats[measured] == config.bot and config.bot != config.field:
+        timer = _Timed(bots[measured])
+        players[measured] = timer
+    play_hand(state, players, derive_seed(config.seed, "deals"))
+    return list(state.results[-1].scores), timer
+
+
+def play_deal(config: Config, index: int) -> HandOutcome:
+    """Plays deal ``index`` with A in seat ``index mod players``, then with B everywhere."""
+    seat = index % config.players
+    field = [config.field] * config.players
+    mixed = list(field)
+    mixed[seat] = config.bot
+    with_bot, timer = _score(config, index, mixed)
+    alone, _ = _score(config, index, field)
+    return HandOutcome(
+        seat=seat,
+        bot_points=with_bot[seat],
+        field_points=alone[seat],
+        decision_seconds=tuple(timer.seconds) if timer else (),
+    )
+
+
+def _work(args: tuple[Config, int]) -> HandOutcome:
+    return play_deal(*args)
+
+
+def interval(values: Sequence[float]) -> tuple[float, float]:
+    """The 95% confidence interval of the mean of ``values`` (normal approximation)."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, mean
+    half = Z95 * statistics.stdev(values) / math.sqrt(len(values))
+    return mean - half, mean + half
+
+
+def run(config: Config, jobs: int) -> dict[str, object]:
+    """Plays every deal (over ``jobs`` processes) and summarizes.
+
+    Returns:
+        The figures, as printed with ``--json``.
+    """
+    start = time.perf_counter()
+    tasks = [(config, i) for i in range(config.hands)]
+    if jobs > 1:
+        with multiprocessing.Pool(jobs) as pool:
+            outcomes = pool.map(_work, tasks, chunksize=max(1, config.hands // (jobs * 8)))
+    else:
+        outcomes = [_work(t) for t in tasks]
+    seconds = time.perf_counter() - start
+    bot = [float(o.bot_points) for o in outcomes]
+    field = [float(o.field_points) for o in outcomes]
+    difference = [b - f for b, f in zip(bot, field, strict=True)]
+    decisions = sorted(s for o in outcomes for s in o.decision_seconds)
+    figures: dict[str, object] = {
+        "bot": config.bot,
+        "field": config.field,
+        "players": config.players,
+        "hands": config.hands,
+        "seed": config.seed,
+        "worlds": config.worlds,
+        "time_limit": config.time_limit,
+        "bot_points_per_hand": statistics.fmean(bot),
+        "field_points_per_hand": statistics.fmean(field),
+        "difference": statistics.fmean(difference),
+        "ci95": {
+            "bot": list(interval(bot)),
+            "field": list(interval(field)),
+            "difference": list(interval(difference)),
+        },
+        "seconds": seconds,
+        "jobs": jobs,
+    }
+    if decisions:
+        figures["decision_seconds"] = {
+            "count": len(decisions),
+            "mean": statistics.fmean(decisions),
+            "p95": decisions[min(len(decisions) - 1, int(0.95 * len(decisions)))],
+            "max": decisions[-1],
+        }
+    return figures
+
+
+def report(figures: dict[str, object]) -> str:
+    """The figures as a few readable lines."""
+    ci = figures["ci95"]
+    assert isinstance(ci, dict)
+    bot, field = figures["bot"], figures["field"]
+    width = max(len(str(bot)), len(str(field)), len("difference"))
+
+    def line(label: object, mean: object, bounds: list[float]) -> str:
+        return f"  {label!s:<{width}}  {mean:6.2f}  (95% CI {bounds[0]:.2f} .. {bounds[1]:.2f})"
+
+    lines = [
+        f"{bot} against a field of {field}: {figures['players']} players, "
+        f"{figures['hands']} hands, seed {figures['seed']!r}, {figures['seconds']:.1f} s",
+        "  points per hand, the same seats on the same deals:",
+        line(bot, figures["bot_points_per_hand"], ci["bot"]),
+        line(field, figures["field_points_per_hand"], ci["field"]),
+        line("difference", figures["difference"], ci["difference"]),
+    ]
+    timing = figures.get("decision_seconds")
+    if isinstance(timing, dict):
+        lines.append(
+            f"  {bot} time per decision: mean {timing['mean'] * 1000:.1f} ms, "
+            f"p95 {timing['p95'] * 1000:.1f} ms, max {timing['max'] * 1000:.1f} ms "
+            f"over {timing['count']} decisions ({figures['jobs']} processes)"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parses the options, runs the benchmark and prints the figures."""
+    names = sorted(BUILTIN_BOTS)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--bot", default="heuristic", choices=names, help="the bot measured")
+    parser.add_argument("--field", default="random", choices=names, help="the bots around it")
+    parser.add_argument("--players", type=int, default=8, help="table size, 6 to 11")
+    parser.add_argument("--hands", type=int, default=2000, help="deals to play")
+    parser.add_argument("--seed", default="strength", help="seeds the deals and the bots")
+    parser.add_argument("--worlds", type=int, default=None, help="montecarlo worlds per decision")
+    parser.add_argument(
+        "--time-limit", type=float, default=None, help="montecarlo seconds per decision"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    if not 6 <= args.players <= 11:
+        parser.error(f"--players must be 6 to 11, not {args.players}")
+    if args.hands < 1 or args.jobs < 1:
+        parser.error("--hands and --jobs must be at least 1")
+    config = Config(
+        bot=args.bot,
+        field=args.field,
+        players=args.players,
+        hands=args.hands,
+        seed=args.seed,
+        worlds=args.worlds,
+        time_limit=args.time_limit,
+    )
+    figures = run(config, args.jobs)
+    print(json.dumps(figures) if args.json else report(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
