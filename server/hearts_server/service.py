@@ -12,17 +12,17 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
-from google.protobuf.message import DecodeError
-
 from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from cancellation_hearts.v1 import spectator_service_pb2 as spb
 from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
+from google.protobuf.message import DecodeError
+
 from hearts_server.errors import HeartsError
 from hearts_server.logs import get_logger
 from hearts_server.registry import Registry, settings_from_pb
-from hearts_server.table import AlreadyConnected, Table, TableStatus
+from hearts_server.table import AlreadyConnected, Connection, Table, TableStatus
 
 log = get_logger(__name__)
 
@@ -43,7 +43,9 @@ class RefereeServicer:
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
 
-    async def play(self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[rpb.PlayResponse]:
+    async def play(
+        self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[rpb.PlayResponse]:
         """Handles one seat's stream: join, then events and decisions until the table ends."""
         iterator = requests.__aiter__()
         try:
@@ -95,7 +97,7 @@ class RefereeServicer:
             table.detach(seat, conn)
 
     @staticmethod
-    async def _read(iterator: AsyncIterator[bytes], table: Table, seat: int, conn: Any) -> None:
+    async def _read(iterator: AsyncIterator[bytes], table: Table, seat: int, conn: Connection) -> None:
         try:
             async for raw in iterator:
                 if not table.on_message(seat, raw):
@@ -127,7 +129,9 @@ class AdminServicer(agrpc.AdminServiceServicer):
 
     async def _check(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         if not _authorize(self.admin_token, context):
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "admin calls need 'authorization: Bearer <admin token>'")
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED, "admin calls need 'authorization: Bearer <admin token>'"
+            )
 
     async def _table(self, table_id: str, context: grpc.aio.ServicerContext[Any, Any]) -> Table:
         table = self.registry.tables.get(table_id)
@@ -136,7 +140,7 @@ class AdminServicer(agrpc.AdminServiceServicer):
         assert table is not None
         return table
 
-    async def CreateTable(  # noqa: N802 - gRPC method name
+    async def CreateTable(
         self, request: apb.CreateTableRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> apb.CreateTableResponse:
         await self._check(context)
@@ -152,13 +156,13 @@ class AdminServicer(agrpc.AdminServiceServicer):
             seed_commitment=_commitment(table),
         )
 
-    async def GetTable(  # noqa: N802
+    async def GetTable(
         self, request: apb.GetTableRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> apb.GetTableResponse:
         await self._check(context)
         return table_pb(await self._table(request.table_id, context))
 
-    async def AwaitTable(  # noqa: N802
+    async def AwaitTable(
         self, request: apb.AwaitTableRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> apb.AwaitTableResponse:
         await self._check(context)
@@ -166,7 +170,7 @@ class AdminServicer(agrpc.AdminServiceServicer):
         await table.done.wait()
         return apb.AwaitTableResponse(table=table_pb(table))
 
-    async def GetGameRecord(  # noqa: N802
+    async def GetGameRecord(
         self, request: apb.GetGameRecordRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> apb.GetGameRecordResponse:
         await self._check(context)
@@ -209,7 +213,7 @@ class SpectatorServicer(sgrpc.SpectatorServiceServicer):
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
 
-    async def Watch(  # noqa: N802
+    async def Watch(
         self, request: spb.WatchRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[spb.WatchResponse]:
         table = self.registry.tables.get(request.table_id)
@@ -225,8 +229,11 @@ class SpectatorServicer(sgrpc.SpectatorServiceServicer):
         try:
             for event in backlog:
                 yield spb.WatchResponse(event=event)
-            while (event := await queue.get()) is not None:
-                yield spb.WatchResponse(event=event)
+            while True:
+                item = await queue.get()
+                if item is None:
+                    break
+                yield spb.WatchResponse(event=item)
         finally:
             if queue in table.watchers:
                 table.watchers.remove(queue)

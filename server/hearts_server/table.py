@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from google.protobuf.message import DecodeError
-
 from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from google.protobuf.message import DecodeError
+
 from hearts_server import messages as msg
 from hearts_server.cards import Card
 from hearts_server.deal import deal_hand, derive_seed, seed_commitment
@@ -145,7 +145,8 @@ class Connection:
 
     def close(self, reason: str | None = None) -> None:
         """Ends the stream: OK if ``reason`` is None, else RESOURCE_EXHAUSTED with the reason."""
-        self.close_reason = reason
+        if self.close_reason is None:
+            self.close_reason = reason
         self.outbox.put_nowait(None)
 
 
@@ -308,7 +309,9 @@ class Table:
         decision = request.decision
         pending = seat.pending
         if pending is None or pending.future.done():
-            conn.send(msg.rejection(decision.request_id, "NOT_YOUR_TURN", "no decision is open for this seat"))
+            conn.send(
+                msg.rejection(decision.request_id, "NOT_YOUR_TURN", "no decision is open for this seat")
+            )
             return True
         if decision.request_id != pending.request_id:
             conn.send(
@@ -380,9 +383,7 @@ class Table:
         )
         seat.pending = pending
         view = build_view(state, seat.index)
-        self._send(
-            seat, msg.decision_request(pending.request_id, kind, view, int(budget), int(seat.bank_ms))
-        )
+        self._send(seat, msg.decision_request(pending.request_id, kind, view, int(budget), int(seat.bank_ms)))
         try:
             answer = await asyncio.wait_for(pending.future, budget / 1000)
         except TimeoutError:
@@ -468,7 +469,9 @@ class Table:
             raise Rejected("WRONG_ANSWER", "this request asks for choose_moon")
         choice = msg.MOON_FROM_PB.get(decision.choose_moon.choice)
         if choice is None:
-            raise Rejected(BadMoonChoice.code, "choose MOON_CHOICE_SELF_MINUS_26 or MOON_CHOICE_OTHERS_PLUS_26")
+            raise Rejected(
+                BadMoonChoice.code, "choose MOON_CHOICE_SELF_MINUS_26 or MOON_CHOICE_OTHERS_PLUS_26"
+            )
         return choice
 
     # ------------------------------------------------------------------ the game

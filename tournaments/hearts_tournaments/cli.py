@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-
 from hearts_server.logs import LogFormat, configure_logging
 
 app = typer.Typer(
@@ -28,9 +27,13 @@ app = typer.Typer(
 def _main(
     log_format: Annotated[
         LogFormat,
-        typer.Option("--log-format", help="Log lines as console text or JSON; auto picks console on a terminal."),
+        typer.Option(
+            "--log-format", help="Log lines as console text or JSON; auto picks console on a terminal."
+        ),
     ] = LogFormat.AUTO,
-    log_level: Annotated[str, typer.Option("--log-level", help="Lowest log level written to stderr.")] = "INFO",
+    log_level: Annotated[
+        str, typer.Option("--log-level", help="Lowest log level written to stderr.")
+    ] = "INFO",
 ) -> None:
     configure_logging(log_format, log_level)
 
@@ -91,12 +94,17 @@ def play(
         str,
         typer.Option(
             "--bots",
-            help="Comma-separated built-in bot names, one per seat; a shorter list is repeated to fill the table.",
+            help="Comma-separated built-in bot names, one per seat; a shorter list is repeated to fill "
+            "the table.",
         ),
     ] = "heuristic,random",
     seed: Annotated[str, typer.Option("--seed", help="Deal seed: the same seed gives the same deals.")] = "1",
-    target_score: Annotated[int, typer.Option("--target-score", help="The game ends when a total reaches this.")] = 150,
-    record: Annotated[Path | None, typer.Option("--record", help="Write the game record to this file.")] = None,
+    target_score: Annotated[
+        int, typer.Option("--target-score", help="The game ends when a total reaches this.")
+    ] = 150,
+    record: Annotated[
+        Path | None, typer.Option("--record", help="Write the game record to this file.")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the final totals.")] = False,
 ) -> None:
     """Play one game in-process between built-in bots and print it readably."""
@@ -105,6 +113,7 @@ def play(
     from hearts_server.local import play_game
     from hearts_server.record import state_to_record, write_json_durably
     from hearts_server.rules import Rules
+
     from hearts_tournaments.printing import print_game
 
     names = [b.strip() for b in bots.split(",") if b.strip()]
@@ -134,13 +143,21 @@ def serve(
     host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
     records: Annotated[Path, typer.Option("--records", help="Folder for the game records.")] = Path("games"),
     decision_ms: Annotated[int, typer.Option("--decision-ms", help="Default limit per decision.")] = 1000,
-    time_bank_ms: Annotated[int, typer.Option("--time-bank-ms", help="Default time bank per seat per game.")] = 60_000,
-    max_faults: Annotated[int, typer.Option("--max-faults", help="Faults that retire a seat for the game.")] = 5,
+    time_bank_ms: Annotated[
+        int, typer.Option("--time-bank-ms", help="Default time bank per seat per game.")
+    ] = 60_000,
+    max_faults: Annotated[
+        int, typer.Option("--max-faults", help="Faults that retire a seat for the game.")
+    ] = 5,
     admin_token: Annotated[
         str | None,
-        typer.Option("--admin-token", envvar="HEARTS_ADMIN_TOKEN", help="Require this bearer token on admin calls."),
+        typer.Option(
+            "--admin-token", envvar="HEARTS_ADMIN_TOKEN", help="Require this bearer token on admin calls."
+        ),
     ] = None,
-    tls_cert: Annotated[Path | None, typer.Option("--tls-cert", help="PEM certificate chain: serve TLS.")] = None,
+    tls_cert: Annotated[
+        Path | None, typer.Option("--tls-cert", help="PEM certificate chain: serve TLS.")
+    ] = None,
     tls_key: Annotated[Path | None, typer.Option("--tls-key", help="PEM private key for --tls-cert.")] = None,
 ) -> None:
     """Run the referee server: tables are created over the admin API (or by the runner)."""
@@ -154,7 +171,9 @@ def serve(
     tls = TlsFiles(tls_cert, tls_key) if tls_cert is not None and tls_key is not None else None
     defaults = ServerDefaults(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
     try:
-        server = make_server(records, host=host, port=port, defaults=defaults, admin_token=admin_token, tls=tls)
+        server = make_server(
+            records, host=host, port=port, defaults=defaults, admin_token=admin_token, tls=tls
+        )
         asyncio.run(serve_forever(server))
     except OSError as exc:
         raise fail(str(exc)) from None
@@ -167,13 +186,21 @@ def host(
         typer.Option("--seats", help="Comma-separated seats: built-in bot names, or 'external' for yours."),
     ],
     games: Annotated[int, typer.Option("--games", help="Games to play in a row.")] = 1,
-    seed: Annotated[str | None, typer.Option("--seed", help="Deal seed (default: an unguessable one).")] = None,
+    seed: Annotated[
+        str | None, typer.Option("--seed", help="Deal seed (default: an unguessable one).")
+    ] = None,
     out: Annotated[Path, typer.Option("--out", help="Folder for the game records.")] = Path("games"),
     port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 0,
-    target_score: Annotated[int, typer.Option("--target-score", help="The game ends when a total reaches this.")] = 150,
+    target_score: Annotated[
+        int, typer.Option("--target-score", help="The game ends when a total reaches this.")
+    ] = 150,
     decision_ms: Annotated[int, typer.Option("--decision-ms", help="Limit per decision.")] = 1000,
-    time_bank_ms: Annotated[int, typer.Option("--time-bank-ms", help="Time bank per seat per game.")] = 60_000,
-    join_timeout: Annotated[float, typer.Option("--join-timeout", help="Seconds to wait for external bots.")] = 600.0,
+    time_bank_ms: Annotated[
+        int, typer.Option("--time-bank-ms", help="Time bank per seat per game.")
+    ] = 60_000,
+    join_timeout: Annotated[
+        float, typer.Option("--join-timeout", help="Seconds to wait for external bots.")
+    ] = 600.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines only.")] = False,
 ) -> None:
     """Host games between built-in bots and your own: prints the address and a token per external seat.
@@ -184,6 +211,7 @@ def host(
     import asyncio
 
     from hearts_server.errors import HeartsError
+
     from hearts_tournaments.hosting import HostOptions, host_games, parse_seats
 
     try:
@@ -193,8 +221,15 @@ def host(
     if games < 1:
         raise fail("--games must be at least 1")
     options = HostOptions(
-        seats=parsed, games=games, seed=seed, out=out, port=port, target_score=target_score,
-        decision_ms=decision_ms, time_bank_ms=time_bank_ms, join_timeout_ms=int(join_timeout * 1000),
+        seats=parsed,
+        games=games,
+        seed=seed,
+        out=out,
+        port=port,
+        target_score=target_score,
+        decision_ms=decision_ms,
+        time_bank_ms=time_bank_ms,
+        join_timeout_ms=int(join_timeout * 1000),
     )
 
     def emit(line: str) -> None:
@@ -204,9 +239,8 @@ def host(
         invitation = json.loads(line)
         typer.echo(f"referee listening on {invitation['address']}")
         for seat in invitation["seats"]:
-            typer.echo(
-                f"  seat {seat['seat']}: hearts bot <your-bot> --server {invitation['address']} --token {seat['token']}"
-            )
+            address, token = invitation["address"], seat["token"]
+            typer.echo(f"  seat {seat['seat']}: <your bot> --server {address} --token {token}")
         if not invitation["seats"]:
             typer.echo("  (no external seats: built-in bots only)")
         typer.echo("waiting for the bots...")
@@ -239,7 +273,9 @@ def bot(
         str | None, typer.Option("--name", envvar="HEARTS_BOT_NAME", help="Name to announce (logs only).")
     ] = None,
     seed: Annotated[str | None, typer.Option("--seed", help="Seed of the bot's own random choices.")] = None,
-    tls_ca: Annotated[Path | None, typer.Option("--tls-ca", help="Trust this CA (PEM) and connect with TLS.")] = None,
+    tls_ca: Annotated[
+        Path | None, typer.Option("--tls-ca", help="Trust this CA (PEM) and connect with TLS.")
+    ] = None,
 ) -> None:
     """Run a built-in bot in one seat of a referee server (through the Python SDK)."""
     from hearts_client.bots import make_bot

@@ -48,7 +48,7 @@ def parse_seats(text: str) -> tuple[str, ...]:
         ValueError: on an unknown bot name or a table size outside 6..11.
     """
     seats = tuple(s.strip() for s in text.split(",") if s.strip())
-    known = sorted(BUILTIN_BOTS) + [EXTERNAL]
+    known = [*sorted(BUILTIN_BOTS), EXTERNAL]
     for name in seats:
         if name not in known:
             raise ValueError(f"unknown seat {name!r} in --seats: use one of {', '.join(known)}")
@@ -59,8 +59,19 @@ def parse_seats(text: str) -> tuple[str, ...]:
 def bot_command(name: str, address: str, token: str, seed: str) -> list[str]:
     """The command that runs built-in bot ``name`` as its own process."""
     return [
-        sys.executable, "-m", "hearts_tournaments", "--log-format", "json",
-        "bot", name, "--server", address, "--token", token, "--seed", seed,
+        sys.executable,
+        "-m",
+        "hearts_tournaments",
+        "--log-format",
+        "json",
+        "bot",
+        name,
+        "--server",
+        address,
+        "--token",
+        token,
+        "--seed",
+        seed,
     ]
 
 
@@ -79,9 +90,7 @@ async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[
     server = make_server(out, host=options.host, port=options.port)
     await server.start()
     seed = options.seed or new_seed()
-    names = tuple(
-        f"{EXTERNAL}-{i}" if name == EXTERNAL else name for i, name in enumerate(options.seats)
-    )
+    names = tuple(f"{EXTERNAL}-{i}" if name == EXTERNAL else name for i, name in enumerate(options.seats))
     settings = TableSettings(
         rules=Rules(players=len(options.seats), target_score=options.target_score),
         bot_names=names,
@@ -100,10 +109,17 @@ async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[
         for seat in table.seats:
             if options.seats[seat.index] == EXTERNAL:
                 continue
-            log_file = (logs / f"{table.table_id}-seat{seat.index}-{seat.name}.log").open("ab")
-            command = bot_command(options.seats[seat.index], server.address, seat.token, f"{seed}/{seat.index}")
+            log_file: IO[bytes] = (logs / f"{table.table_id}-seat{seat.index}-{seat.name}.log").open("ab")
+            command = bot_command(
+                options.seats[seat.index], server.address, seat.token, f"{seed}/{seat.index}"
+            )
             processes.append(
-                (subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log_file, stdin=subprocess.DEVNULL), log_file)
+                (
+                    subprocess.Popen(
+                        command, stdout=subprocess.DEVNULL, stderr=log_file, stdin=subprocess.DEVNULL
+                    ),
+                    log_file,
+                )
             )
         await table.done.wait()
     finally:
@@ -130,7 +146,5 @@ def _invitation(address: str, table: Table, seats: Sequence[str]) -> dict[str, A
     return {
         "address": address,
         "table_id": table.table_id,
-        "seats": [
-            {"seat": s.index, "token": s.token} for s in table.seats if seats[s.index] == EXTERNAL
-        ],
+        "seats": [{"seat": s.index, "token": s.token} for s in table.seats if seats[s.index] == EXTERNAL],
     }

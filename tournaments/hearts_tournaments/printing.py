@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.console import Console
-from rich.table import Table
-
 from hearts_server.cards import Card
 from hearts_server.state import State
+from rich.console import Console
+from rich.table import Table
 
 
 def _cards(cards: Sequence[Card]) -> str:
     return " ".join(str(c) for c in cards)
 
 
-def print_game(state: State, names: Sequence[str], *, quiet: bool = False, console: Console | None = None) -> None:
+def print_game(
+    state: State, names: Sequence[str], *, quiet: bool = False, console: Console | None = None
+) -> None:
     """Prints every hand of a finished game: hands, tricks (cancellations and set-asides marked),
     points and totals per hand."""
     out = console or Console(highlight=False, soft_wrap=True)
@@ -31,7 +32,8 @@ def print_game(state: State, names: Sequence[str], *, quiet: bool = False, conso
             + (f", kitty {_cards(hand.kitty)}" if hand.kitty else "")
         )
         for seat in range(n):
-            out.print(f"  seat {seat:>2} {names[seat]:<10} {_cards(hand.deal[seat])}   passes {_cards(hand.passes[seat])}")
+            dealt, passed = _cards(hand.deal[seat]), _cards(hand.passes[seat])
+            out.print(f"  seat {seat:>2} {names[seat]:<10} {dealt}   passes {passed}")
         for number, trick in enumerate(hand.tricks, 1):
             counts: dict[Card, int] = {}
             for card in trick.cards:
@@ -56,5 +58,7 @@ def print_game(state: State, names: Sequence[str], *, quiet: bool = False, conso
     table.add_column("total", justify="right")
     table.add_column("", justify="left")
     for seat in sorted(range(n), key=lambda s: state.totals[s]):
-        table.add_row(str(seat), names[seat], str(state.totals[seat]), "winner" if seat in state.winners else "")
+        table.add_row(
+            str(seat), names[seat], str(state.totals[seat]), "winner" if seat in state.winners else ""
+        )
     out.print(table)

@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
-
 from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from cancellation_hearts.v1 import referee_service_pb2_grpc as rgrpc
-from hearts_client.bot import Bot
-from hearts_client.convert import summary_from_pb, view_from_pb
 from hearts_server.logs import get_logger
 from hearts_server.rules import MoonChoice
 from hearts_server.view import HandSummary
+
+from hearts_client.bot import Bot
+from hearts_client.convert import summary_from_pb, view_from_pb
 
 log = get_logger(__name__)
 
@@ -97,39 +98,44 @@ def _safe_answer(request: rpb.DecisionRequest) -> rpb.Decision:
     return decision
 
 
-async def _session(
-    channel: grpc.aio.Channel, bot: Bot, token: str, name: str, session: _Session
-) -> None:
+async def _session(channel: grpc.aio.Channel, bot: Bot, token: str, name: str, session: _Session) -> None:
+    """One stream: join, then answer requests until the referee closes it.
+
+    Raises:
+        grpc.aio.AioRpcError: when the stream ends with any status but OK.
+    """
     stub = rgrpc.RefereeServiceStub(channel)
-    call = stub.Play()
-    await call.write(rpb.PlayRequest(join=rpb.Join(token=token, bot_name=name, protocol_version=1)))
+    outgoing: asyncio.Queue[rpb.PlayRequest | None] = asyncio.Queue()
+    outgoing.put_nowait(rpb.PlayRequest(join=rpb.Join(token=token, bot_name=name, protocol_version=1)))
+
+    async def requests() -> AsyncIterator[rpb.PlayRequest]:
+        while (request := await outgoing.get()) is not None:
+            yield request
+
     last_request: rpb.DecisionRequest | None = None
-    while True:
-        response = await call.read()
-        if response is grpc.aio.EOF:
-            break
-        assert isinstance(response, rpb.PlayResponse)
-        session.connected = True
-        kind = response.WhichOneof("message")
-        if kind == "decision_request":
-            last_request = response.decision_request
-            answer = await asyncio.to_thread(_answer, bot, last_request, session)
-            await call.write(rpb.PlayRequest(decision=answer))
-        elif kind == "rejection":
-            rejection = response.rejection
-            session.rejections += 1
-            log.warning("answer_rejected", code=rejection.code, reason=rejection.reason)
-            if last_request is not None and rejection.request_id == last_request.request_id:
-                await call.write(rpb.PlayRequest(decision=_safe_answer(last_request)))
-        elif kind == "snapshot":
-            session.history = [summary_from_pb(h) for h in response.snapshot.hands]
-            log.info("resumed", hand=response.snapshot.view.hand_index)
-        elif kind == "event":
-            _on_event(response.event, session)
-    await call.done_writing()
-    code = await call.code()
-    if code != grpc.StatusCode.OK:
-        raise grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), await call.details())
+    call = stub.Play(requests())
+    try:
+        async for response in call:
+            session.connected = True
+            kind = response.WhichOneof("message")
+            if kind == "decision_request":
+                last_request = response.decision_request
+                answer = await asyncio.to_thread(_answer, bot, last_request, session)
+                outgoing.put_nowait(rpb.PlayRequest(decision=answer))
+            elif kind == "rejection":
+                rejection = response.rejection
+                session.rejections += 1
+                log.warning("answer_rejected", code=rejection.code, reason=rejection.reason)
+                if last_request is not None and rejection.request_id == last_request.request_id:
+                    outgoing.put_nowait(rpb.PlayRequest(decision=_safe_answer(last_request)))
+            elif kind == "snapshot":
+                session.history = [summary_from_pb(h) for h in response.snapshot.hands]
+                log.info("resumed", hand=response.snapshot.view.hand_index)
+            elif kind == "event":
+                _on_event(response.event, session)
+    finally:
+        outgoing.put_nowait(None)
+        call.cancel()
 
 
 def _on_event(event: rpb.Event, session: _Session) -> None:
@@ -146,7 +152,9 @@ def _on_event(event: rpb.Event, session: _Session) -> None:
         session.history.append(summary_from_pb(event.hand_completed))
     elif which == "game_completed":
         session.games_completed += 1
-        log.info("game_completed", game_id=event.game_completed.game_id, totals=list(event.game_completed.totals))
+        log.info(
+            "game_completed", game_id=event.game_completed.game_id, totals=list(event.game_completed.totals)
+        )
     elif which == "seat_faulted":
         fault = event.seat_faulted
         log.info("seat_faulted", seat=fault.seat, kind=pb.FaultKind.Name(fault.kind), detail=fault.detail)
@@ -200,7 +208,9 @@ async def run_async(
                 failing_since, delay = None, 0.1
             failing_since = failing_since if failing_since is not None else now
             if now - failing_since > give_up_after:
-                raise BotRunError(f"no working connection to {address} for {give_up_after:.0f} s: {code.name}") from None
+                raise BotRunError(
+                    f"no working connection to {address} for {give_up_after:.0f} s: {code.name}"
+                ) from None
             log.warning("reconnecting", code=code.name, details=exc.details(), delay=round(delay, 2))
             await asyncio.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, max_backoff)

@@ -1,0 +1,143 @@
+"""Test harness for the referee: the real server on 127.0.0.1:0 and real gRPC clients.
+
+Well-behaved seats are played by the Python SDK (:func:`hearts_client.run_async`) over gRPC;
+adversarial seats use :class:`RawSeat`, a client that can send anything, bytes included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from cancellation_hearts.v1 import admin_service_pb2 as apb
+from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
+from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_client.bots import make_bot
+from hearts_client.sdk import run_async
+from hearts_server.registry import ServerDefaults
+from hearts_server.server import RefereeServer, make_server
+
+PLAY_METHOD = "/cancellation_hearts.v1.RefereeService/Play"
+
+
+@contextlib.asynccontextmanager
+async def running_server(record_dir: Path, **defaults: Any) -> AsyncIterator[RefereeServer]:
+    """The real referee server on 127.0.0.1 and a free port."""
+    server = make_server(record_dir, defaults=ServerDefaults(**defaults))
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop(grace=0.5)
+
+
+async def create_table(address: str, names: Sequence[str], **config: Any) -> apb.CreateTableResponse:
+    """Creates a table through AdminService.CreateTable."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = agrpc.AdminServiceStub(channel)
+        request = apb.CreateTableRequest(
+            config=apb.TableConfig(players=len(names), bot_names=list(names), **config)
+        )
+        response: apb.CreateTableResponse = await stub.CreateTable(request)
+        return response
+
+
+async def await_table(address: str, table_id: str) -> apb.GetTableResponse:
+    """Waits for a table's games through AdminService.AwaitTable."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = agrpc.AdminServiceStub(channel)
+        response: apb.AwaitTableResponse = await stub.AwaitTable(
+            apb.AwaitTableRequest(table_id=table_id), timeout=300
+        )
+        return response.table
+
+
+def sdk_bot(address: str, token: str, name: str = "heuristic", seed: str = "1") -> asyncio.Task[int]:
+    """A well-behaved built-in bot, playing through the SDK as a task."""
+    return asyncio.get_running_loop().create_task(run_async(make_bot(name, seed), address, token, name=name))
+
+
+class RawSeat:
+    """An adversarial seat: a raw bidirectional stream that sends whatever the test wants."""
+
+    def __init__(self, address: str) -> None:
+        self.channel = grpc.aio.insecure_channel(address)
+        self.outgoing: asyncio.Queue[bytes | None] = asyncio.Queue()
+        method = self.channel.stream_stream(
+            PLAY_METHOD, request_serializer=None, response_deserializer=rpb.PlayResponse.FromString
+        )
+
+        async def requests() -> AsyncIterator[bytes]:
+            while (item := await self.outgoing.get()) is not None:
+                yield item
+
+        self.call: Any = method(requests())
+
+    def send(self, message: rpb.PlayRequest | bytes) -> None:
+        """Queues a message (or raw bytes) for the stream."""
+        self.outgoing.put_nowait(message if isinstance(message, bytes) else message.SerializeToString())
+
+    def join(self, token: str) -> None:
+        """Sends the join."""
+        self.send(rpb.PlayRequest(join=rpb.Join(token=token, bot_name="adversary", protocol_version=1)))
+
+    async def recv(self, timeout: float = 30) -> rpb.PlayResponse | None:
+        """The next message, or None when the stream ended."""
+        try:
+            message = await asyncio.wait_for(self.call.read(), timeout)
+        except grpc.aio.AioRpcError:
+            return None  # the status is in code()
+        if message is grpc.aio.EOF:
+            return None
+        assert isinstance(message, rpb.PlayResponse)
+        return message
+
+    async def next_request(self, timeout: float = 30) -> rpb.DecisionRequest | None:
+        """Skips events until the next decision request (None if the stream ends)."""
+        while True:
+            message = await self.recv(timeout)
+            if message is None:
+                return None
+            if message.WhichOneof("message") == "decision_request":
+                return message.decision_request
+
+    async def next_rejection(self, timeout: float = 30) -> rpb.Rejection:
+        """Skips events until the next rejection."""
+        while True:
+            message = await self.recv(timeout)
+            assert message is not None, "the stream ended before a rejection"
+            if message.WhichOneof("message") == "rejection":
+                return message.rejection
+
+    async def code(self) -> grpc.StatusCode:
+        """The stream's final status code."""
+        code: grpc.StatusCode = await self.call.code()
+        return code
+
+    async def close(self) -> None:
+        """Drops the connection abruptly."""
+        self.call.cancel()
+        await self.channel.close()
+
+
+def legal_answer(request: rpb.DecisionRequest) -> rpb.PlayRequest:
+    """A legal answer to any request (first legal card, first three cards, -26)."""
+    decision = rpb.Decision(request_id=request.request_id)
+    if request.kind == rpb.DECISION_KIND_PASS:
+        decision.pass_cards.cards.extend(list(request.view.hand)[:3])
+    elif request.kind == rpb.DECISION_KIND_PLAY:
+        decision.play_card.card = request.legal_cards[0]
+    else:
+        decision.choose_moon.choice = 1
+    return rpb.PlayRequest(decision=decision)
+
+
+def load_records(record_dir: Path) -> list[dict[str, Any]]:
+    """Every game record written in ``record_dir``."""
+    return [json.loads(p.read_text()) for p in sorted(record_dir.glob("*.json"))]

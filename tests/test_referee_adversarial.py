@@ -1,0 +1,288 @@
+"""The referee against bots that crash, hang, send garbage, cheat, connect twice or flood.
+
+Each test runs the real server on 127.0.0.1:0, fills the table with well-behaved SDK bots and
+one adversary, and checks that the game completes, the adversary's faults are recorded, the
+others are unaffected, the record verifies, and the server stays up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_server.replay import replay, verify_seed
+from hearts_server.server import RefereeServer
+from tests.harness import RawSeat, create_table, legal_answer, load_records, running_server, sdk_bot
+
+PLAYERS = 6
+ADVERSARY = 2
+FAST = {"max_hands": 2, "decision_time_ms": 400, "max_faults": 3, "join_timeout_ms": 20_000}
+
+Scenario = Callable[[RefereeServer, Any, RawSeat], Awaitable[None]]
+
+
+async def _play(tmp_path: Path, scenario: Scenario, **config: Any) -> dict[str, Any]:
+    """Runs one table with an adversary in seat ADVERSARY; returns its game record."""
+    async with running_server(tmp_path) as server:
+        names = ["heuristic"] * PLAYERS
+        names[ADVERSARY] = "adversary"
+        table = await create_table(server.address, names, seed="adversarial", **{**FAST, **config})
+        bots = [
+            sdk_bot(server.address, seat.token, "heuristic", str(seat.seat))
+            for seat in table.seats
+            if seat.seat != ADVERSARY
+        ]
+        adversary = RawSeat(server.address)
+        try:
+            await scenario(server, table, adversary)
+            games = await asyncio.wait_for(asyncio.gather(*bots), 120)
+        finally:
+            await adversary.close()
+        assert games == [1] * (PLAYERS - 1)
+        await _assert_serving(server.address)
+    (record,) = load_records(tmp_path)
+    outcome = replay(record)
+    assert outcome["error"] is None
+    assert outcome["totals"] == record["result"]["totals"]
+    assert verify_seed(record) == []
+    # The well-behaved seats never faulted.
+    assert all(f["seat"] == ADVERSARY for f in record["faults"])
+    return record
+
+
+async def _assert_serving(address: str) -> None:
+    async with grpc.aio.insecure_channel(address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        response = await health.Check(health_pb2.HealthCheckRequest(service=""))
+        assert response.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def _token(table: Any, seat: int = ADVERSARY) -> str:
+    return str(table.seats[seat].token)
+
+
+def test_bot_crashing_mid_hand_is_played_by_default_rule_and_retired(tmp_path: Path) -> None:
+    async def scenario(server: RefereeServer, table: Any, adversary: RawSeat) -> None:
+        adversary.join(_token(table))
+        for _ in range(3):
+            request = await adversary.next_request()
+            assert request is not None
+            adversary.send(legal_answer(request))
+        await adversary.close()  # crash: the connection drops mid-hand and never comes back
+
+    record = asyncio.run(_play(tmp_path, scenario))
+    kinds = {f["kind"] for f in record["faults"]}
+    assert kinds == {"disconnected"}
+    assert record["result"]["retired"] == [ADVERSARY]
+    assert record["result"]["faults"][ADVERSARY] >= FAST["max_faults"]
+    referee_moves = [d for d in record["decisions"] if d["seat"] == ADVERSARY and d.get("by_referee")]
+    assert referee_moves and all(d["ms"] <= FAST["decision_time_ms"] for d in referee_moves)
+
+
+def test_hanging_bot_times_out_each_decision_then_is_retired(tmp_path: Path) -> None:
+    async def scenario(server: RefereeServer, table: Any, adversary: RawSeat) -> None:
+        adversary.join(_token(table))  # and then never answers
+
+    record = asyncio.run(_play(tmp_path, scenario))
+    timeouts = [f for f in record["faults"] if f["kind"] == "timeout"]
+    assert len(timeouts) == FAST["max_faults"]
+    assert timeouts[-1].get("retired") is True
+    # Nobody waited for the hanging seat longer than one decision limit.
+    waited = [d["ms"] for d in record["decisions"] if d["seat"] == ADVERSARY]
+    assert max(waited) <= FAST["decision_time_ms"] + 1
+    assert all(d["by_referee"] == "retired" for d in record["decisions"][-3:] if d["seat"] == ADVERSARY)
+
+
+def test_garbage_gets_malformed_rejections_and_the_bot_can_still_answer(tmp_path: Path) -> None:
+    codes: list[str] = []
+
+    async def scenario(server: RefereeServer, table: Any, adversary: RawSeat) -> None:
+        adversary.join(_token(table))
+        while (request := await adversary.next_request()) is not None:
+            if len(codes) < 6:
+                adversary.send(b"\xff\xfe garbage \x00\x01")
+                codes.append((await adversary.next_rejection()).code)
+                bad_card = rpb.Decision(request_id=request.request_id)
+                bad_card.play_card.card = "ZZ"
+                bad_card.pass_cards.cards.extend(["1X", "QS", "AS"])
+                adversary.send(rpb.PlayRequest(decision=bad_card))
+                codes.append((await adversary.next_rejection()).code)
+            adversary.send(legal_answer(request))
+
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=2000))
+    assert "MALFORMED" in codes and "UNKNOWN_CARD" in codes
+    assert record["faults"] == []
+
+
+def test_illegal_cards_repeatedly_are_rejected_with_conformance_codes(tmp_path: Path) -> None:
+    codes: set[str] = set()
+
+    async def scenario(server: RefereeServer, table: Any, adversary: RawSeat) -> None:
+        adversary.join(_token(table))
+        while (request := await adversary.next_request()) is not None:
+            decision = rpb.Decision(request_id=request.request_id)
+            if request.kind == rpb.DECISION_KIND_PASS:
+                decision.pass_cards.cards.extend(list(request.view.hand)[:2])  # two cards only
+                adversary.send(rpb.PlayRequest(decision=decision))
+                codes.add((await adversary.next_rejection()).code)
+            elif request.kind == rpb.DECISION_KIND_PLAY:
+                illegal = [c for c in request.view.hand if c not in request.legal_cards]
+                absent = next(c for c in ("2C", "3C", "AS", "KH", "QS", "4D") if c not in request.view.hand)
+                for card in [*illegal[:2], absent]:
+                    decision.play_card.card = card
+                    adversary.send(rpb.PlayRequest(decision=decision))
+                    codes.add((await adversary.next_rejection()).code)
+            adversary.send(legal_answer(request))
+
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=2000))
+    assert {"BAD_PASS_COUNT", "NOT_IN_HAND"} <= codes
+    assert codes & {"MUST_FOLLOW_SUIT", "FIRST_LEAD_RESTRICTED", "HEARTS_NOT_BROKEN"}
+    assert codes <= {
+        "BAD_PASS_COUNT", "NOT_IN_HAND", "MUST_FOLLOW_SUIT", "FIRST_LEAD_RESTRICTED", "HEARTS_NOT_BROKEN",
+    }
+    assert record["faults"] == []
+
+
+def test_a_bot_that_only_plays_illegal_cards_times_out(tmp_path: Path) -> None:
+    rejections = 0
+
+    async def scenario(server: RefereeServer, table: Any, adversary: RawSeat) -> None:
+        nonlocal rejections
+        adversary.join(_token(table))
+
+        async def cheat() -> None:
+            nonlocal rejections
+            while (message := await adversary.recv()) is not None:
+                which = message.WhichOneof("message")
+                if which == "decision_request":
+                    decision = rpb.Decision(request_id=message.decision_request.request_id)
+                    decision.play_card.card = "ZZ"
+                    adversary.send(rpb.PlayRequest(decision=decision))
+                elif which == "rejection":
+                    rejections += 1
+
+        asyncio.get_running_loop().create_task(cheat())
+
+    record = asyncio.run(_play(tmp_path, scenario))
+    assert rejections >= FAST["max_faults"]
+    assert [f["kind"] for f in record["faults"]] == ["timeout"] * FAST["max_faults"]
+
+
+def test_tokens_act_only_for_their_seat(tmp_path: Path) -> None:
+    async def scenario(server: RefereeServer, table: Any, adversary: RawSeat) -> None:
+        unknown = RawSeat(server.address)
+        unknown.join("not-a-token")
+        assert await unknown.recv() is None
+        assert await unknown.code() == grpc.StatusCode.UNAUTHENTICATED
+        await unknown.close()
+        adversary.join(_token(table))
+        first = await adversary.next_request()
+        assert first is not None
+        # Another seat's live token: refused, and that seat is not disturbed.
+        impostor = RawSeat(server.address)
+        impostor.join(_token(table, (ADVERSARY + 1) % PLAYERS))
+        assert await impostor.recv() is None
+        assert await impostor.code() == grpc.StatusCode.ALREADY_EXISTS
+        await impostor.close()
+        # Answering with a request id that is not this seat's open request.
+        stale = legal_answer(first)
+        stale.decision.request_id = first.request_id + 1000
+        adversary.send(stale)
+        assert (await adversary.next_rejection()).code == "STALE_REQUEST"
+        adversary.send(legal_answer(first))
+        # Out of turn: nothing is open right after answering the pass.
+        adversary.send(legal_answer(first))
+        rejection = await adversary.next_rejection()
+        assert rejection.code in {"NOT_YOUR_TURN", "STALE_REQUEST"}
+        while (request := await adversary.next_request()) is not None:
+            adversary.send(legal_answer(request))
+
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=2000))
+    assert record["faults"] == []
+
+
+def test_second_stream_on_the_same_token_is_refused_without_disturbing_the_first(tmp_path: Path) -> None:
+    async def scenario(server: RefereeServer, table: Any, adversary: RawSeat) -> None:
+        adversary.join(_token(table))
+        request = await adversary.next_request()
+        twin = RawSeat(server.address)
+        twin.join(_token(table))
+        assert await twin.recv() is None
+        assert await twin.code() == grpc.StatusCode.ALREADY_EXISTS
+        await twin.close()
+        while request is not None:
+            adversary.send(legal_answer(request))
+            request = await adversary.next_request()
+
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=2000))
+    assert record["faults"] == []
+
+
+def test_disconnect_and_reconnect_resumes_with_a_snapshot(tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    async def scenario(server: RefereeServer, table: Any, adversary: RawSeat) -> None:
+        adversary.join(_token(table))
+        for _ in range(4):
+            request = await adversary.next_request()
+            assert request is not None
+            adversary.send(legal_answer(request))
+        await adversary.close()
+        again = RawSeat(server.address)
+        again.join(_token(table))
+        first = await again.recv()
+        second = await again.recv()
+        assert first is not None and second is not None
+        seen["first"] = first.event.WhichOneof("event")
+        seen["second"] = second.WhichOneof("message")
+        seen["seat"] = second.snapshot.view.seat
+        while (request := await again.next_request()) is not None:
+            adversary.outgoing = again.outgoing  # keep the raw seat alive for cleanup
+            again.send(legal_answer(request))
+        await again.close()
+
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=2000))
+    assert seen == {"first": "game_started", "second": "snapshot", "seat": ADVERSARY}
+    # At most the decisions that fell due while it was away were made by the referee.
+    assert all(f["kind"] == "disconnected" for f in record["faults"])
+    assert ADVERSARY not in record["result"]["retired"]
+
+
+def test_first_message_must_be_a_join(tmp_path: Path) -> None:
+    async def scenario(server: RefereeServer, table: Any, adversary: RawSeat) -> None:
+        rude = RawSeat(server.address)
+        rude.send(b"not a join")
+        assert await rude.recv() is None
+        assert await rude.code() == grpc.StatusCode.INVALID_ARGUMENT
+        await rude.close()
+        adversary.join(_token(table))
+        while (request := await adversary.next_request()) is not None:
+            adversary.send(legal_answer(request))
+
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=2000))
+    assert record["faults"] == []
+
+
+def test_a_flood_closes_the_stream_and_the_game_goes_on(tmp_path: Path) -> None:
+    status: dict[str, Any] = {}
+
+    async def scenario(server: RefereeServer, table: Any, adversary: RawSeat) -> None:
+        adversary.join(_token(table))
+        await adversary.next_request()
+        for _ in range(2000):
+            adversary.send(b"\x12\x00")  # an empty decision, over and over
+        while await adversary.recv() is not None:
+            pass
+        status["code"] = await adversary.code()
+
+    record = asyncio.run(_play(tmp_path, scenario))
+    # The referee ends the stream with RESOURCE_EXHAUSTED; a client still writing its flood may
+    # see its own failed write (INTERNAL) first.
+    assert status["code"] in {grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.INTERNAL}
+    assert record["faults"][0]["kind"] == "flood"
