@@ -195,10 +195,16 @@ def rollout(
             seat = leader
         else:
             seat = (seat + 1) % n
-        card = _choose(
-            seat, once[seat], twice[seat], trick, led, seen, dup, len(trick) == n - 1,
-            first, broken, p_once, p_twice, threat, pending + points, leader, n,
-        )  # fmt: skip
+        held = once[seat]
+        follow = held & _SUITS[led] if trick else 0
+        if follow and not follow & (follow - 1):
+            # A single card of the led suit: forced, no policy to ask.
+            card = follow.bit_length() - 1
+        else:
+            card = _choose(
+                seat, held, twice[seat], trick, led, seen, dup, len(trick) == n - 1,
+                first, broken, p_once, p_twice, threat, pending + points, leader, n,
+            )  # fmt: skip
     if kitty_taker is not None:
         taken[kitty_taker] += kitty_points
     return taken

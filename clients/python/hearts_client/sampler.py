@@ -154,8 +154,8 @@ class WorldSampler:
         for target in range(n + 1):
             dealt[target].extend(free[start : start + left[target]])
             start += left[target]
-        hands = tuple(self.known[s] | CardSet(dealt[s]) for s in range(n))
-        return World(hands=hands, kitty=CardSet(dealt[n]))
+        hands = tuple(_with(self.known[s], dealt[s]) for s in range(n))
+        return World(hands=hands, kitty=_with(CardSet(), dealt[n]))
 
     def _make_room(self, card: Card, dealt: list[list[Card]], left: list[int]) -> int:
         # Breadth-first search for an augmenting path: a chain of moves, each card going to
@@ -183,6 +183,18 @@ class WorldSampler:
                         return target
                     queue.append(target)
         raise ValueError(f"no world consistent with the view has room for {card}")
+
+
+def _with(known: CardSet, cards: list[Card]) -> CardSet:
+    # CardSet.add per card, inlined: building hands is a good part of the cost of a world.
+    once, twice = known.once, known.twice
+    for card in cards:
+        bit = 1 << card
+        if once & bit:
+            twice |= bit
+        else:
+            once |= bit
+    return CardSet.from_masks(once, twice)
 
 
 def sample_worlds(view: View, rng: random.Random, count: int) -> list[World]:
