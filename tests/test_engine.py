@@ -1,0 +1,118 @@
+"""Rules of the engine that the conformance vectors do not pin down by themselves."""
+
+from __future__ import annotations
+
+import pytest
+
+from hearts_server.cards import Card, CardSet
+from hearts_server.errors import (
+    BadPassCount,
+    BadPlayerCount,
+    FirstLeadRestricted,
+    HeartsNotBroken,
+    MustFollowSuit,
+    NotInHand,
+    OutOfTurn,
+    PassNotInHand,
+)
+from hearts_server.rules import Rules
+from hearts_server.state import Phase, State, winning_index
+
+
+def cards(text: str) -> list[Card]:
+    return [Card.parse(c) for c in text.split()]
+
+
+def started(players: int, deal: list[list[Card]], kitty: list[Card]) -> State:
+    state = State(Rules(players=players))
+    state.start_hand(deal, kitty)
+    return state
+
+
+def full_deal(players: int, first: list[Card]) -> tuple[list[list[Card]], list[Card]]:
+    """A legal deal in which seat 1 (the first leader) holds ``first``."""
+    rest = CardSet.full() - CardSet(first)
+    pool = list(rest)
+    size = 104 // players
+    hands: list[list[Card]] = [[] for _ in range(players)]
+    hands[1] = list(first)
+    for seat in range(players):
+        if seat != 1:
+            hands[seat], pool = pool[:size], pool[size:]
+    return hands, pool
+
+
+@pytest.mark.parametrize("players", [5, 12, 0])
+def test_player_count_outside_6_to_11_is_a_clear_error(players: int) -> None:
+    with pytest.raises(BadPlayerCount, match="6 to 11 players"):
+        Rules(players=players)
+
+
+def test_cancellation_decides_the_winner() -> None:
+    assert winning_index(cards("7D 7D KD KD 6D 4D")) == 4
+    assert winning_index(cards("KC 4C 4C KC 3C 3C")) is None
+    assert winning_index(cards("2S AH AH 3S")) == 3
+    assert winning_index(cards("QS QS AS")) == 2
+
+
+def test_first_lead_of_only_hearts_and_black_maria_may_be_anything() -> None:
+    hand = cards("2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH QS")
+    deal, kitty = full_deal(8, hand)
+    state = started(8, deal, kitty)
+    for seat in range(8):
+        state.passes[seat] = []
+    state.phase = Phase.PLAYING
+    assert set(state.legal_plays()) == set(hand)
+    state.check_play(Card.parse("2H"))  # the documented choice: allowed on the first lead
+
+
+def test_layered_legality_errors_carry_their_codes() -> None:
+    hand = cards("2C 3C 2H 3H QS 4D 5D 6D 7D 8D 9D TD JD")
+    deal, kitty = full_deal(8, hand)
+    state = started(8, deal, kitty)
+    with pytest.raises(BadPassCount):
+        state.pass_cards(1, cards("2C 3C"))
+    with pytest.raises(PassNotInHand):
+        state.pass_cards(1, cards("2C 2C 3C"))
+    with pytest.raises(OutOfTurn):
+        state.play(Card.parse("2C"))
+    for seat in range(8):
+        state.passes[seat] = []
+    state.phase = Phase.PLAYING
+    with pytest.raises(NotInHand):
+        state.play(Card.parse("AS"))
+    with pytest.raises(FirstLeadRestricted):
+        state.play(Card.parse("QS"))
+    with pytest.raises(OutOfTurn):
+        state.play(Card.parse("2C"), seat=0)
+    state.play(Card.parse("2C"))
+    follower = state.hands[2]
+    off_suit = next(c for c in follower if c.suit != Card.parse("2C").suit)
+    if follower.has_suit(Card.parse("2C").suit):
+        with pytest.raises(MustFollowSuit):
+            state.play(off_suit)
+
+
+def test_hearts_not_broken() -> None:
+    state = State(Rules(players=6))
+    hand = cards("2H 3H 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 2D 3D")
+    deal, kitty = full_deal(6, hand)
+    state.start_hand(deal, kitty)
+    for seat in range(6):
+        state.passes[seat] = []
+    state.phase = Phase.PLAYING
+    state.tricks.append(state.current.__class__(leader=1, cards=cards("2S 3S 4S 5S 6S 7S"), winner=1))
+    with pytest.raises(HeartsNotBroken):
+        state.play(Card.parse("2H"))
+
+
+def test_card_set_holds_two_copies() -> None:
+    hand = CardSet(cards("QS QS 2C"))
+    assert len(hand) == 3 and hand.count(Card.parse("QS")) == 2 and hand.points == 26
+    hand.remove(Card.parse("QS"))
+    assert hand.count(Card.parse("QS")) == 1
+    with pytest.raises(ValueError):
+        CardSet(cards("2C 2C 2C"))
+    assert str(CardSet(cards("AS 2C"))) == "2C AS"
+    with pytest.raises(ValueError, match="unknown card code"):
+        Card.parse("1S")
