@@ -79,4 +79,6 @@ def test_same_rules_and_seed_give_the_same_deals() -> None:
 
 def test_a_card_is_its_code() -> None:
     assert str(Card.parse("QS")) == "QS" and Card.parse("TH").points == 1 and Card.parse("QS").points == 13
-    assert sorted(map(Card.parse, ["AS", "2C", "KH", "TD"])) == list(map(Card.parse, ["2C", "TD", "KH", "AS"]))
+    assert sorted(map(Card.parse, ["AS", "2C", "KH", "TD"])) == list(
+        map(Card.parse, ["2C", "TD", "KH", "AS"])
+    )

@@ -15,7 +15,8 @@ GENERATED = ROOT / "clients" / "python" / "cancellation_hearts" / "v1"
 def test_generated_python_code_is_fresh(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, str(ROOT / "proto" / "gen_python.py"), "--out", str(tmp_path)],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
     fresh = {p.name: p.read_bytes() for p in (tmp_path / "cancellation_hearts" / "v1").iterdir()}
     committed = {p.name: p.read_bytes() for p in GENERATED.iterdir() if p.is_file()}

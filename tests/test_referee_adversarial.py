@@ -144,7 +144,11 @@ def test_illegal_cards_repeatedly_are_rejected_with_conformance_codes(tmp_path: 
     assert {"BAD_PASS_COUNT", "NOT_IN_HAND"} <= codes
     assert codes & {"MUST_FOLLOW_SUIT", "FIRST_LEAD_RESTRICTED", "HEARTS_NOT_BROKEN"}
     assert codes <= {
-        "BAD_PASS_COUNT", "NOT_IN_HAND", "MUST_FOLLOW_SUIT", "FIRST_LEAD_RESTRICTED", "HEARTS_NOT_BROKEN",
+        "BAD_PASS_COUNT",
+        "NOT_IN_HAND",
+        "MUST_FOLLOW_SUIT",
+        "FIRST_LEAD_RESTRICTED",
+        "HEARTS_NOT_BROKEN",
     }
     assert record["faults"] == []
 

@@ -27,8 +27,21 @@ from tests.harness import await_table, create_table, running_server, sdk_bot
 def bot_process(name: str, address: str, token: str, seed: str, log: Path) -> subprocess.Popen[bytes]:
     """A built-in bot as its own process, exactly as a user starts it."""
     return subprocess.Popen(
-        [sys.executable, "-m", "hearts_tournaments", "--log-format", "json", "bot", name,
-         "--server", address, "--token", token, "--seed", seed],
+        [
+            sys.executable,
+            "-m",
+            "hearts_tournaments",
+            "--log-format",
+            "json",
+            "bot",
+            name,
+            "--server",
+            address,
+            "--token",
+            token,
+            "--seed",
+            seed,
+        ],
         stdout=subprocess.DEVNULL,
         stderr=log.open("wb"),
     )
@@ -40,7 +53,9 @@ def test_full_game_of_eight_bot_processes_verifies(tmp_path: Path) -> None:
             names = ["heuristic", "random"] * 4
             table = await create_table(server.address, names, seed="e2e-8")
             processes = [
-                bot_process(names[s.seat], server.address, s.token, str(s.seat), tmp_path / f"bot{s.seat}.log")
+                bot_process(
+                    names[s.seat], server.address, s.token, str(s.seat), tmp_path / f"bot{s.seat}.log"
+                )
                 for s in table.seats
             ]
             try:
@@ -73,7 +88,9 @@ def test_replay_rejects_a_record_whose_deals_do_not_match_the_committed_seed(tmp
     async def scenario() -> str:
         async with running_server(tmp_path) as server:
             table = await create_table(server.address, ["random"] * 6, seed="tamper", max_hands=1)
-            await asyncio.gather(*(sdk_bot(server.address, s.token, "random", str(s.seat)) for s in table.seats))
+            await asyncio.gather(
+                *(sdk_bot(server.address, s.token, "random", str(s.seat)) for s in table.seats)
+            )
             return str((await await_table(server.address, table.table_id)).games[0].game_id)
 
     game_id = asyncio.run(scenario())
@@ -117,7 +134,9 @@ def test_health_and_reflection_services(tmp_path: Path) -> None:
                 health_pb2.HealthCheckRequest(service="cancellation_hearts.v1.RefereeService")
             )
             stub = reflection_pb2_grpc.ServerReflectionStub(channel)
-            responses = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+            responses = stub.ServerReflectionInfo(
+                iter([reflection_pb2.ServerReflectionRequest(list_services="")])
+            )
             names = [s.name async for r in responses for s in r.list_services_response.service]
             return health.status, names
 
@@ -168,9 +187,26 @@ def test_tls(tmp_path: Path) -> None:
 
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
     )
 
     async def scenario() -> int:
@@ -184,11 +220,20 @@ def test_tls(tmp_path: Path) -> None:
             async with grpc.aio.secure_channel(server.address, credentials) as channel:
                 stub = agrpc.AdminServiceStub(channel)
                 table = await stub.CreateTable(
-                    apb.CreateTableRequest(config=apb.TableConfig(players=6, bot_names=["r"] * 6, max_hands=1))
+                    apb.CreateTableRequest(
+                        config=apb.TableConfig(players=6, bot_names=["r"] * 6, max_hands=1)
+                    )
                 )
             games = await asyncio.gather(
-                *(run_async(make_bot("random", s.seat), server.address, s.token, root_certificates=cert.read_bytes())
-                  for s in table.seats)
+                *(
+                    run_async(
+                        make_bot("random", s.seat),
+                        server.address,
+                        s.token,
+                        root_certificates=cert.read_bytes(),
+                    )
+                    for s in table.seats
+                )
             )
             return sum(games)
         finally:
@@ -200,15 +245,35 @@ def test_tls(tmp_path: Path) -> None:
 def test_hearts_host_with_an_external_bot(tmp_path: Path) -> None:
     out = tmp_path / "games"
     host = subprocess.Popen(
-        [sys.executable, "-m", "hearts_tournaments", "--log-format", "json", "host",
-         "--seats", "heuristic,random,external,random,heuristic,random", "--json", "--out", str(out),
-         "--games", "2", "--target-score", "40", "--seed", "host-test"],
-        stdout=subprocess.PIPE, stderr=(tmp_path / "host.log").open("wb"), text=True,
+        [
+            sys.executable,
+            "-m",
+            "hearts_tournaments",
+            "--log-format",
+            "json",
+            "host",
+            "--seats",
+            "heuristic,random,external,random,heuristic,random",
+            "--json",
+            "--out",
+            str(out),
+            "--games",
+            "2",
+            "--target-score",
+            "40",
+            "--seed",
+            "host-test",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=(tmp_path / "host.log").open("wb"),
+        text=True,
     )
     assert host.stdout is not None
     invitation = json.loads(host.stdout.readline())
     assert [s["seat"] for s in invitation["seats"]] == [2]
-    external = bot_process("heuristic", invitation["address"], invitation["seats"][0]["token"], "x", tmp_path / "ext.log")
+    external = bot_process(
+        "heuristic", invitation["address"], invitation["seats"][0]["token"], "x", tmp_path / "ext.log"
+    )
     assert external.wait(300) == 0
     summary = json.loads(host.stdout.readline())
     assert host.wait(60) == 0
@@ -237,7 +302,9 @@ def test_redacted_replay_shows_only_one_seats_view(tmp_path: Path, vectors: list
     assert lines[0]["event"]["game_started"]["your_seat"] == 3
     requests = [line["decision_request"] for line in lines if "decision_request" in line]
     assert requests and all(r["view"]["seat"] == 3 for r in requests)
-    dealt = [line["event"]["hand_started"]["hand"] for line in lines if "hand_started" in line.get("event", {})]
+    dealt = [
+        line["event"]["hand_started"]["hand"] for line in lines if "hand_started" in line.get("event", {})
+    ]
     record = json.loads(game.read_text())["record"]
     assert dealt == [[str(c) for c in sorted(map(Card.parse, h["deal"][3]))] for h in record["hands"]]
     bad = hearts("replay", "--seat", "9", str(game))

@@ -147,9 +147,7 @@ _CODES: Final = tuple(r.letter + s.letter for s in Suit for r in Rank)
 CARDS: Final[tuple[Card, ...]] = tuple(Card(i) for i in range(52))
 _BY_CODE: Final = {str(c): c for c in CARDS}
 BLACK_MARIA: Final = Card.parse("QS")
-_POINTS: Final = tuple(
-    13 if c == BLACK_MARIA else (1 if c.suit is Suit.HEARTS else 0) for c in CARDS
-)
+_POINTS: Final = tuple(13 if c == BLACK_MARIA else (1 if c.suit is Suit.HEARTS else 0) for c in CARDS)
 
 #: All 52 bits set.
 FULL_MASK: Final = (1 << 52) - 1
@@ -174,9 +172,7 @@ def _build_suit_table() -> tuple[tuple[tuple[Card, ...], ...], ...]:
     # For every suit and every 13-bit pattern, the cards it holds: turns a bitmask into the
     # list of legal cards with one lookup, which is the engine's hot path.
     patterns = [tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13)]
-    return tuple(
-        tuple(tuple(CARDS[s * 13 + r] for r in p) for p in patterns) for s in range(4)
-    )
+    return tuple(tuple(tuple(CARDS[s * 13 + r] for r in p) for p in patterns) for s in range(4))
 
 
 _SUIT_TABLE: Final = _build_suit_table()

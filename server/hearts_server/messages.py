@@ -137,7 +137,9 @@ def trick_completed(hand_index: int, trick_index: int, trick: TrickView, players
     )
 
 
-def hand_completed(summary: HandSummary, totals: Sequence[int], choice: MoonChoice | None) -> pb.HandCompleted:
+def hand_completed(
+    summary: HandSummary, totals: Sequence[int], choice: MoonChoice | None
+) -> pb.HandCompleted:
     """A public HandCompleted event: the kitty and every seat's points revealed."""
     out = pb.HandCompleted(
         hand_index=summary.index,

@@ -124,7 +124,9 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
             if state.phase in (Phase.PASSING, Phase.PLAYING):
                 raise HeartsError("incomplete hand", hand=index)
             result = state.results[-1]
-            yield msg.event(hand_completed=msg.hand_completed(summarize(result), state.totals, result.moon_choice))
+            yield msg.event(
+                hand_completed=msg.hand_completed(summarize(result), state.totals, result.moon_choice)
+            )
     except (HeartsError, KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"the record is not a legal game ({exc}); replay it without --seat") from None
     if state.game_over:
@@ -143,4 +145,3 @@ def redacted_replay(record: dict[str, Any], seat: int) -> Iterator[dict[str, Any
     """:func:`seat_messages` as JSON-ready dicts (protobuf JSON mapping, field names as in .proto)."""
     for message in seat_messages(record, seat):
         yield MessageToDict(message, preserving_proto_field_name=True)
-

@@ -63,9 +63,7 @@ class Rules:
 
     def __post_init__(self) -> None:
         if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
-            raise BadPlayerCount(
-                f"a table has {MIN_PLAYERS} to {MAX_PLAYERS} players, not {self.players}"
-            )
+            raise BadPlayerCount(f"a table has {MIN_PLAYERS} to {MAX_PLAYERS} players, not {self.players}")
         if self.target_score <= 0:
             raise ValueError(f"target_score must be positive, not {self.target_score}")
         if self.max_hands <= 0:

@@ -16,9 +16,13 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from cancellation_hearts.v1 import admin_service_pb2, admin_service_pb2_grpc, spectator_service_pb2_grpc
+from cancellation_hearts.v1 import (
+    admin_service_pb2,
+    admin_service_pb2_grpc,
+    spectator_service_pb2,
+    spectator_service_pb2_grpc,
+)
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
-from cancellation_hearts.v1 import spectator_service_pb2
 from hearts_server.logs import get_logger
 from hearts_server.registry import Registry, ServerDefaults
 from hearts_server.service import AdminServicer, RefereeServicer, SpectatorServicer
@@ -106,7 +110,11 @@ class RefereeServer:
         )
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection(
-            (*SERVICE_NAMES, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+            (
+                *SERVICE_NAMES,
+                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                reflection.SERVICE_NAME,
+            ),
             self.server,
         )
         target = f"{self.host}:{self.requested_port}"

@@ -12,13 +12,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
+
 from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from cancellation_hearts.v1 import spectator_service_pb2 as spb
 from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
-from google.protobuf.message import DecodeError
-
 from hearts_server.errors import HeartsError
 from hearts_server.logs import get_logger
 from hearts_server.registry import Registry, settings_from_pb

@@ -326,9 +326,7 @@ class State:
                 raise MustFollowSuit(f"{card} does not follow {cards[0].suit.name.lower()}", **where)
         elif not self.tricks:
             if bit & POINT_MASK and once & _NON_POINT:
-                raise FirstLeadRestricted(
-                    "the first lead may not be a heart or the Black Maria", **where
-                )
+                raise FirstLeadRestricted("the first lead may not be a heart or the Black Maria", **where)
         elif bit & HEARTS_MASK and not self.hearts_broken and once & _NON_HEART:
             raise HeartsNotBroken("hearts may not be led until a heart or QS is played", **where)
 

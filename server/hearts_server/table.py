@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cancellation_hearts.v1 import game_pb2 as pb
-from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from google.protobuf.message import DecodeError
 
+from cancellation_hearts.v1 import game_pb2 as pb
+from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_server import messages as msg
 from hearts_server.cards import Card
 from hearts_server.deal import deal_hand, derive_seed, seed_commitment

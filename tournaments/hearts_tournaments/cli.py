@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
 from hearts_server.logs import LogFormat, configure_logging
 
 app = typer.Typer(
@@ -113,7 +114,6 @@ def play(
     from hearts_server.local import play_game
     from hearts_server.record import state_to_record, write_json_durably
     from hearts_server.rules import Rules
-
     from hearts_tournaments.printing import print_game
 
     names = [b.strip() for b in bots.split(",") if b.strip()]
@@ -211,7 +211,6 @@ def host(
     import asyncio
 
     from hearts_server.errors import HeartsError
-
     from hearts_tournaments.hosting import HostOptions, host_games, parse_seats
 
     try:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hearts_server.cards import Card
-from hearts_server.state import State
 from rich.console import Console
 from rich.table import Table
+
+from hearts_server.cards import Card
+from hearts_server.state import State
 
 
 def _cards(cards: Sequence[Card]) -> str:

@@ -62,7 +62,10 @@ def view_from_pb(
 ) -> View:
     """The SDK View of a View message (plus the request's legal cards)."""
     rules = Rules(
-        players=view.players, target_score=view.target_score or 150, max_hands=max_hands, first_dealer=first_dealer
+        players=view.players,
+        target_score=view.target_score or 150,
+        max_hands=max_hands,
+        first_dealer=first_dealer,
     )
     return View(
         rules=rules,

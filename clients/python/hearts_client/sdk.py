@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
+
 from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from cancellation_hearts.v1 import referee_service_pb2_grpc as rgrpc
+from hearts_client.bot import Bot
+from hearts_client.convert import summary_from_pb, view_from_pb
 from hearts_server.logs import get_logger
 from hearts_server.rules import MoonChoice
 from hearts_server.view import HandSummary
-
-from hearts_client.bot import Bot
-from hearts_client.convert import summary_from_pb, view_from_pb
 
 log = get_logger(__name__)
 

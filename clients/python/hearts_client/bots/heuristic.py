@@ -65,9 +65,7 @@ class HeuristicBot(Bot):
         threat = moon_threat(view)
         position = len(trick)
         winning_now = winning_index(trick)
-        winner_seat = (
-            view.current.seat_of(winning_now, view.players) if winning_now is not None else None
-        )
+        winner_seat = view.current.seat_of(winning_now, view.players) if winning_now is not None else None
         takes = {c: winning_index([*trick, c]) == position for c in legal}
         trick_points = sum(c.points for c in trick) + sum(c.points for c in view.set_aside)
         last = position == view.players - 1
