@@ -1,0 +1,204 @@
+//! A small example Cancellation Hearts bot: it plays one seat over the referee's gRPC bot
+//! protocol (proto/cancellation_hearts/v1/referee_service.proto) with tonic.
+//!
+//!     bot --server HOST:PORT --token TOKEN [--name NAME]
+
+mod strategy;
+
+/// The code generated from proto/ by build.rs.
+pub mod pb {
+    tonic::include_proto!("cancellation_hearts.v1");
+}
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::Channel;
+use tonic::{Code, Status};
+
+use pb::referee_service_client::RefereeServiceClient;
+use pb::{DecisionKind, DecisionRequest, MoonChoice, PlayRequest};
+use pb::{decision, event, play_request, play_response};
+
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
+const GIVE_UP_AFTER: Duration = Duration::from_secs(30);
+
+/// An example Cancellation Hearts bot.
+#[derive(Parser)]
+struct Args {
+    /// The referee's address.
+    #[arg(long, env = "HEARTS_SERVER", default_value = "127.0.0.1:50051", value_name = "HOST:PORT")]
+    server: String,
+    /// The seat's secret token.
+    #[arg(long, env = "HEARTS_TOKEN")]
+    token: String,
+    /// The bot's name, for the referee's logs.
+    #[arg(long, env = "HEARTS_BOT_NAME", default_value = "rust-example")]
+    name: String,
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    let channel = match Channel::from_shared(format!("http://{}", args.server)) {
+        Ok(endpoint) => endpoint.connect_lazy(),
+        Err(err) => {
+            eprintln!("rust-bot: bad --server {}: {err}", args.server);
+            return ExitCode::FAILURE;
+        }
+    };
+    let client = RefereeServiceClient::new(channel);
+
+    // Play until the stream ends with OK; reconnect with backoff while it breaks.
+    let (mut backoff, mut failing_since) = (FIRST_BACKOFF, Instant::now());
+    loop {
+        let (progressed, result) = play(client.clone(), &args).await;
+        let status = match result {
+            Ok(()) => {
+                eprintln!("rust-bot: the table's games are over");
+                return ExitCode::SUCCESS;
+            }
+            Err(status) => status,
+        };
+        // A connection reset may surface as UNKNOWN in tonic; a refused stream as ALREADY_EXISTS.
+        let retryable = matches!(
+            status.code(),
+            Code::Unavailable | Code::Cancelled | Code::AlreadyExists | Code::Internal | Code::Unknown
+        );
+        if !retryable {
+            eprintln!("rust-bot: the referee ended the stream: {:?}: {}", status.code(), status.message());
+            return ExitCode::FAILURE;
+        }
+        if progressed {
+            (backoff, failing_since) = (FIRST_BACKOFF, Instant::now());
+        }
+        if failing_since.elapsed() > GIVE_UP_AFTER {
+            eprintln!("rust-bot: giving up after {GIVE_UP_AFTER:?} of failures: {status}");
+            return ExitCode::FAILURE;
+        }
+        eprintln!(
+            "rust-bot: stream broken ({:?}: {}); reconnecting in {backoff:?}",
+            status.code(),
+            status.message()
+        );
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+    }
+}
+
+/// Runs one stream: join, then answer every decision request. Returns whether anything was
+/// received (the join worked) and Ok when the referee closed the stream with OK.
+async fn play(mut client: RefereeServiceClient<Channel>, args: &Args) -> (bool, Result<(), Status>) {
+    let (tx, rx) = mpsc::channel(8);
+    let join = pb::Join { token: args.token.clone(), bot_name: args.name.clone(), protocol_version: 1 };
+    let _ = tx.send(PlayRequest { message: Some(play_request::Message::Join(join)) }).await;
+    let mut responses = match client.play(ReceiverStream::new(rx)).await {
+        Ok(response) => response.into_inner(),
+        Err(status) => return (false, Err(status)),
+    };
+
+    let mut progressed = false;
+    let mut open: Option<DecisionRequest> = None; // the last request, answered again after a rejection
+    let mut retried = false;
+    loop {
+        let message = match responses.message().await {
+            Ok(Some(response)) => response.message,
+            Ok(None) => return (true, Ok(())),
+            Err(status) => return (progressed, Err(status)),
+        };
+        progressed = true;
+        // A failed send means the stream is gone; the next message() reports why.
+        match message {
+            Some(play_response::Message::Event(e)) => log_event(e.event),
+            Some(play_response::Message::Snapshot(s)) => {
+                let view = s.view.unwrap_or_default();
+                eprintln!("rust-bot: reconnected: hand {}, phase {:?}", view.hand_index, view.phase());
+            }
+            Some(play_response::Message::DecisionRequest(request)) => {
+                let _ = tx.send(decide(&request)).await;
+                (open, retried) = (Some(request), false);
+            }
+            Some(play_response::Message::Rejection(r)) => {
+                eprintln!("rust-bot: rejected (request {}): {}: {}", r.request_id, r.code, r.reason);
+                // Answer the still-open request once more, with the safest answer there is.
+                if let Some(request) = open.as_ref().filter(|q| q.request_id == r.request_id)
+                    && !retried
+                    && r.code != "STALE_REQUEST"
+                {
+                    retried = true;
+                    let _ = tx.send(fallback(request)).await;
+                }
+            }
+            None => {}
+        }
+    }
+}
+
+fn answer(request: &DecisionRequest, answer: decision::Answer) -> PlayRequest {
+    let decision = pb::Decision { request_id: request.request_id, answer: Some(answer) };
+    PlayRequest { message: Some(play_request::Message::Decision(decision)) }
+}
+
+fn decide(request: &DecisionRequest) -> PlayRequest {
+    let view = request.view.clone().unwrap_or_default();
+    answer(
+        request,
+        match request.kind() {
+            DecisionKind::Pass => {
+                decision::Answer::PassCards(pb::PassCards { cards: strategy::choose_pass(&view.hand) })
+            }
+            DecisionKind::Play => {
+                let trick = view.current_trick.map(|t| t.cards).unwrap_or_default();
+                decision::Answer::PlayCard(pb::PlayCard {
+                    card: strategy::choose_play(&request.legal_cards, &trick),
+                })
+            }
+            _ => decision::Answer::ChooseMoon(pb::ChooseMoon { choice: MoonChoice::SelfMinus26.into() }),
+        },
+    )
+}
+
+/// The plainest answer: the first legal card, or the first three cards of the hand.
+fn fallback(request: &DecisionRequest) -> PlayRequest {
+    match request.kind() {
+        DecisionKind::Pass => {
+            let hand = request.view.as_ref().map(|v| v.hand.clone()).unwrap_or_default();
+            answer(
+                request,
+                decision::Answer::PassCards(pb::PassCards { cards: hand.into_iter().take(3).collect() }),
+            )
+        }
+        DecisionKind::Play => {
+            let card = request.legal_cards.first().cloned().unwrap_or_default();
+            answer(request, decision::Answer::PlayCard(pb::PlayCard { card }))
+        }
+        _ => decide(request),
+    }
+}
+
+fn log_event(event: Option<event::Event>) {
+    match event {
+        Some(event::Event::GameStarted(g)) => eprintln!(
+            "rust-bot: game {} ({} of {}): seat {} of {}",
+            g.game_id,
+            g.game_number + 1,
+            g.games_total,
+            g.your_seat.unwrap_or_default(),
+            g.players
+        ),
+        Some(event::Event::HandCompleted(h)) => {
+            eprintln!("rust-bot: hand {} over: totals {:?}", h.hand_index, h.totals)
+        }
+        Some(event::Event::GameCompleted(g)) => {
+            eprintln!("rust-bot: game over: totals {:?}, winners {:?}", g.totals, g.winners)
+        }
+        Some(event::Event::SeatFaulted(f)) => {
+            eprintln!("rust-bot: fault: seat {} {:?}: {}", f.seat, f.kind(), f.detail)
+        }
+        _ => {}
+    }
+}
