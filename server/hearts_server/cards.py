@@ -193,10 +193,17 @@ class CardSet:
     __slots__ = ("once", "twice")
 
     def __init__(self, cards: Iterable[Card] = ()) -> None:
-        self.once = 0
-        self.twice = 0
+        once = twice = 0
         for card in cards:
-            self.add(card)
+            bit = 1 << card
+            if twice & bit:
+                raise ValueError(f"a third copy of {card} does not exist")
+            if once & bit:
+                twice |= bit
+            else:
+                once |= bit
+        self.once = once
+        self.twice = twice
 
     @classmethod
     def from_masks(cls, once: int, twice: int) -> CardSet:

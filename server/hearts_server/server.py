@@ -97,7 +97,7 @@ class RefereeServer:
         play = grpc.stream_stream_rpc_method_handler(
             referee.play,
             request_deserializer=None,  # raw bytes: malformed messages get an in-stream rejection
-            response_serializer=rpb.PlayResponse.SerializeToString,
+            response_serializer=None,  # the table queues PlayResponse messages already serialized
         )
         self.server.add_generic_rpc_handlers(
             (grpc.method_handlers_generic_handler(SERVICE_NAMES[0], {"Play": play}),)

@@ -45,7 +45,7 @@ class RefereeServicer:
 
     async def play(
         self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[rpb.PlayResponse]:
+    ) -> AsyncIterator[bytes]:
         """Handles one seat's stream: join, then events and decisions until the table ends."""
         iterator = requests.__aiter__()
         try:

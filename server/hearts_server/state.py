@@ -31,6 +31,7 @@ from hearts_server.cards import (
     Card,
     CardSet,
     cards_of_mask,
+    suit_cards,
 )
 from hearts_server.errors import (
     BadDeal,
@@ -297,7 +298,14 @@ class State:
         """The distinct cards the seat to play may play, in card order (never empty)."""
         if self.phase is not Phase.PLAYING:
             return ()
-        return cards_of_mask(self.legal_mask())
+        mask = self.legal_mask()
+        cards = self.current.cards
+        if cards:  # following: the legal cards usually sit in one suit, one table lookup
+            suit = cards[0] // 13
+            pattern = (mask >> (13 * suit)) & 0x1FFF
+            if pattern << (13 * suit) == mask:
+                return suit_cards(suit, pattern)
+        return cards_of_mask(mask)
 
     def check_play(self, card: Card, seat: int | None = None) -> None:
         """Checks that the seat to play (or ``seat``, if given) may play ``card`` now.
@@ -337,13 +345,26 @@ class State:
             OutOfTurn, NotInHand, FirstLeadRestricted, HeartsNotBroken, MustFollowSuit: see
             :meth:`check_play`; the state is unchanged.
         """
-        self.check_play(card, seat)
-        self.hands[self.to_play].remove(card)
+        player = self.to_play
+        bit = 1 << card
+        if (
+            self.phase is not Phase.PLAYING
+            or (seat is not None and seat != player)
+            or not bit & self.legal_mask()
+        ):
+            # The hot path only tests the legal mask; the layered check names the rule broken.
+            self.check_play(card, seat)
+            raise AssertionError(f"legal_mask and check_play disagree on {card}")  # pragma: no cover
+        hand = self.hands[player]
+        if hand.twice & bit:
+            hand.twice ^= bit
+        else:
+            hand.once ^= bit
         self.plays.append(card)
         trick = self.current
         trick.cards.append(card)
         if len(trick.cards) < self.players:
-            self.to_play = (self.to_play + 1) % self.players
+            self.to_play = (player + 1) % self.players
             return
         self._finish_trick(trick)
 

@@ -136,12 +136,13 @@ class Connection:
     """One live stream of a seat: the messages waiting to be written to it."""
 
     def __init__(self) -> None:
-        self.outbox: asyncio.Queue[rpb.PlayResponse | None] = asyncio.Queue()
+        # Serialized PlayResponse messages: a broadcast is serialized once for every seat.
+        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.close_reason: str | None = None
 
-    def send(self, message: rpb.PlayResponse) -> None:
-        """Queues a message for the stream."""
-        self.outbox.put_nowait(message)
+    def send(self, message: rpb.PlayResponse | bytes) -> None:
+        """Queues a message (or its serialized form) for the stream."""
+        self.outbox.put_nowait(message if isinstance(message, bytes) else message.SerializeToString())
 
     def close(self, reason: str | None = None) -> None:
         """Ends the stream: OK if ``reason`` is None, else RESOURCE_EXHAUSTED with the reason."""
@@ -223,6 +224,7 @@ class Table:
         self._all_joined = asyncio.Event()
         self._next_request_id = 0
         self._decisions: list[dict[str, Any]] = []
+        self._game_clock = 0.0
         self._faults: list[dict[str, Any]] = []
         self._game_started: pb.GameStarted | None = None
         self._hand_events: list[pb.HandCompleted] = []
@@ -331,15 +333,17 @@ class Table:
         return True
 
     # ------------------------------------------------------------------ sending
-    def _send(self, seat: Seat, message: rpb.PlayResponse) -> None:
+    def _send(self, seat: Seat, message: rpb.PlayResponse | bytes) -> None:
         if seat.connection is not None:
             seat.connection.send(message)
 
     def _publish(self, public: rpb.Event, per_seat: Callable[[int], rpb.Event] | None = None) -> None:
         """Sends an event to every seat (``per_seat`` when seats differ) and to spectators."""
+        shared = None if per_seat else rpb.PlayResponse(event=public).SerializeToString()
         for seat in self.seats:
-            event = per_seat(seat.index) if per_seat else public
-            self._send(seat, rpb.PlayResponse(event=event))
+            if seat.connection is not None:
+                assert shared is not None or per_seat is not None
+                seat.connection.send(shared if shared is not None else rpb.PlayResponse(event=per_seat(seat.index)))
         self.public_log.append(public)
         for queue in self.watchers:
             queue.put_nowait(public)
@@ -355,7 +359,14 @@ class Table:
         """Asks a seat to decide. Returns the answer and whether the referee decided instead."""
         state = self.state
         assert state is not None
-        entry: dict[str, Any] = {"seat": seat.index, "hand": state.hand_index, "kind": _KIND_NAMES[kind]}
+        loop = asyncio.get_running_loop()
+        entry: dict[str, Any] = {
+            "seat": seat.index,
+            "hand": state.hand_index,
+            "kind": _KIND_NAMES[kind],
+            # When the decision fell due, in ms since the game started (the referee's clock).
+            "at": round((loop.time() - self._game_clock) * 1000, 3),
+        }
         if kind == rpb.DECISION_KIND_PLAY:
             entry["play"] = len(state.plays)
         self._decisions.append(entry)
@@ -371,7 +382,6 @@ class Table:
             self._record_fault(seat, FaultKind.DISCONNECTED, "the seat was not connected")
             entry.update(ms=0, by_referee=FaultKind.DISCONNECTED.value)
             return fallback(), True
-        loop = asyncio.get_running_loop()
         self._next_request_id += 1
         pending = Pending(
             request_id=self._next_request_id,
@@ -518,6 +528,7 @@ class Table:
             seat.retired = False
             seat.bank_ms = float(settings.time_bank_ms)
         started_at = time.time()
+        self._game_clock = asyncio.get_running_loop().time()
         commitment = seed_commitment(seed)
         self._game_started = pb.GameStarted(
             game_id=self.game_id,

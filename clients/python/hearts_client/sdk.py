@@ -120,7 +120,8 @@ async def _session(channel: grpc.aio.Channel, bot: Bot, token: str, name: str, s
             kind = response.WhichOneof("message")
             if kind == "decision_request":
                 last_request = response.decision_request
-                answer = await asyncio.to_thread(_answer, bot, last_request, session)
+                # Inline: this process serves one seat, and a thread hop costs more than it saves.
+                answer = _answer(bot, last_request, session)
                 outgoing.put_nowait(rpb.PlayRequest(decision=answer))
             elif kind == "rejection":
                 rejection = response.rejection

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Referee throughput: decisions per second through the real gRPC server.
+
+Runs one table of 8 heuristic bots, each a separate process (``hearts bot heuristic``), then
+several such tables at once, against a server in this process. Reports decisions per second
+(from the first decision to the last, by the referee's clock) and the time the server adds per
+decision over the in-process engine: for consecutive card plays of a hand, the interval between
+the two decision requests (referee's clock) minus the time the same decision takes in-process
+(building the View, the bot choosing, the engine applying the card), p50 and p99.
+
+``--json`` prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from hearts_client.bots import make_bot
+from hearts_server.cards import Card
+from hearts_server.rules import Rules
+from hearts_server.server import make_server
+from hearts_server.state import Phase, State
+from hearts_server.table import TableSettings
+from hearts_server.view import build_view
+
+
+async def run_tables(tables: int, players: int, target: int, out: Path) -> list[dict[str, Any]]:
+    """Plays ``tables`` tables at once with heuristic bot processes; returns the game records."""
+    server = make_server(out)
+    await server.start()
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        created = []
+        for t in range(tables):
+            settings = TableSettings(
+                rules=Rules(players=players, target_score=target),
+                bot_names=("heuristic",) * players,
+                seed=f"bench-{t}",
+                join_timeout_ms=120_000,
+            )
+            created.append(server.registry.create(settings))
+        for table in created:
+            for seat in table.seats:
+                processes.append(
+                    subprocess.Popen(
+                        [sys.executable, "-m", "hearts_tournaments", "--log-level", "WARNING", "bot", "heuristic",
+                         "--server", server.address, "--token", seat.token, "--seed", str(seat.index)],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    )
+                )
+        for table in created:
+            await table.done.wait()
+        return [g.record for table in created for g in table.finished]
+    finally:
+        for process in processes:
+            await asyncio.to_thread(process.wait, 60)
+        await server.stop()
+
+
+def decisions_per_second(records: list[dict[str, Any]]) -> float:
+    """All decisions over the wall time from the first game start to the last game end."""
+    decisions = sum(len(r["decisions"]) for r in records)
+    start = min(r["started_at"] for r in records)
+    end = max(r["finished_at"] for r in records)
+    return decisions / (end - start)
+
+
+def added_ms(record: dict[str, Any]) -> list[float]:
+    """Per card play: referee-clock interval to the next request minus the in-process time."""
+    rules = Rules(players=record["players"], target_score=record["target_score"])
+    bots = [make_bot("heuristic", str(s)) for s in range(rules.players)]
+    at = {(d["hand"], d["play"]): d["at"] for d in record["decisions"] if d["kind"] == "play"}
+    state = State(rules)
+    out: list[float] = []
+    for index, hand in enumerate(record["hands"]):
+        state.start_hand([[Card.parse(c) for c in h] for h in hand["deal"]], [Card.parse(c) for c in hand["kitty"]])
+        for seat, cards in enumerate(hand["passes"]):
+            state.pass_cards(seat, [Card.parse(c) for c in cards])
+        for play, code in enumerate(hand["plays"]):
+            start = time.perf_counter()
+            seat = state.to_play
+            bots[seat].choose_play(build_view(state, seat))
+            state.play(Card.parse(code))
+            local = (time.perf_counter() - start) * 1000
+            if (index, play + 1) in at:
+                out.append(at[(index, play + 1)] - at[(index, play)] - local)
+        if state.phase is Phase.MOON_CHOICE:
+            state.choose_moon(hand.get("moon_choice", "self_minus_26"))
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0..100) of values."""
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--tables", type=int, default=4, help="tables at once in the second run")
+    parser.add_argument("--target", type=int, default=150, help="target score of each game")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        one = asyncio.run(run_tables(1, 8, args.target, Path(tmp) / "one"))
+        many = asyncio.run(run_tables(args.tables, 8, args.target, Path(tmp) / "many"))
+    added = added_ms(one[0])
+    result = {
+        "one_table_decisions_per_s": round(decisions_per_second(one)),
+        "many_tables": args.tables,
+        "many_tables_decisions_per_s": round(decisions_per_second(many)),
+        "added_ms_p50": round(percentile(added, 50), 3),
+        "added_ms_p99": round(percentile(added, 99), 3),
+        "decisions_one_table": sum(len(r["decisions"]) for r in one),
+    }
+    if args.json:
+        print(json.dumps(result))
+        return
+    print("Referee throughput over gRPC (8 heuristic bot processes per table)")
+    print(f"  one table:        {result['one_table_decisions_per_s']:>7,} decisions/s")
+    print(f"  {args.tables} tables at once: {result['many_tables_decisions_per_s']:>7,} decisions/s")
+    print(f"  time the server adds per decision: p50 {result['added_ms_p50']} ms, p99 {result['added_ms_p99']} ms")
+
+
+if __name__ == "__main__":
+    main()
