@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
@@ -42,7 +43,11 @@ func main() {
 		os.Exit(2)
 	}
 
-	conn, err := grpc.NewClient(*server, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(*server,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		// Reconnect the connection as quickly as the streams below.
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{
+			BaseDelay: firstBackoff, Multiplier: 2, MaxDelay: maxBackoff}}))
 	if err != nil {
 		log.Fatalf("cannot connect to %s: %v", *server, err)
 	}
@@ -50,7 +55,7 @@ func main() {
 	client := pb.NewRefereeServiceClient(conn)
 
 	// Play until the stream ends with OK; reconnect with backoff while it breaks.
-	backoff, failingSince := firstBackoff, time.Time{}
+	delay, failingSince := firstBackoff, time.Time{}
 	for {
 		progressed, err := play(client, *token, *name)
 		if err == nil {
@@ -64,15 +69,15 @@ func main() {
 			os.Exit(1)
 		}
 		if progressed || failingSince.IsZero() {
-			backoff, failingSince = firstBackoff, time.Now()
+			delay, failingSince = firstBackoff, time.Now()
 		}
 		if time.Since(failingSince) > giveUpAfter {
 			log.Printf("giving up after %s of failures: %v", giveUpAfter, err)
 			os.Exit(1)
 		}
-		log.Printf("stream broken (%v); reconnecting in %s", err, backoff)
-		time.Sleep(backoff)
-		backoff = min(2*backoff, maxBackoff)
+		log.Printf("stream broken (%v); reconnecting in %s", err, delay)
+		time.Sleep(delay)
+		delay = min(2*delay, maxBackoff)
 	}
 }
 
