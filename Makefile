@@ -36,7 +36,7 @@ proto: install
 	$(PY) proto/gen_python.py
 
 clients:
-	@if [ -x clients/build-all ]; then clients/build-all; fi
+	clients/build-all
 
 bench: install
 	$(PY) bench/engine.py

@@ -144,4 +144,4 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
 def redacted_replay(record: dict[str, Any], seat: int) -> Iterator[dict[str, Any]]:
     """:func:`seat_messages` as JSON-ready dicts (protobuf JSON mapping, field names as in .proto)."""
     for message in seat_messages(record, seat):
-        yield MessageToDict(message, preserving_proto_field_name=True)
+        yield MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)

@@ -15,6 +15,6 @@ Write a bot by subclassing :class:`Bot`, then enter it with :func:`run`::
 """
 
 from hearts_client.bot import Bot
-from hearts_client.sdk import BotRunError, run, run_async
+from hearts_client.sdk import BotRunError, main, run, run_async
 
-__all__ = ["Bot", "BotRunError", "run", "run_async"]
+__all__ = ["Bot", "BotRunError", "main", "run", "run_async"]

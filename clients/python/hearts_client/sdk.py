@@ -228,3 +228,33 @@ def run(
     """Synchronous :func:`run_async`: plays until the table is done; returns games completed."""
     roots = tls_ca.read_bytes() if tls_ca is not None else None
     return asyncio.run(run_async(bot, address, token, name=name, root_certificates=roots))
+
+
+def main(bot: Bot, argv: list[str] | None = None) -> None:
+    """Command-line entry point for a bot script: ``main(MyBot())`` under ``__main__``.
+
+    Takes the same flags and environment variables as every bot of the project:
+    ``--server HOST:PORT`` (HEARTS_SERVER, default 127.0.0.1:50051), ``--token`` (HEARTS_TOKEN,
+    required), ``--name`` (HEARTS_BOT_NAME) and ``--tls-ca FILE``. Exits 1 with one clear line
+    when the referee refuses the bot.
+    """
+    import argparse
+    import os
+    import sys
+
+    from hearts_server.logs import configure_logging
+
+    parser = argparse.ArgumentParser(description=f"Run the {bot.name!r} bot in one seat of a referee.")
+    parser.add_argument("--server", default=os.environ.get("HEARTS_SERVER", "127.0.0.1:50051"))
+    parser.add_argument("--token", default=os.environ.get("HEARTS_TOKEN"))
+    parser.add_argument("--name", default=os.environ.get("HEARTS_BOT_NAME"))
+    parser.add_argument("--tls-ca", type=Path, default=None)
+    args = parser.parse_args(argv)
+    if not args.token:
+        parser.error("a seat token is needed: --token T or HEARTS_TOKEN")
+    configure_logging()
+    try:
+        run(bot, args.server, args.token, name=args.name, tls_ca=args.tls_ca)
+    except BotRunError as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        sys.exit(1)
