@@ -339,11 +339,10 @@ class Table:
 
     def _publish(self, public: rpb.Event, per_seat: Callable[[int], rpb.Event] | None = None) -> None:
         """Sends an event to every seat (``per_seat`` when seats differ) and to spectators."""
-        shared = None if per_seat else rpb.PlayResponse(event=public).SerializeToString()
+        shared = rpb.PlayResponse(event=public).SerializeToString() if per_seat is None else b""
         for seat in self.seats:
             if seat.connection is not None:
-                assert shared is not None or per_seat is not None
-                seat.connection.send(shared if shared is not None else rpb.PlayResponse(event=per_seat(seat.index)))
+                seat.connection.send(rpb.PlayResponse(event=per_seat(seat.index)) if per_seat else shared)
         self.public_log.append(public)
         for queue in self.watchers:
             queue.put_nowait(public)
