@@ -22,7 +22,7 @@ from tests.harness import RawSeat, create_table, legal_answer, load_records, run
 
 PLAYERS = 6
 ADVERSARY = 2
-FAST = {"max_hands": 2, "decision_time_ms": 400, "max_faults": 3, "join_timeout_ms": 20_000}
+FAST = {"max_hands": 2, "decision_time_ms": 1000, "max_faults": 3, "join_timeout_ms": 20_000}
 
 Scenario = Callable[[RefereeServer, Any, RawSeat], Awaitable[None]]
 
@@ -115,7 +115,7 @@ def test_garbage_gets_malformed_rejections_and_the_bot_can_still_answer(tmp_path
                 codes.append((await adversary.next_rejection()).code)
             adversary.send(legal_answer(request))
 
-    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=2000))
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
     assert "MALFORMED" in codes and "UNKNOWN_CARD" in codes
     assert record["faults"] == []
 
@@ -140,7 +140,7 @@ def test_illegal_cards_repeatedly_are_rejected_with_conformance_codes(tmp_path: 
                     codes.add((await adversary.next_rejection()).code)
             adversary.send(legal_answer(request))
 
-    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=2000))
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
     assert {"BAD_PASS_COUNT", "NOT_IN_HAND"} <= codes
     assert codes & {"MUST_FOLLOW_SUIT", "FIRST_LEAD_RESTRICTED", "HEARTS_NOT_BROKEN"}
     assert codes <= {
@@ -207,7 +207,7 @@ def test_tokens_act_only_for_their_seat(tmp_path: Path) -> None:
         while (request := await adversary.next_request()) is not None:
             adversary.send(legal_answer(request))
 
-    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=2000))
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
     assert record["faults"] == []
 
 
@@ -224,7 +224,7 @@ def test_second_stream_on_the_same_token_is_refused_without_disturbing_the_first
             adversary.send(legal_answer(request))
             request = await adversary.next_request()
 
-    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=2000))
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
     assert record["faults"] == []
 
 
@@ -251,7 +251,7 @@ def test_disconnect_and_reconnect_resumes_with_a_snapshot(tmp_path: Path) -> Non
             again.send(legal_answer(request))
         await again.close()
 
-    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=2000))
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
     assert seen == {"first": "game_started", "second": "snapshot", "seat": ADVERSARY}
     # At most the decisions that fell due while it was away were made by the referee.
     assert all(f["kind"] == "disconnected" for f in record["faults"])
@@ -269,7 +269,7 @@ def test_first_message_must_be_a_join(tmp_path: Path) -> None:
         while (request := await adversary.next_request()) is not None:
             adversary.send(legal_answer(request))
 
-    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=2000))
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
     assert record["faults"] == []
 
 

@@ -25,7 +25,7 @@ from hearts_server.errors import HeartsError
 from hearts_server.replay import rules_of
 from hearts_server.rules import DEFAULT_MOON_CHOICE
 from hearts_server.state import Phase, State
-from hearts_server.view import TrickView, build_view, summarize
+from hearts_server.view import build_view
 
 #: Returns the state a seat's message is built from (the identity, or a re-dealt copy in tests).
 Perturb = Callable[[State, int], State]
@@ -114,8 +114,7 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
                     )
                 )
                 if len(state.tricks) > trick_index:
-                    done = state.tricks[trick_index]
-                    trick = TrickView(done.leader, tuple(done.cards), done.winner, True)
+                    trick = state.trick_views[trick_index]
                     yield msg.event(trick_completed=msg.trick_completed(index, trick_index, trick, n))
             if state.phase is Phase.MOON_CHOICE:
                 if state.moon_shooter == seat:
@@ -125,7 +124,7 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
                 raise HeartsError("incomplete hand", hand=index)
             result = state.results[-1]
             yield msg.event(
-                hand_completed=msg.hand_completed(summarize(result), state.totals, result.moon_choice)
+                hand_completed=msg.hand_completed(result.summary, state.totals, result.moon_choice)
             )
     except (HeartsError, KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"the record is not a legal game ({exc}); replay it without --seat") from None
@@ -144,4 +143,6 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
 def redacted_replay(record: dict[str, Any], seat: int) -> Iterator[dict[str, Any]]:
     """:func:`seat_messages` as JSON-ready dicts (protobuf JSON mapping, field names as in .proto)."""
     for message in seat_messages(record, seat):
-        yield MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+        yield MessageToDict(
+            message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+        )

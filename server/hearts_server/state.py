@@ -45,6 +45,7 @@ from hearts_server.errors import (
     OutOfTurn,
     PassNotInHand,
 )
+from hearts_server.public import HandSummary, TrickView
 from hearts_server.rules import HAND_POINTS, MOON_POINTS, MoonChoice, PassDirection, Rules
 
 PASS_COUNT = 3
@@ -96,6 +97,7 @@ class HandResult:
     moon_choice: MoonChoice | None
     uncollected: list[Card]
     kitty_taker: int | None
+    summary: HandSummary
 
 
 def winning_index(cards: Sequence[Card]) -> int | None:
@@ -145,6 +147,8 @@ class State:
         self.passes: list[list[Card] | None] = []
         self.plays: list[Card] = []
         self.tricks: list[Trick] = []
+        #: The completed tricks of this hand as everyone sees them (public, immutable).
+        self.trick_views: list[TrickView] = []
         self.current: Trick = Trick(0)
         self.to_play = 0
         self.hearts_broken = False
@@ -218,6 +222,7 @@ class State:
         self.passes = [None] * n
         self.plays = []
         self.tricks = []
+        self.trick_views = []
         self.hearts_broken = False
         self.points = [0] * n
         self.pending = list(kitty)
@@ -390,6 +395,7 @@ class State:
         else:
             leader = trick.leader
         self.tricks.append(trick)
+        self.trick_views.append(TrickView(trick.leader, tuple(trick.cards), trick.winner, True))
         if len(self.tricks) == self.rules.hand_size:
             self._finish_play()
         else:
@@ -439,6 +445,16 @@ class State:
         for seat in range(n):
             self.totals[seat] += scores[seat]
         passes = [list(p) for p in self.passes if p is not None]
+        uncollected = sorted(self.pending)
+        summary = HandSummary(
+            index=self.hand_index,
+            points=tuple(self.points),
+            scores=tuple(scores),
+            moon=shooter,
+            kitty=tuple(self.kitty),
+            kitty_taker=self.kitty_taker,
+            uncollected=tuple(uncollected),
+        )
         self.results.append(
             HandResult(
                 index=self.hand_index,
@@ -453,8 +469,9 @@ class State:
                 scores=scores,
                 moon=shooter,
                 moon_choice=choice,
-                uncollected=sorted(self.pending),
+                uncollected=uncollected,
                 kitty_taker=self.kitty_taker,
+                summary=summary,
             )
         )
         self.pending = []

@@ -36,7 +36,7 @@ from hearts_server.logs import get_logger
 from hearts_server.record import state_to_record, write_json_durably
 from hearts_server.rules import MoonChoice, Rules
 from hearts_server.state import Phase, State
-from hearts_server.view import TrickView, build_view, summarize
+from hearts_server.view import build_view
 
 log = get_logger(__name__)
 
@@ -607,8 +607,7 @@ class Table:
             )
             if len(state.tricks) > trick_index:
                 # A completed trick is public: who played what and who won it.
-                done = state.tricks[trick_index]
-                trick = TrickView(done.leader, tuple(done.cards), done.winner, True)
+                trick = state.trick_views[trick_index]
                 self._publish(rpb.Event(trick_completed=msg.trick_completed(hand, trick_index, trick, n)))
 
         if state.phase is Phase.MOON_CHOICE:
@@ -619,7 +618,7 @@ class Table:
             )
             state.choose_moon(choice)
         result = state.results[-1]
-        completed = msg.hand_completed(summarize(result), state.totals, result.moon_choice)
+        completed = msg.hand_completed(result.summary, state.totals, result.moon_choice)
         self._hand_events.append(completed)
         self._publish(rpb.Event(hand_completed=completed))
 

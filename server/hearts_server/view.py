@@ -14,57 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hearts_server.cards import Card, CardSet
+from hearts_server.public import HandSummary, TrickView
 from hearts_server.rules import PassDirection, Rules
-from hearts_server.state import HandResult, Phase, State, Trick
-
-
-@dataclass(frozen=True, slots=True)
-class TrickView:
-    """A trick as everyone sees it.
-
-    Attributes:
-        leader: The seat that led it.
-        cards: Cards in playing order; ``cards[i]`` was played by ``(leader + i) % players``.
-        winner: The seat that won it; ``None`` while in progress or when set aside.
-        complete: Whether every seat has played to it.
-    """
-
-    leader: int
-    cards: tuple[Card, ...]
-    winner: int | None
-    complete: bool
-
-    @property
-    def set_aside(self) -> bool:
-        """Whether the trick is complete and nobody won it (every card of the led suit cancelled)."""
-        return self.complete and self.winner is None
-
-    def seat_of(self, index: int, players: int) -> int:
-        """The seat that played ``cards[index]``."""
-        return (self.leader + index) % players
-
-
-@dataclass(frozen=True, slots=True)
-class HandSummary:
-    """A finished hand as everyone sees it once it has ended.
-
-    Attributes:
-        index: The hand's index in the game.
-        points: Per seat, hearts plus 13 per Black Maria collected (the kitty included).
-        scores: Per seat, what the hand added to the totals.
-        moon: The seat that shot the moon, or ``None``.
-        kitty: The kitty, revealed.
-        kitty_taker: Who collected the kitty, or ``None`` if nobody did.
-        uncollected: Cards nobody collected.
-    """
-
-    index: int
-    points: tuple[int, ...]
-    scores: tuple[int, ...]
-    moon: int | None
-    kitty: tuple[Card, ...]
-    kitty_taker: int | None
-    uncollected: tuple[Card, ...]
+from hearts_server.state import Phase, State
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,23 +97,6 @@ class View:
         return out
 
 
-def _trick_view(trick: Trick, complete: bool) -> TrickView:
-    return TrickView(trick.leader, tuple(trick.cards), trick.winner, complete)
-
-
-def summarize(result: HandResult) -> HandSummary:
-    """The public summary of a finished hand."""
-    return HandSummary(
-        index=result.index,
-        points=tuple(result.points),
-        scores=tuple(result.scores),
-        moon=result.moon,
-        kitty=tuple(result.kitty),
-        kitty_taker=result.kitty_taker,
-        uncollected=tuple(result.uncollected),
-    )
-
-
 def build_view(state: State, seat: int) -> View:
     """Builds ``seat``'s View of ``state`` from the facts that seat may know.
 
@@ -171,7 +106,7 @@ def build_view(state: State, seat: int) -> View:
     n = state.players
     if not 0 <= seat < n:
         raise ValueError(f"seat must be 0..{n - 1}, not {seat}")
-    history = tuple(summarize(r) for r in state.results)
+    history = tuple(r.summary for r in state.results)
     in_hand = state.phase in (Phase.PASSING, Phase.PLAYING, Phase.MOON_CHOICE)
     if not in_hand:
         # Between hands and after the game: only the public record of finished hands.
@@ -201,7 +136,7 @@ def build_view(state: State, seat: int) -> View:
             history=history,
         )
     own_pass = state.passes[seat]
-    tricks = tuple(_trick_view(t, True) for t in state.tricks)
+    tricks = tuple(state.trick_views)
     # Points and waiting cards from the public tricks alone: the kitty travels with the first
     # winnings but its cards stay hidden until the hand ends.
     taken = [0] * n
@@ -229,7 +164,7 @@ def build_view(state: State, seat: int) -> View:
         passed=tuple(own_pass) if own_pass is not None else (),
         received=tuple(state.received(seat)),
         tricks=tricks,
-        current=_trick_view(state.current, False) if playing else None,
+        current=TrickView(state.current.leader, tuple(state.current.cards), None, False) if playing else None,
         to_play=to_play,
         hearts_broken=state.hearts_broken,
         hand_sizes=tuple(len(h) for h in state.hands),
@@ -242,3 +177,6 @@ def build_view(state: State, seat: int) -> View:
         moon_shooter=state.moon_shooter,
         history=history,
     )
+
+
+__all__ = ["HandSummary", "TrickView", "View", "build_view"]
