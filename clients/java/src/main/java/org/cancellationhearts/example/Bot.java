@@ -73,8 +73,7 @@ public final class Bot {
                 return 0;
             }
             if (FATAL.contains(status.getCode())) {
-                System.err.printf("[%s] error: the referee ended the stream with %s: %s%n",
-                        name, status.getCode(), explain(status));
+                log("error: the referee ended the stream with %s", explain(status));
                 return 1;
             }
             long now = System.nanoTime();
@@ -83,14 +82,14 @@ public final class Bot {
                 backoff = FIRST_BACKOFF_MS;
             }
             if (TimeUnit.NANOSECONDS.toMillis(now - failingSince) > GIVE_UP_MS) {
-                System.err.printf("[%s] error: cannot reach the referee for %d s, giving up (last: %s)%n",
-                        name, GIVE_UP_MS / 1000, explain(status));
+                log("error: no stream to the referee for %d s, giving up (last: %s). Is it running at this address?",
+                        GIVE_UP_MS / 1000, explain(status));
                 return 1;
             }
             log("stream broken (%s); reconnecting in %d ms", explain(status), backoff);
+            channel.resetConnectBackoff(); // reconnect now, not on gRPC's slower schedule
             Thread.sleep(backoff);
             backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-            channel.resetConnectBackoff(); // retry the connection now, not on gRPC's slower schedule
         }
     }
 
@@ -207,7 +206,6 @@ public final class Bot {
             case UNAUTHENTICATED -> " (the referee does not know this token: check --token)";
             case FAILED_PRECONDITION -> " (this table's games are already over)";
             case ALREADY_EXISTS -> " (another stream is connected for this seat)";
-            case UNAVAILABLE -> " (is the referee running at this address?)";
             default -> "";
         };
         String description = status.getDescription() == null ? "" : ": " + status.getDescription();
