@@ -161,7 +161,6 @@ function explain(status: grpc.StatusObject): string {
     [grpc.status.UNAUTHENTICATED]: ' (the referee does not know this token: check --token)',
     [grpc.status.FAILED_PRECONDITION]: " (this table's games are already over)",
     [grpc.status.ALREADY_EXISTS]: ' (another stream is connected for this seat)',
-    [grpc.status.UNAVAILABLE]: ' (is the referee running at this address?)',
   };
   return `${grpc.status[status.code]}: ${status.details}${hints[status.code] ?? ''}`;
 }
@@ -188,7 +187,8 @@ async function run(client: RefereeServiceClient, options: Options): Promise<numb
       backoff = FIRST_BACKOFF_MS;
     }
     if (now - failingSince > GIVE_UP_MS) {
-      log(`error: cannot reach the referee for ${GIVE_UP_MS / 1000} s, giving up (last: ${explain(status)})`);
+      log(`error: no stream to the referee for ${GIVE_UP_MS / 1000} s, giving up (last: ${explain(status)}).`
+        + ' Is the referee running at this address?');
       return 1;
     }
     log(`stream broken (${explain(status)}); reconnecting in ${backoff} ms`);
