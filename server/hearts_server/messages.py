@@ -180,3 +180,34 @@ def decision_request(
 def rejection(request_id: int, code: str, reason: str) -> rpb.PlayResponse:
     """A Rejection of the last answer."""
     return rpb.PlayResponse(rejection=rpb.Rejection(request_id=request_id, code=code, reason=reason))
+
+
+class SeatFeed:
+    """The order and batching of what one seat receives.
+
+    CardPlayed events are held and delivered in one EventBatch, either just before the seat's
+    own decision request or together with the next event of any other kind (TrickCompleted at
+    the latest); every other event flushes what is held, itself included. The live referee and
+    the redacted replays both go through this, so they deliver the same messages.
+    """
+
+    def __init__(self) -> None:
+        self.held: list[rpb.Event] = []
+
+    def event(self, event: rpb.Event) -> list[rpb.PlayResponse]:
+        """Adds an event; returns the messages to send now (possibly none)."""
+        self.held.append(event)
+        return [] if event.WhichOneof("event") == "card_played" else self.flush()
+
+    def request(self, message: rpb.PlayResponse) -> list[rpb.PlayResponse]:
+        """The messages that deliver a decision request: what is held, then the request."""
+        return [*self.flush(), message]
+
+    def flush(self) -> list[rpb.PlayResponse]:
+        """Everything held, as one message (none if nothing is held)."""
+        if not self.held:
+            return []
+        held, self.held = self.held, []
+        if len(held) == 1:
+            return [rpb.PlayResponse(event=held[0])]
+        return [rpb.PlayResponse(events=rpb.EventBatch(events=held))]

@@ -64,30 +64,36 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
     }
     request_id = 0
 
-    def request(state: State, kind: rpb.DecisionKind.ValueType, key: tuple[Any, ...]) -> rpb.PlayResponse:
+    feed = msg.SeatFeed()
+
+    def request(
+        state: State, kind: rpb.DecisionKind.ValueType, key: tuple[Any, ...]
+    ) -> list[rpb.PlayResponse]:
         nonlocal request_id, bank
         request_id += 1
         view = build_view(perturb(state, seat), seat)
         out = msg.decision_request(request_id, kind, view, int(min(decision_ms, bank)), int(bank))
         bank = max(0.0, bank - spent.get(key, 0.0))
-        return out
+        return feed.request(out)
 
-    yield msg.event(
-        game_started=pb.GameStarted(
-            game_id=str(record.get("game_id", "")),
-            protocol_version=msg.PROTOCOL_VERSION,
-            players=n,
-            your_seat=seat,
-            seats=[pb.SeatInfo(seat=i, bot_name=str(names[i])) for i in range(n)],
-            target_score=rules.target_score,
-            max_hands=rules.max_hands,
-            first_dealer=rules.first_dealer,
-            seed_commitment=str(record.get("seed_commitment", "")),
-            decision_time_ms=decision_ms,
-            time_bank_ms=int(bank),
-            max_faults=int(record.get("max_faults", 0)),
-            game_number=int(record.get("game_number", 0)),
-            games_total=1,
+    yield from feed.event(
+        rpb.Event(
+            game_started=pb.GameStarted(
+                game_id=str(record.get("game_id", "")),
+                protocol_version=msg.PROTOCOL_VERSION,
+                players=n,
+                your_seat=seat,
+                seats=[pb.SeatInfo(seat=i, bot_name=str(names[i])) for i in range(n)],
+                target_score=rules.target_score,
+                max_hands=rules.max_hands,
+                first_dealer=rules.first_dealer,
+                seed_commitment=str(record.get("seed_commitment", "")),
+                decision_time_ms=decision_ms,
+                time_bank_ms=int(bank),
+                max_faults=int(record.get("max_faults", 0)),
+                game_number=int(record.get("game_number", 0)),
+                games_total=1,
+            )
         )
     )
     state = State(rules)
@@ -95,47 +101,50 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
         for index, hand in enumerate(record["hands"]):
             deal = [[Card.parse(c) for c in h] for h in hand["deal"]]
             state.start_hand(deal, [Card.parse(c) for c in hand["kitty"]])
-            yield msg.event(hand_started=msg.hand_started(build_view(perturb(state, seat), seat)))
-            yield request(state, rpb.DECISION_KIND_PASS, (index, "pass", None))
+            started = msg.hand_started(build_view(perturb(state, seat), seat))
+            yield from feed.event(rpb.Event(hand_started=started))
+            yield from request(state, rpb.DECISION_KIND_PASS, (index, "pass", None))
             for s, cards in enumerate(hand["passes"]):
                 state.pass_cards(s, [Card.parse(c) for c in cards])
-            yield msg.event(cards_received=msg.cards_received(build_view(perturb(state, seat), seat)))
+            received = msg.cards_received(build_view(perturb(state, seat), seat))
+            yield from feed.event(rpb.Event(cards_received=received))
             for play, code in enumerate(hand["plays"]):
                 if state.phase is not Phase.PLAYING:
                     raise HeartsError("extra plays", hand=index, play=play)
                 if state.to_play == seat:
-                    yield request(state, rpb.DECISION_KIND_PLAY, (index, "play", play))
+                    yield from request(state, rpb.DECISION_KIND_PLAY, (index, "play", play))
                 player, trick_index = state.to_play, state.trick_index
                 card = Card.parse(code)
                 state.play(card)
-                yield msg.event(
-                    card_played=msg.card_played(
-                        index, trick_index, player, card, by_referee.get((index, play), False)
-                    )
+                played = msg.card_played(
+                    index, trick_index, player, card, by_referee.get((index, play), False)
                 )
+                yield from feed.event(rpb.Event(card_played=played))
                 if len(state.tricks) > trick_index:
                     trick = state.trick_views[trick_index]
-                    yield msg.event(trick_completed=msg.trick_completed(index, trick_index, trick, n))
+                    completed = msg.trick_completed(index, trick_index, trick, n)
+                    yield from feed.event(rpb.Event(trick_completed=completed))
             if state.phase is Phase.MOON_CHOICE:
                 if state.moon_shooter == seat:
-                    yield request(state, rpb.DECISION_KIND_MOON, (index, "moon", None))
+                    yield from request(state, rpb.DECISION_KIND_MOON, (index, "moon", None))
                 state.choose_moon(hand.get("moon_choice", DEFAULT_MOON_CHOICE.value))
             if state.phase in (Phase.PASSING, Phase.PLAYING):
                 raise HeartsError("incomplete hand", hand=index)
             result = state.results[-1]
-            yield msg.event(
-                hand_completed=msg.hand_completed(result.summary, state.totals, result.moon_choice)
-            )
+            summary = msg.hand_completed(result.summary, state.totals, result.moon_choice)
+            yield from feed.event(rpb.Event(hand_completed=summary))
     except (HeartsError, KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"the record is not a legal game ({exc}); replay it without --seat") from None
     if state.game_over:
-        yield msg.event(
-            game_completed=pb.GameCompleted(
-                game_id=str(record.get("game_id", "")),
-                totals=state.totals,
-                winners=state.winners,
-                hands_played=len(state.results),
-                seed=str(record.get("seed", "")),
+        yield from feed.event(
+            rpb.Event(
+                game_completed=pb.GameCompleted(
+                    game_id=str(record.get("game_id", "")),
+                    totals=state.totals,
+                    winners=state.winners,
+                    hands_played=len(state.results),
+                    seed=str(record.get("seed", "")),
+                )
             )
         )
 

@@ -178,6 +178,7 @@ class Seat:
     pending: Pending | None = None
     tokens: float = FLOOD_BURST
     refilled: float = field(default_factory=time.monotonic)
+    feed: msg.SeatFeed = field(default_factory=msg.SeatFeed)
 
 
 @dataclass(slots=True)
@@ -242,6 +243,7 @@ class Table:
             raise AlreadyConnected(f"seat {seat_index} already has a live stream")
         conn = Connection()
         seat.connection = conn
+        seat.feed.held.clear()  # a (re)joining seat is brought up to date by a snapshot
         reconnect = seat.ever_joined
         seat.ever_joined = True
         self._log.info("seat_connected", seat=seat_index, bot=seat.name, reconnect=reconnect)
@@ -333,16 +335,15 @@ class Table:
         return True
 
     # ------------------------------------------------------------------ sending
-    def _send(self, seat: Seat, message: rpb.PlayResponse | bytes) -> None:
+    def _send(self, seat: Seat, messages: list[rpb.PlayResponse]) -> None:
         if seat.connection is not None:
-            seat.connection.send(message)
+            for message in messages:
+                seat.connection.send(message)
 
     def _publish(self, public: rpb.Event, per_seat: Callable[[int], rpb.Event] | None = None) -> None:
         """Sends an event to every seat (``per_seat`` when seats differ) and to spectators."""
-        shared = rpb.PlayResponse(event=public).SerializeToString() if per_seat is None else b""
         for seat in self.seats:
-            if seat.connection is not None:
-                seat.connection.send(rpb.PlayResponse(event=per_seat(seat.index)) if per_seat else shared)
+            self._send(seat, seat.feed.event(per_seat(seat.index) if per_seat else public))
         self.public_log.append(public)
         for queue in self.watchers:
             queue.put_nowait(public)
@@ -392,7 +393,8 @@ class Table:
         )
         seat.pending = pending
         view = build_view(state, seat.index)
-        self._send(seat, msg.decision_request(pending.request_id, kind, view, int(budget), int(seat.bank_ms)))
+        request = msg.decision_request(pending.request_id, kind, view, int(budget), int(seat.bank_ms))
+        self._send(seat, seat.feed.request(request))
         try:
             answer = await asyncio.wait_for(pending.future, budget / 1000)
         except TimeoutError:
@@ -590,7 +592,8 @@ class Table:
         for index, cards in enumerate(passes):
             state.pass_cards(index, cards)
         for seat in self.seats:
-            self._send(seat, msg.event(cards_received=msg.cards_received(build_view(state, seat.index))))
+            received = msg.cards_received(build_view(state, seat.index))
+            self._send(seat, seat.feed.event(rpb.Event(cards_received=received)))
 
         while state.phase is Phase.PLAYING:
             seat = self.seats[state.to_play]

@@ -134,6 +134,9 @@ async def _session(channel: grpc.aio.Channel, bot: Bot, token: str, name: str, s
                 log.info("resumed", hand=response.snapshot.view.hand_index)
             elif kind == "event":
                 _on_event(response.event, session)
+            elif kind == "events":
+                for event in response.events.events:
+                    _on_event(event, session)
     finally:
         outgoing.put_nowait(None)
         call.cancel()

@@ -449,18 +449,53 @@ class Event(_message.Message):
 Global___Event: _TypeAlias = Event  # noqa: Y015
 
 @_typing.final
+class EventBatch(_message.Message):
+    """Several events, in the order they happened.
+
+    To keep the number of messages low, the referee delivers the CardPlayed events of a trick in
+    batches: a seat receives the cards played since its last message just before its own decision
+    request, and everything else when the trick completes. Every other event is delivered at once.
+    Handle a batch exactly as the same events sent one by one.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """The events, oldest first."""
+
+    def __init__(
+        self,
+        *,
+        events: _abc.Iterable[Global___Event] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EventBatch: _TypeAlias = EventBatch  # noqa: Y015
+
+@_typing.final
 class PlayResponse(_message.Message):
     """A message from the referee to the bot."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     DECISION_REQUEST_FIELD_NUMBER: _builtins.int
     REJECTION_FIELD_NUMBER: _builtins.int
     SNAPSHOT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def event(self) -> Global___Event:
         """Something happened."""
+
+    @_builtins.property
+    def events(self) -> Global___EventBatch:
+        """Several things happened (see EventBatch); same meaning as the events one by one."""
 
     @_builtins.property
     def decision_request(self) -> Global___DecisionRequest:
@@ -478,15 +513,16 @@ class PlayResponse(_message.Message):
         self,
         *,
         event: Global___Event | None = ...,
+        events: Global___EventBatch | None = ...,
         decision_request: Global___DecisionRequest | None = ...,
         rejection: Global___Rejection | None = ...,
         snapshot: Global___Snapshot | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "event", b"event", "message", b"message", "rejection", b"rejection", "snapshot", b"snapshot"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "event", b"event", "events", b"events", "message", b"message", "rejection", b"rejection", "snapshot", b"snapshot"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "event", b"event", "message", b"message", "rejection", b"rejection", "snapshot", b"snapshot"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "event", b"event", "events", b"events", "message", b"message", "rejection", b"rejection", "snapshot", b"snapshot"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["event", "decision_request", "rejection", "snapshot"]  # noqa: Y015
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["event", "events", "decision_request", "rejection", "snapshot"]  # noqa: Y015
     _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
 
