@@ -180,19 +180,25 @@ int main(int argc, char** argv) {
 
   grpc::ChannelArguments args;  // reconnect the connection as quickly as the streams below
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
   auto channel = grpc::CreateCustomChannel(flags["server"], grpc::InsecureChannelCredentials(), args);
   auto stub = pb::RefereeService::NewStub(channel);
 
-  // Play until the stream ends with OK; reconnect with backoff while it breaks.
-  auto backoff = 100ms;
+  // Play until the stream ends with OK. When it breaks, reconnect at once (the referee plays for
+  // an absent seat, each time with a fault), then back off from 0.1 s to 2 s.
+  std::chrono::milliseconds backoff = 0ms;
   auto failing_since = steady_clock::now();
+  bool joined = false;
   for (;;) {
     Outcome outcome = Play(*stub, flags["token"], flags["name"]);
     const grpc::Status& status = outcome.status;
+    joined = joined || outcome.progressed;
     if (status.ok()) {
       std::cerr << "cpp-bot: the table's games are over\n";
+      return 0;
+    }
+    if (joined && status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+      std::cerr << "cpp-bot: the table's games ended while reconnecting\n";  // after a reconnection
       return 0;
     }
     switch (status.error_code()) {
@@ -200,6 +206,7 @@ int main(int argc, char** argv) {
       case grpc::StatusCode::CANCELLED:
       case grpc::StatusCode::ALREADY_EXISTS:
       case grpc::StatusCode::INTERNAL:
+      case grpc::StatusCode::RESOURCE_EXHAUSTED:  // the referee closed a flooding stream: reconnect
         break;
       default:
         std::cerr << "cpp-bot: the referee ended the stream: " << CodeName(status.error_code()) << ": "
@@ -207,7 +214,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     if (outcome.progressed) {
-      backoff = 100ms;
+      backoff = 0ms;
       failing_since = steady_clock::now();
     }
     if (steady_clock::now() - failing_since > 30s) {
@@ -217,6 +224,6 @@ int main(int argc, char** argv) {
     std::cerr << "cpp-bot: stream broken (" << CodeName(status.error_code()) << ": " << status.error_message()
               << "); reconnecting in " << backoff.count() << " ms\n";
     std::this_thread::sleep_for(backoff);
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(2s));
+    backoff = std::clamp<std::chrono::milliseconds>(backoff * 2, 100ms, 2s);
   }
 }

@@ -54,22 +54,31 @@ func main() {
 	defer conn.Close()
 	client := pb.NewRefereeServiceClient(conn)
 
-	// Play until the stream ends with OK; reconnect with backoff while it breaks.
-	delay, failingSince := firstBackoff, time.Time{}
+	// Play until the stream ends with OK. When it breaks, reconnect at once (the referee plays
+	// for an absent seat, each time with a fault), then back off from 0.1 s to 2 s.
+	delay, failingSince, joined := time.Duration(0), time.Time{}, false
 	for {
 		progressed, err := play(client, *token, *name)
+		joined = joined || progressed
 		if err == nil {
 			log.Print("the table's games are over")
 			return
 		}
 		switch status.Code(err) {
-		case codes.Unavailable, codes.Canceled, codes.AlreadyExists, codes.Internal:
+		case codes.Unavailable, codes.Canceled, codes.AlreadyExists, codes.Internal,
+			codes.ResourceExhausted: // the referee closed a flooding stream and asks for a reconnection
+		case codes.FailedPrecondition:
+			if joined { // the last game ended while we were reconnecting
+				log.Print("the table's games ended while reconnecting")
+				return
+			}
+			fallthrough
 		default:
 			log.Printf("the referee ended the stream: %s: %s", status.Code(err), status.Convert(err).Message())
 			os.Exit(1)
 		}
 		if progressed || failingSince.IsZero() {
-			delay, failingSince = firstBackoff, time.Now()
+			delay, failingSince = 0, time.Now()
 		}
 		if time.Since(failingSince) > giveUpAfter {
 			log.Printf("giving up after %s of failures: %v", giveUpAfter, err)
@@ -77,7 +86,7 @@ func main() {
 		}
 		log.Printf("stream broken (%v); reconnecting in %s", err, delay)
 		time.Sleep(delay)
-		delay = min(2*delay, maxBackoff)
+		delay = min(max(2*delay, firstBackoff), maxBackoff)
 	}
 }
 
