@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,15 +73,9 @@ class RefereeServer:
         self.admin_token = admin_token
         self.tls = tls
         self.port = 0
-        self.health = HealthServicer()
-        self.server = grpc.aio.server(
-            options=[
-                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-                ("grpc.so_reuseport", 0),
-                ("grpc.keepalive_time_ms", 20_000),
-                ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
-            ]
-        )
+        # Created in start(): grpc.aio binds the server to the event loop that is running then.
+        self.server: grpc.aio.Server | None = None
+        self.health: HealthServicer | None = None
 
     @property
     def address(self) -> str:
@@ -93,6 +89,15 @@ class RefereeServer:
         Raises:
             OSError: if the address cannot be bound (e.g. the port is in use).
         """
+        self.health = HealthServicer()
+        self.server = grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.so_reuseport", 0),
+                ("grpc.keepalive_time_ms", 20_000),
+                ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+            ]
+        )
         referee = RefereeServicer(self.registry)
         play = grpc.stream_stream_rpc_method_handler(
             referee.play,
@@ -118,13 +123,18 @@ class RefereeServer:
             self.server,
         )
         target = f"{self.host}:{self.requested_port}"
-        if self.tls is not None:
-            credentials = grpc.ssl_server_credentials(
-                [(self.tls.key.read_bytes(), self.tls.cert.read_bytes())]
-            )
-            port = self.server.add_secure_port(target, credentials)
-        else:
-            port = self.server.add_insecure_port(target)
+        if self.requested_port:
+            _check_free(self.host, self.requested_port)
+        try:
+            if self.tls is not None:
+                credentials = grpc.ssl_server_credentials(
+                    [(self.tls.key.read_bytes(), self.tls.cert.read_bytes())]
+                )
+                port = self.server.add_secure_port(target, credentials)
+            else:
+                port = self.server.add_insecure_port(target)
+        except RuntimeError:  # grpcio reports a failed bind this way
+            port = 0
         if port == 0:
             raise OSError(f"cannot listen on {target} (is the port in use?)")
         self.port = port
@@ -135,19 +145,43 @@ class RefereeServer:
 
     async def stop(self, grace: float = 2.0) -> None:
         """Stops tables still running and the server."""
-        await self.health.enter_graceful_shutdown()
+        if self.health is not None:
+            await self.health.enter_graceful_shutdown()
         await self.registry.close()
-        await self.server.stop(grace)
+        if self.server is not None:
+            await self.server.stop(grace)
         log.info("server_stopped")
 
 
-async def serve_forever(server: RefereeServer) -> None:
-    """Starts ``server`` and serves until SIGINT or SIGTERM."""
-    await server.start()
+def _check_free(host: str, port: int) -> None:
+    """Raises OSError with a clear message if ``host:port`` cannot be bound.
+
+    grpcio would log its own multi-line error first; checking beforehand keeps the user's
+    error to one line.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+async def serve_forever(server: RefereeServer, announce: Callable[[str], None] | None = None) -> None:
+    """Starts ``server`` and serves until SIGINT or SIGTERM.
+
+    Args:
+        server: The server.
+        announce: Called with the address once listening (``hearts serve`` prints it).
+    """
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    await server.start()
+    if announce is not None:
+        announce(server.address)
     await stop.wait()
     await server.stop()
 

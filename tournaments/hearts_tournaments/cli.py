@@ -160,7 +160,11 @@ def serve(
     ] = None,
     tls_key: Annotated[Path | None, typer.Option("--tls-key", help="PEM private key for --tls-cert.")] = None,
 ) -> None:
-    """Run the referee server: tables are created over the admin API (or by the runner)."""
+    """Run the referee server: tables are created over the admin API (or by the runner).
+
+    Prints "referee listening on HOST:PORT" once it accepts connections; SIGINT or SIGTERM stop it.
+    Every finished game's record is written durably to --records as it ends.
+    """
     import asyncio
 
     from hearts_server.registry import ServerDefaults
@@ -174,7 +178,7 @@ def serve(
         server = make_server(
             records, host=host, port=port, defaults=defaults, admin_token=admin_token, tls=tls
         )
-        asyncio.run(serve_forever(server))
+        asyncio.run(serve_forever(server, lambda address: typer.echo(f"referee listening on {address}")))
     except OSError as exc:
         raise fail(str(exc)) from None
 

@@ -1,0 +1,85 @@
+"""``hearts serve`` as a user runs it: a process, records on disk, and a kill -9 loses nothing finished."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from hearts_server.replay import replay
+from tests.conftest import hearts
+from tests.harness import create_table, sdk_bot
+
+
+def start_serve(records: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hearts_tournaments",
+            "--log-format",
+            "json",
+            "serve",
+            "--port",
+            "0",
+            "--records",
+            str(records),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=log.open("wb"),
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line.startswith("referee listening on "), line
+    return process, line.split()[-1]
+
+
+def test_a_killed_server_keeps_every_finished_game(tmp_path: Path) -> None:
+    records = tmp_path / "games"
+    process, address = start_serve(records, tmp_path / "serve.log")
+
+    async def scenario() -> str:
+        table = await create_table(address, ["heuristic"] * 6, seed="kill", games=50, target_score=40)
+        bots = [sdk_bot(address, s.token, "heuristic", str(s.seat)) for s in table.seats]
+        while len(list(records.glob("*.json"))) < 2:
+            await asyncio.sleep(0.05)
+        os.kill(process.pid, signal.SIGKILL)  # mid-game: the third game is in progress
+        for bot in bots:
+            bot.cancel()
+        await asyncio.gather(*bots, return_exceptions=True)
+        return table.table_id
+
+    table_id = asyncio.run(scenario())
+    process.wait(10)
+    finished = sorted(records.glob("*.json"))
+    assert len(finished) >= 2
+    assert not list(records.glob(".*.tmp")), "no half-written record is left behind"
+    for path in finished:
+        record = json.loads(path.read_text())
+        assert record["table_id"] == table_id
+        outcome = replay(record)
+        assert outcome["error"] is None and outcome["game_over"] is True
+        assert outcome["totals"] == record["result"]["totals"]
+
+
+def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    process, address = start_serve(tmp_path / "games", tmp_path / "serve.log")
+    assert address.startswith("127.0.0.1:")
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(20) == 0
+
+
+def test_serve_reports_a_port_in_use(tmp_path: Path) -> None:
+    process, address = start_serve(tmp_path / "games", tmp_path / "serve.log")
+    try:
+        result = hearts("serve", "--port", address.split(":")[1], "--records", str(tmp_path / "other"))
+        assert result.returncode == 2
+        assert "cannot listen" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    finally:
+        process.terminate()
+        process.wait(20)
