@@ -128,9 +128,11 @@ function playOneStream(client: RefereeServiceClient, options: Options): Promise<
 
     stream.on('data', (response: PlayResponse__Output) => {
       heardFromReferee = true;
-      const { event, snapshot, decisionRequest, rejection } = response;
+      const { event, events, snapshot, decisionRequest, rejection } = response;
       if (event) {
         onEvent(event);
+      } else if (events) {
+        events.events.forEach(onEvent);
       } else if (snapshot) {
         log(`reconnected: hand ${snapshot.view?.handIndex}, phase ${snapshot.view?.phase}`);
       } else if (decisionRequest) {

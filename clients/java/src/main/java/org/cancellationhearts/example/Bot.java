@@ -124,6 +124,7 @@ public final class Bot {
             PlayResponse response = (PlayResponse) message;
             switch (response.getMessageCase()) {
                 case EVENT -> onEvent(response.getEvent());
+                case EVENTS -> response.getEvents().getEventsList().forEach(this::onEvent);
                 case SNAPSHOT -> log("reconnected: hand %d, phase %s",
                         response.getSnapshot().getView().getHandIndex(), response.getSnapshot().getView().getPhase());
                 case DECISION_REQUEST -> {
@@ -139,7 +140,7 @@ public final class Bot {
                         stream.onNext(PlayRequest.newBuilder().setDecision(fallback(open)).build());
                     }
                 }
-                default -> log("ignoring an unknown message from the referee");
+                default -> { } // a kind of message newer than this bot: nothing it needs
             }
         }
     }
