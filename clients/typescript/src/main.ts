@@ -160,9 +160,8 @@ function playOneStream(client: RefereeServiceClient, options: Options): Promise<
 
 function explain(status: grpc.StatusObject): string {
   const hints: Partial<Record<grpc.status, string>> = {
-    [grpc.status.UNAUTHENTICATED]: ' (the referee does not know this token: check --token)',
-    [grpc.status.FAILED_PRECONDITION]: " (this table's games are already over)",
-    [grpc.status.ALREADY_EXISTS]: ' (another stream is connected for this seat)',
+    [grpc.status.UNAUTHENTICATED]: ' (check --token)',
+    [grpc.status.FAILED_PRECONDITION]: " (the table's games are over: is this an old token?)",
   };
   return `${grpc.status[status.code]}: ${status.details}${hints[status.code] ?? ''}`;
 }

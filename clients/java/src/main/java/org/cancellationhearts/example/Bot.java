@@ -204,9 +204,8 @@ public final class Bot {
 
     private static String explain(Status status) {
         String hint = switch (status.getCode()) {
-            case UNAUTHENTICATED -> " (the referee does not know this token: check --token)";
-            case FAILED_PRECONDITION -> " (this table's games are already over)";
-            case ALREADY_EXISTS -> " (another stream is connected for this seat)";
+            case UNAUTHENTICATED -> " (check --token)";
+            case FAILED_PRECONDITION -> " (the table's games are over: is this an old token?)";
             default -> "";
         };
         String description = status.getDescription() == null ? "" : ": " + status.getDescription();
