@@ -57,7 +57,9 @@ def heuristic_hands(players: int, hands: int, seed: int = 1) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--seconds", type=float, default=2.0, help="rough time per figure")
     args = parser.parse_args()
@@ -66,7 +68,9 @@ def main() -> None:
     out: dict[str, dict[str, float]] = {"random_hands_per_s": {}, "heuristic_hands_per_s": {}}
     for players in SIZES:
         probe = random_hands(players, 200)
-        out["random_hands_per_s"][str(players)] = round(random_hands(players, max(200, int(probe * args.seconds))))
+        out["random_hands_per_s"][str(players)] = round(
+            random_hands(players, max(200, int(probe * args.seconds)))
+        )
         probe = heuristic_hands(players, 20)
         out["heuristic_hands_per_s"][str(players)] = round(
             heuristic_hands(players, max(20, int(probe * args.seconds)))

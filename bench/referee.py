@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +34,33 @@ from hearts_server.table import TableSettings
 from hearts_server.view import build_view
 
 
-async def run_tables(tables: int, players: int, target: int, out: Path) -> list[dict[str, Any]]:
-    """Plays ``tables`` tables at once with heuristic bot processes; returns the game records."""
+def python_bot(address: str, token: str, seat: int) -> list[str]:
+    """The command of a built-in heuristic bot process."""
+    return [
+        sys.executable,
+        "-m",
+        "hearts_tournaments",
+        "--log-level",
+        "WARNING",
+        "bot",
+        "heuristic",
+        "--server",
+        address,
+        "--token",
+        token,
+        "--seed",
+        str(seat),
+    ]
+
+
+async def run_tables(
+    tables: int,
+    players: int,
+    target: int,
+    out: Path,
+    command: Callable[[str, str, int], list[str]] = python_bot,
+) -> list[dict[str, Any]]:
+    """Plays ``tables`` tables at once, each seat a bot process; returns the game records."""
     server = make_server(out)
     await server.start()
     processes: list[subprocess.Popen[bytes]] = []
@@ -52,9 +78,9 @@ async def run_tables(tables: int, players: int, target: int, out: Path) -> list[
             for seat in table.seats:
                 processes.append(
                     subprocess.Popen(
-                        [sys.executable, "-m", "hearts_tournaments", "--log-level", "WARNING", "bot", "heuristic",
-                         "--server", server.address, "--token", seat.token, "--seed", str(seat.index)],
-                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                        command(server.address, seat.token, seat.index),
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
                     )
                 )
         for table in created:
@@ -82,7 +108,9 @@ def added_ms(record: dict[str, Any]) -> list[float]:
     state = State(rules)
     out: list[float] = []
     for index, hand in enumerate(record["hands"]):
-        state.start_hand([[Card.parse(c) for c in h] for h in hand["deal"]], [Card.parse(c) for c in hand["kitty"]])
+        state.start_hand(
+            [[Card.parse(c) for c in h] for h in hand["deal"]], [Card.parse(c) for c in hand["kitty"]]
+        )
         for seat, cards in enumerate(hand["passes"]):
             state.pass_cards(seat, [Card.parse(c) for c in cards])
         for play, code in enumerate(hand["plays"]):
@@ -104,7 +132,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--tables", type=int, default=4, help="tables at once in the second run")
     parser.add_argument("--target", type=int, default=150, help="target score of each game")
@@ -127,7 +157,8 @@ def main() -> None:
     print("Referee throughput over gRPC (8 heuristic bot processes per table)")
     print(f"  one table:        {result['one_table_decisions_per_s']:>7,} decisions/s")
     print(f"  {args.tables} tables at once: {result['many_tables_decisions_per_s']:>7,} decisions/s")
-    print(f"  time the server adds per decision: p50 {result['added_ms_p50']} ms, p99 {result['added_ms_p99']} ms")
+    p50, p99 = result["added_ms_p50"], result["added_ms_p99"]
+    print(f"  time the server adds per decision: p50 {p50} ms, p99 {p99} ms")
 
 
 if __name__ == "__main__":
