@@ -75,7 +75,15 @@ class RefereeServicer:
         assert found is not None
         table, seat = found
         if table.done.is_set():
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "this table's games are over")
+            if table.finished:
+                # A seat coming back after the end (it was away at the last card) is told how
+                # the game ended and released normally.
+                last = table.finished[-1].result
+                yield rpb.PlayResponse(event=rpb.Event(game_completed=last)).SerializeToString()
+                return
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION, "this table ended without a finished game"
+            )
         try:
             conn = table.attach(seat)
         except AlreadyConnected:

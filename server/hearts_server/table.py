@@ -44,9 +44,9 @@ DEFAULT_DECISION_MS = 1000
 DEFAULT_TIME_BANK_MS = 60_000
 DEFAULT_MAX_FAULTS = 5
 DEFAULT_JOIN_TIMEOUT_MS = 60_000
-#: Token bucket for messages from one seat: a burst of this many ...
+#: Rejected messages a seat may send: a burst of this many ...
 FLOOD_BURST = 100
-#: ... refilled at this many messages per second. Past it the stream is closed.
+#: ... refilled at this many per second. Past it the stream is closed (accepted answers are free).
 FLOOD_RATE = 50.0
 
 
@@ -118,10 +118,11 @@ class TableSettings:
 class Rejected(Exception):
     """An answer the referee does not accept; sent back as a Rejection."""
 
-    def __init__(self, code: str, reason: str) -> None:
+    def __init__(self, code: str, reason: str, request_id: int = 0) -> None:
         super().__init__(reason)
         self.code = code
         self.reason = reason
+        self.request_id = request_id
 
 
 class Disconnected(Exception):
@@ -289,50 +290,60 @@ class Table:
             )
 
     def on_message(self, seat_index: int, raw: bytes) -> bool:
-        """Handles one message a seat sent. Returns False when the stream must be closed."""
+        """Handles one message a seat sent. Returns False when the stream must be closed.
+
+        An accepted answer is always welcome. Anything rejected draws on the seat's flood
+        allowance (a burst of FLOOD_BURST, refilled at FLOOD_RATE per second); a seat that
+        exhausts it is faulted and its stream closed with RESOURCE_EXHAUSTED.
+        """
         seat = self.seats[seat_index]
         conn = seat.connection
         if conn is None:
             return False
-        now = time.monotonic()
-        seat.tokens = min(FLOOD_BURST, seat.tokens + (now - seat.refilled) * FLOOD_RATE)
-        seat.refilled = now
-        if seat.tokens < 1:
-            self._record_fault(seat, FaultKind.FLOOD, "more messages than the referee accepts")
-            conn.close("too many messages: the stream was closed; reconnect and answer only requests")
-            return False
-        seat.tokens -= 1
+        try:
+            self._accept(seat, raw)
+        except Rejected as exc:
+            now = time.monotonic()
+            seat.tokens = min(FLOOD_BURST, seat.tokens + (now - seat.refilled) * FLOOD_RATE)
+            seat.refilled = now
+            if seat.tokens < 1:
+                self._record_fault(seat, FaultKind.FLOOD, "too many rejected messages")
+                conn.close(
+                    "too many rejected messages: the stream was closed; reconnect and answer only requests"
+                )
+                return False
+            seat.tokens -= 1
+            conn.send(msg.rejection(exc.request_id, exc.code, exc.reason))
+        return True
+
+    def _accept(self, seat: Seat, raw: bytes) -> None:
+        """Applies a seat's answer to its open request.
+
+        Raises:
+            Rejected: with the code and reason to send back.
+        """
         try:
             request = rpb.PlayRequest.FromString(raw)
         except DecodeError:
-            conn.send(msg.rejection(0, "MALFORMED", "the message is not a valid PlayRequest"))
-            return True
+            raise Rejected("MALFORMED", "the message is not a valid PlayRequest") from None
         if request.WhichOneof("message") != "decision":
-            conn.send(msg.rejection(0, "UNEXPECTED", "only decisions are expected after the join"))
-            return True
+            raise Rejected("UNEXPECTED", "only decisions are expected after the join")
         decision = request.decision
         pending = seat.pending
         if pending is None or pending.future.done():
-            conn.send(
-                msg.rejection(decision.request_id, "NOT_YOUR_TURN", "no decision is open for this seat")
-            )
-            return True
+            raise Rejected("NOT_YOUR_TURN", "no decision is open for this seat", decision.request_id)
         if decision.request_id != pending.request_id:
-            conn.send(
-                msg.rejection(
-                    decision.request_id,
-                    "STALE_REQUEST",
-                    f"request {decision.request_id} is not open; the open request is {pending.request_id}",
-                )
+            raise Rejected(
+                "STALE_REQUEST",
+                f"request {decision.request_id} is not open; the open request is {pending.request_id}",
+                decision.request_id,
             )
-            return True
         try:
             answer = pending.validate(decision)
         except Rejected as exc:
-            conn.send(msg.rejection(decision.request_id, exc.code, exc.reason))
-            return True
+            exc.request_id = decision.request_id
+            raise
         pending.future.set_result(answer)
-        return True
 
     # ------------------------------------------------------------------ sending
     def _send(self, seat: Seat, messages: list[rpb.PlayResponse]) -> None:

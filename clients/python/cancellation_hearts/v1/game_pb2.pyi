@@ -320,7 +320,9 @@ class View(_message.Message):
 
     @_builtins.property
     def current_trick(self) -> Global___Trick:
-        """The trick in progress (possibly with no cards yet). Unset outside the playing phase."""
+        """The trick in progress: set, with no cards yet, when this seat is about to lead. Unset
+        outside the playing phase.
+        """
 
     @_builtins.property
     def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:

@@ -11,9 +11,13 @@ A walk-through of one hand, message by message, is in docs/PROTOCOL.md.
    The token alone says which table and which seat.
    - An unknown token ends the stream with status UNAUTHENTICATED.
    - A token whose seat already has a live stream ends the new stream with ALREADY_EXISTS;
-     the first stream is not disturbed.
+     the first stream is not disturbed. The referee notices a dead stream when its TCP
+     connection closes or a keepalive ping fails, so right after a reconnection retry
+     ALREADY_EXISTS with backoff for a few seconds.
    - A first message that is not a `join` ends the stream with INVALID_ARGUMENT.
-   - A token of a table whose games are all over ends the stream with FAILED_PRECONDITION.
+   - A protocol_version other than 1 ends the stream with FAILED_PRECONDITION.
+   - A token of a table whose games are all over gets the last game's GameCompleted event
+     and then status OK, so a bot that was away at the very end still finishes normally.
 2. The referee answers with events (PlayResponse.event) as the game goes on and, whenever
    this seat must decide, a PlayResponse.decision_request with a fresh request_id. Every
    request carries the seat's complete View, the legal cards and the time left, so a bot may
@@ -30,6 +34,13 @@ A walk-through of one hand, message by message, is in docs/PROTOCOL.md.
 5. A table may play several games in a row on the same stream: GameCompleted is followed by
    the next GameStarted. When the table's last game ends the referee closes the stream with
    status OK.
+6. Rejected messages (see Rejection) are allowed in a burst of 100, refilled at 50 per second;
+   accepted answers are never counted. A seat past that is faulted and its stream closed with
+   RESOURCE_EXHAUSTED: reconnect, and answer only the requests.
+
+Connection: the referee sends HTTP/2 keepalive pings every 20 s and accepts client pings no
+more often than every 5 s (more frequent pings make gRPC close the connection). Messages to
+the referee may be at most 64 KiB.
 
 Time: each decision may take at most `decision_time_ms`; the time a seat spends deciding is
 also taken from its per-game `time_bank_ms`. The deadline of a request is the smaller of the
@@ -226,8 +237,9 @@ class Decision(_message.Message):
     PLAY_CARD_FIELD_NUMBER: _builtins.int
     CHOOSE_MOON_FIELD_NUMBER: _builtins.int
     request_id: _builtins.int
-    """The request_id of the DecisionRequest being answered. An answer to any other id is
-    rejected with code STALE_REQUEST and otherwise ignored.
+    """The request_id of the DecisionRequest being answered, echoed unchanged (it is a 64-bit
+    unsigned integer: in JavaScript keep it as a string or a Long, never a float). An answer to
+    any other id is rejected with code STALE_REQUEST and otherwise ignored.
     """
     @_builtins.property
     def pass_cards(self) -> Global___PassCards:
@@ -288,7 +300,8 @@ class DecisionRequest(_message.Message):
 
     @_builtins.property
     def legal_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """For DECISION_KIND_PLAY: the distinct cards the seat may play now, sorted; never empty.
+        """For DECISION_KIND_PLAY: the distinct cards the seat may play now, never empty, sorted by
+        suit (C, D, H, S) then rank (2 .. A), the same order as View.hand.
         The referee has already applied follow-suit, first-lead and hearts-broken rules.
         """
 
@@ -320,7 +333,9 @@ class Rejection(_message.Message):
     CODE_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
     request_id: _builtins.int
-    """The request_id of the answer that was rejected (0 if the message had none)."""
+    """The request_id of the answer that was rejected; 0 when the message carried none (it could
+    not be parsed, or it was not a decision).
+    """
     code: _builtins.str
     """Why, as a stable code. Rule violations use the conformance codes:
       NOT_IN_HAND, MUST_FOLLOW_SUIT, HEARTS_NOT_BROKEN, FIRST_LEAD_RESTRICTED,
@@ -452,10 +467,12 @@ Global___Event: _TypeAlias = Event  # noqa: Y015
 class EventBatch(_message.Message):
     """Several events, in the order they happened.
 
-    To keep the number of messages low, the referee delivers the CardPlayed events of a trick in
-    batches: a seat receives the cards played since its last message just before its own decision
-    request, and everything else when the trick completes. Every other event is delivered at once.
-    Handle a batch exactly as the same events sent one by one.
+    To keep the number of messages low, the referee holds the CardPlayed events of a trick and
+    delivers them in one batch: just before the seat's own decision request, or together with the
+    next event of any other kind (the trick's TrickCompleted at the latest, which then ends the
+    batch). A batch therefore holds CardPlayed events, possibly followed by one other event
+    (TrickCompleted, HandCompleted, SeatFaulted, ...). Handle it exactly as the same events sent
+    one by one.
     """
 
     DESCRIPTOR: _descriptor.Descriptor

@@ -11,9 +11,13 @@ A walk-through of one hand, message by message, is in docs/PROTOCOL.md.
    The token alone says which table and which seat.
    - An unknown token ends the stream with status UNAUTHENTICATED.
    - A token whose seat already has a live stream ends the new stream with ALREADY_EXISTS;
-     the first stream is not disturbed.
+     the first stream is not disturbed. The referee notices a dead stream when its TCP
+     connection closes or a keepalive ping fails, so right after a reconnection retry
+     ALREADY_EXISTS with backoff for a few seconds.
    - A first message that is not a `join` ends the stream with INVALID_ARGUMENT.
-   - A token of a table whose games are all over ends the stream with FAILED_PRECONDITION.
+   - A protocol_version other than 1 ends the stream with FAILED_PRECONDITION.
+   - A token of a table whose games are all over gets the last game's GameCompleted event
+     and then status OK, so a bot that was away at the very end still finishes normally.
 2. The referee answers with events (PlayResponse.event) as the game goes on and, whenever
    this seat must decide, a PlayResponse.decision_request with a fresh request_id. Every
    request carries the seat's complete View, the legal cards and the time left, so a bot may
@@ -30,6 +34,13 @@ A walk-through of one hand, message by message, is in docs/PROTOCOL.md.
 5. A table may play several games in a row on the same stream: GameCompleted is followed by
    the next GameStarted. When the table's last game ends the referee closes the stream with
    status OK.
+6. Rejected messages (see Rejection) are allowed in a burst of 100, refilled at 50 per second;
+   accepted answers are never counted. A seat past that is faulted and its stream closed with
+   RESOURCE_EXHAUSTED: reconnect, and answer only the requests.
+
+Connection: the referee sends HTTP/2 keepalive pings every 20 s and accepts client pings no
+more often than every 5 s (more frequent pings make gRPC close the connection). Messages to
+the referee may be at most 64 KiB.
 
 Time: each decision may take at most `decision_time_ms`; the time a seat spends deciding is
 also taken from its per-game `time_bank_ms`. The deadline of a request is the smaller of the
