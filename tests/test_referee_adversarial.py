@@ -290,3 +290,18 @@ def test_a_flood_closes_the_stream_and_the_game_goes_on(tmp_path: Path) -> None:
     # see its own failed write (INTERNAL) first.
     assert status["code"] in {grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.INTERNAL}
     assert record["faults"][0]["kind"] == "flood"
+
+
+def test_a_seat_returning_after_the_end_is_told_the_result(tmp_path: Path) -> None:
+    async def scenario() -> tuple[str | None, grpc.StatusCode]:
+        async with running_server(tmp_path) as server:
+            table = await create_table(server.address, ["random"] * PLAYERS, seed="late", max_hands=1)
+            await asyncio.gather(*(sdk_bot(server.address, s.token, "random", str(s.seat)) for s in table.seats))
+            late = RawSeat(server.address)
+            late.join(_token(table))
+            message = await late.recv()
+            code = await late.code()
+            await late.close()
+            return (message.event.WhichOneof("event") if message else None), code
+
+    assert asyncio.run(scenario()) == ("game_completed", grpc.StatusCode.OK)
