@@ -120,6 +120,9 @@ Outcome Play(pb::RefereeService::Stub& stub, const std::string& token, const std
       case pb::PlayResponse::kEvent:
         LogEvent(response.event());
         break;
+      case pb::PlayResponse::kEvents:  // a batch means the same as its events one by one
+        for (const auto& event : response.events().events()) LogEvent(event);
+        break;
       case pb::PlayResponse::kSnapshot:
         std::cerr << "cpp-bot: reconnected: hand " << response.snapshot().view().hand_index() << ", phase "
                   << pb::Phase_Name(response.snapshot().view().phase()) << "\n";

@@ -117,6 +117,10 @@ func play(client pb.RefereeServiceClient, token, name string) (progressed bool, 
 		switch m := msg.Message.(type) {
 		case *pb.PlayResponse_Event:
 			logEvent(m.Event)
+		case *pb.PlayResponse_Events: // a batch means the same as its events one by one
+			for _, e := range m.Events.Events {
+				logEvent(e)
+			}
 		case *pb.PlayResponse_Snapshot:
 			log.Printf("reconnected: hand %d, phase %s", m.Snapshot.View.GetHandIndex(), m.Snapshot.View.GetPhase())
 		case *pb.PlayResponse_DecisionRequest:

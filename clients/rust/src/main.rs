@@ -127,6 +127,10 @@ async fn play(mut client: RefereeServiceClient<Channel>, args: &Args) -> (bool, 
         // A failed send means the stream is gone; the next message() reports why.
         match message {
             Some(play_response::Message::Event(e)) => log_event(e.event),
+            // A batch means the same as its events one by one.
+            Some(play_response::Message::Events(batch)) => {
+                batch.events.into_iter().for_each(|e| log_event(e.event))
+            }
             Some(play_response::Message::Snapshot(s)) => {
                 let view = s.view.unwrap_or_default();
                 eprintln!("rust-bot: reconnected: hand {}, phase {:?}", view.hand_index, view.phase());
@@ -146,7 +150,7 @@ async fn play(mut client: RefereeServiceClient<Channel>, args: &Args) -> (bool, 
                     let _ = tx.send(fallback(request)).await;
                 }
             }
-            _ => {} // anything else (e.g. batched CardPlayed events): nothing to do
+            None => {}
         }
     }
 }
