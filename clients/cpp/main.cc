@@ -191,17 +191,11 @@ int main(int argc, char** argv) {
   // an absent seat, each time with a fault), then back off from 0.1 s to 2 s.
   std::chrono::milliseconds backoff = 0ms;
   auto failing_since = steady_clock::now();
-  bool joined = false;
   for (;;) {
     Outcome outcome = Play(*stub, flags["token"], flags["name"]);
     const grpc::Status& status = outcome.status;
-    joined = joined || outcome.progressed;
     if (status.ok()) {
       std::cerr << "cpp-bot: the table's games are over\n";
-      return 0;
-    }
-    if (joined && status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
-      std::cerr << "cpp-bot: the table's games ended while reconnecting\n";  // after a reconnection
       return 0;
     }
     switch (status.error_code()) {

@@ -56,10 +56,9 @@ func main() {
 
 	// Play until the stream ends with OK. When it breaks, reconnect at once (the referee plays
 	// for an absent seat, each time with a fault), then back off from 0.1 s to 2 s.
-	delay, failingSince, joined := time.Duration(0), time.Time{}, false
+	delay, failingSince := time.Duration(0), time.Time{}
 	for {
 		progressed, err := play(client, *token, *name)
-		joined = joined || progressed
 		if err == nil {
 			log.Print("the table's games are over")
 			return
@@ -67,12 +66,6 @@ func main() {
 		switch status.Code(err) {
 		case codes.Unavailable, codes.Canceled, codes.AlreadyExists, codes.Internal,
 			codes.ResourceExhausted: // the referee closed a flooding stream and asks for a reconnection
-		case codes.FailedPrecondition:
-			if joined { // the last game ended while we were reconnecting
-				log.Print("the table's games ended while reconnecting")
-				return
-			}
-			fallthrough
 		default:
 			log.Printf("the referee ended the stream: %s: %s", status.Code(err), status.Convert(err).Message())
 			os.Exit(1)

@@ -55,18 +55,12 @@ async fn main() -> ExitCode {
 
     // Play until the stream ends with OK. When it breaks, reconnect at once (the referee plays
     // for an absent seat, each time with a fault), then back off from 0.1 s to 2 s.
-    let (mut backoff, mut failing_since, mut joined) = (Duration::ZERO, Instant::now(), false);
+    let (mut backoff, mut failing_since) = (Duration::ZERO, Instant::now());
     loop {
         let (progressed, result) = play(client.clone(), &args).await;
-        joined |= progressed;
         let status = match result {
             Ok(()) => {
                 eprintln!("rust-bot: the table's games are over");
-                return ExitCode::SUCCESS;
-            }
-            // After a reconnection: the last game ended while we were away.
-            Err(status) if joined && status.code() == Code::FailedPrecondition => {
-                eprintln!("rust-bot: the table's games ended while reconnecting");
                 return ExitCode::SUCCESS;
             }
             Err(status) => status,
