@@ -19,7 +19,7 @@ from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_client.bots import make_bot
-from hearts_client.sdk import run_async
+from hearts_client.sdk import run_async, safe_answer
 from hearts_server.registry import ServerDefaults
 from hearts_server.server import RefereeServer, make_server
 
@@ -127,15 +127,8 @@ class RawSeat:
 
 
 def legal_answer(request: rpb.DecisionRequest) -> rpb.PlayRequest:
-    """A legal answer to any request (first legal card, first three cards, -26)."""
-    decision = rpb.Decision(request_id=request.request_id)
-    if request.kind == rpb.DECISION_KIND_PASS:
-        decision.pass_cards.cards.extend(list(request.view.hand)[:3])
-    elif request.kind == rpb.DECISION_KIND_PLAY:
-        decision.play_card.card = request.legal_cards[0]
-    else:
-        decision.choose_moon.choice = 1
-    return rpb.PlayRequest(decision=decision)
+    """A legal answer to any request: the SDK's safe answer."""
+    return rpb.PlayRequest(decision=safe_answer(request))
 
 
 def load_records(record_dir: Path) -> list[dict[str, Any]]:

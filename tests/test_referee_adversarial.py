@@ -253,8 +253,8 @@ def test_disconnect_and_reconnect_resumes_with_a_snapshot(tmp_path: Path) -> Non
 
     record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
     assert seen == {"first": "game_started", "second": "snapshot", "seat": ADVERSARY}
-    # At most the decisions that fell due while it was away were made by the referee.
-    assert all(f["kind"] == "disconnected" for f in record["faults"])
+    # It came back within the open decision's deadline: the request was resent and answered.
+    assert record["faults"] == []
     assert ADVERSARY not in record["result"]["retired"]
 
 

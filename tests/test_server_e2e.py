@@ -20,30 +20,15 @@ from cancellation_hearts.v1 import spectator_service_pb2 as spb
 from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
 from hearts_server.cards import Card
 from hearts_server.deal import seed_commitment
+from hearts_tournaments.hosting import bot_command
 from tests.conftest import hearts
 from tests.harness import await_table, create_table, running_server, sdk_bot
 
 
 def bot_process(name: str, address: str, token: str, seed: str, log: Path) -> subprocess.Popen[bytes]:
-    """A built-in bot as its own process, exactly as a user starts it."""
+    """A built-in bot as its own process, started exactly as ``hearts host`` starts one."""
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "hearts_tournaments",
-            "--log-format",
-            "json",
-            "bot",
-            name,
-            "--server",
-            address,
-            "--token",
-            token,
-            "--seed",
-            seed,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=log.open("wb"),
+        bot_command(name, address, token, seed), stdout=subprocess.DEVNULL, stderr=log.open("wb")
     )
 
 

@@ -44,6 +44,8 @@ DEFAULT_DECISION_MS = 1000
 DEFAULT_TIME_BANK_MS = 60_000
 DEFAULT_MAX_FAULTS = 5
 DEFAULT_JOIN_TIMEOUT_MS = 60_000
+#: How long after a disconnection decisions still wait (each at most its deadline) for the bot.
+RECONNECT_GRACE_S = 5.0
 #: Rejected messages a seat may send: a burst of this many ...
 FLOOD_BURST = 100
 #: ... refilled at this many per second. Past it the stream is closed (accepted answers are free).
@@ -125,10 +127,6 @@ class Rejected(Exception):
         self.request_id = request_id
 
 
-class Disconnected(Exception):
-    """The seat's stream went away while a decision was open."""
-
-
 class AlreadyConnected(Exception):
     """A second live stream for the same seat."""
 
@@ -173,6 +171,7 @@ class Seat:
     token: str
     connection: Connection | None = None
     ever_joined: bool = False
+    disconnected_at: float | None = None
     faults: int = 0
     retired: bool = False
     bank_ms: float = 0.0
@@ -255,14 +254,17 @@ class Table:
         return conn
 
     def detach(self, seat_index: int, conn: Connection) -> None:
-        """Detaches a stream that ended; an open decision is then decided by the referee."""
+        """Detaches a stream that ended.
+
+        An open decision keeps its deadline: a bot that reconnects in time gets the request
+        again and may still answer it.
+        """
         seat = self.seats[seat_index]
         if seat.connection is not conn:
             return
         seat.connection = None
+        seat.disconnected_at = time.monotonic()
         self._log.info("seat_disconnected", seat=seat_index, bot=seat.name)
-        if seat.pending is not None and not seat.pending.future.done():
-            seat.pending.future.set_exception(Disconnected())
 
     def _send_catch_up(self, seat: Seat) -> None:
         state = self.state
@@ -389,7 +391,7 @@ class Table:
             self._record_fault(seat, FaultKind.TIME_BANK_EXHAUSTED, "the seat's time bank is used up")
             entry.update(ms=0, by_referee=FaultKind.TIME_BANK_EXHAUSTED.value)
             return fallback(), True
-        if seat.connection is None:
+        if seat.connection is None and not self._may_reconnect(seat):
             self._record_fault(seat, FaultKind.DISCONNECTED, "the seat was not connected")
             entry.update(ms=0, by_referee=FaultKind.DISCONNECTED.value)
             return fallback(), True
@@ -410,14 +412,12 @@ class Table:
             answer = await asyncio.wait_for(pending.future, budget / 1000)
         except TimeoutError:
             seat.bank_ms = max(0.0, seat.bank_ms - budget)
-            entry.update(ms=round(budget, 3), by_referee=FaultKind.TIMEOUT.value)
-            self._record_fault(seat, FaultKind.TIMEOUT, f"no legal answer within {int(budget)} ms")
-            return fallback(), True
-        except Disconnected:
-            spent = (loop.time() - pending.started) * 1000
-            seat.bank_ms = max(0.0, seat.bank_ms - spent)
-            entry.update(ms=round(spent, 3), by_referee=FaultKind.DISCONNECTED.value)
-            self._record_fault(seat, FaultKind.DISCONNECTED, "the stream closed during the decision")
+            if seat.connection is None:
+                fault, detail = FaultKind.DISCONNECTED, f"not reconnected within {int(budget)} ms"
+            else:
+                fault, detail = FaultKind.TIMEOUT, f"no legal answer within {int(budget)} ms"
+            entry.update(ms=round(budget, 3), by_referee=fault.value)
+            self._record_fault(seat, fault, detail)
             return fallback(), True
         finally:
             seat.pending = None
@@ -425,6 +425,17 @@ class Table:
         seat.bank_ms = max(0.0, seat.bank_ms - spent)
         entry["ms"] = round(spent, 3)
         return answer, False
+
+    @staticmethod
+    def _may_reconnect(seat: Seat) -> bool:
+        """Whether a disconnected seat lost its stream recently enough to wait for it.
+
+        Within RECONNECT_GRACE_S of a disconnection a decision is sent on reconnection and waits
+        its usual deadline; after that the referee decides for the seat at once.
+        """
+        return (
+            seat.disconnected_at is not None and time.monotonic() - seat.disconnected_at < RECONNECT_GRACE_S
+        )
 
     def _record_fault(self, seat: Seat, kind: FaultKind, detail: str) -> None:
         state = self.state

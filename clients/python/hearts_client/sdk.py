@@ -82,11 +82,11 @@ def _answer(bot: Bot, request: rpb.DecisionRequest, session: _Session) -> rpb.De
             raise ValueError(f"unknown decision kind {request.kind}")
     except Exception:
         log.exception("bot_decision_failed", request_id=request.request_id)
-        return _safe_answer(request)
+        return safe_answer(request)
     return decision
 
 
-def _safe_answer(request: rpb.DecisionRequest) -> rpb.Decision:
+def safe_answer(request: rpb.DecisionRequest) -> rpb.Decision:
     """An answer that is always legal: the first legal card, the first three cards, or -26."""
     decision = rpb.Decision(request_id=request.request_id)
     if request.kind == rpb.DECISION_KIND_PASS:
@@ -128,7 +128,7 @@ async def _session(channel: grpc.aio.Channel, bot: Bot, token: str, name: str, s
                 session.rejections += 1
                 log.warning("answer_rejected", code=rejection.code, reason=rejection.reason)
                 if last_request is not None and rejection.request_id == last_request.request_id:
-                    outgoing.put_nowait(rpb.PlayRequest(decision=_safe_answer(last_request)))
+                    outgoing.put_nowait(rpb.PlayRequest(decision=safe_answer(last_request)))
             elif kind == "snapshot":
                 session.history = [summary_from_pb(h) for h in response.snapshot.hands]
                 log.info("resumed", hand=response.snapshot.view.hand_index)

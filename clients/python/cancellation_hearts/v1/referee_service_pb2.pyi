@@ -29,8 +29,14 @@ A walk-through of one hand, message by message, is in docs/PROTOCOL.md.
    - No legal answer in time: the referee decides by the default rule (see SeatFaulted) and
      records a fault. After `max_faults` faults the seat is retired for the rest of the game.
 4. If the stream breaks, the bot reconnects with the same token: it gets GameStarted again,
-   then a `snapshot` with its current View, then any open decision request anew. While it is
-   away the referee plays for it by the default rule (each such decision is a fault).
+   then a `snapshot` with its current View, then any open decision request anew (with the
+   time it has left). A decision that is open or falls due within 5 s of the disconnection
+   waits its usual deadline for the bot to come back; after that, and for as long as the bot
+   stays away, the referee plays for it by the default rule, each such decision a fault.
+
+   Retry a broken stream on any status except OK, UNAUTHENTICATED, INVALID_ARGUMENT and
+   FAILED_PRECONDITION (some gRPC stacks report a reset connection as UNKNOWN or INTERNAL).
+   New kinds of PlayResponse may be added within v1: ignore the ones you do not know.
 5. A table may play several games in a row on the same stream: GameCompleted is followed by
    the next GameStarted. When the table's last game ends the referee closes the stream with
    status OK.
