@@ -175,13 +175,13 @@ def rollout(
             single = seen & ~dup
             if single:
                 winner = (leader + trick.index(single.bit_length() - 1)) % n
-                taken[winner] += pending + points
-                pending = 0
+                if pending or points:
+                    taken[winner] += pending + points
+                    pending = 0
+                    threat = _threat(taken)
                 if kitty_taker is None:
                     kitty_taker = winner
                 leader = winner
-                if points:
-                    threat = _threat(taken)
             else:
                 pending += points
             if points:
@@ -284,9 +284,7 @@ def _choose(
         return _lead(once, twice, legal, p_once, p_twice)
     single = seen & ~dup
     top = single.bit_length() - 1  # -1: every card of the led suit so far cancelled
-    shooter_wins = (
-        threat >= 0 and threat != seat and top >= 0 and (leader + trick.index(top)) % n == threat
-    )
+    shooter_wins = threat >= 0 and threat != seat and top >= 0 and (leader + trick.index(top)) % n == threat
     legal = once & _SUITS[led]
     if not legal:
         return _discard(once, twice, p_twice, shooter_wins)
