@@ -111,8 +111,7 @@ def _score(config: Config, index: int, seats: Sequence[str]) -> tuple[list[int],
     # Deal hand ``index`` as in a game: hand index sets the dealer and the pass direction.
     state.hand_index = index - 1
     bots = [
-        _bot(config, name, derive_seed(config.seed, "bot", index, seat))
-        for seat, name in enumerate(seats)
+        _bot(config, name, derive_seed(config.seed, "bot", index, seat)) for seat, name in enumerate(seats)
     ]
     players: list[Player] = list(bots)
     timer = None
@@ -238,9 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=2000, help="deals to play")
     parser.add_argument("--seed", default="strength", help="seeds the deals and the bots")
     parser.add_argument("--worlds", type=int, default=None, help="montecarlo worlds per decision")
-    parser.add_argument(
-        "--time-limit", type=float, default=None, help="montecarlo seconds per decision"
-    )
+    parser.add_argument("--time-limit", type=float, default=None, help="montecarlo seconds per decision")
     parser.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)"
     )

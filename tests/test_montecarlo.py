@@ -6,6 +6,7 @@ import random
 from collections.abc import Sequence
 
 import pytest
+
 from hearts_client import rollout as rollout_module
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS, make_bot

@@ -8,6 +8,7 @@ import random
 from collections.abc import Iterator
 
 import pytest
+
 from hearts_client.bots.heuristic import HeuristicBot
 from hearts_client.bots.random_bot import RandomBot
 from hearts_client.sampler import World, WorldSampler, sample_worlds
