@@ -219,10 +219,11 @@ def report(figures: dict[str, object]) -> str:
     ]
     timing = figures.get("decision_seconds")
     if isinstance(timing, dict):
+        processes = f"{figures['jobs']} process" + ("es" if figures["jobs"] != 1 else "")
         lines.append(
             f"  {bot} time per decision: mean {timing['mean'] * 1000:.1f} ms, "
             f"p95 {timing['p95'] * 1000:.1f} ms, max {timing['max'] * 1000:.1f} ms "
-            f"over {timing['count']} decisions ({figures['jobs']} processes)"
+            f"over {timing['count']} decisions ({processes})"
         )
     return "\n".join(lines)
 
