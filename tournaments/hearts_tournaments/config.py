@@ -1,0 +1,347 @@
+"""Tournament configuration: a TOML file read into a frozen :class:`TournamentConfig`.
+
+Every mistake a user can make in the file becomes one :class:`ConfigError` naming the key and
+what to do about it, so that the command line can print one line and exit 2. See
+``docs/TOURNAMENTS.md`` for the complete format.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, cast
+
+from hearts_client.bot import Bot
+from hearts_client.bots import BUILTIN_BOTS
+from hearts_server.rules import MAX_PLAYERS, MIN_PLAYERS
+
+#: Bot names end up in file names (logs) and in tables: keep them plain.
+BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+#: ``host:port`` of an external referee.
+SERVER_PATTERN = re.compile(r"^[A-Za-z0-9_.\-\[\]:]+:[0-9]{1,5}$")
+#: The embedded demo configuration, a file of this package.
+DEMO_RESOURCE = "demo.toml"
+
+
+class ConfigError(Exception):
+    """A configuration mistake, phrased as one line: the key, what is wrong, what to do.
+
+    Args:
+        key: The key at fault, e.g. ``tournament.table_size`` or ``bots[2].command``; empty
+            when the problem is the file itself.
+        message: What is wrong and what to do.
+    """
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}" if key else message)
+        self.key = key
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """One entrant of the tournament.
+
+    Attributes:
+        name: Its unique name in the tournament.
+        builtin: A built-in bot's name (``heuristic``, ``random``, ...), or None.
+        command: The command that starts the bot, or None; the runner appends
+            ``--server HOST:PORT --token TOKEN`` and runs it in :attr:`workdir`.
+        options: Keyword arguments for a built-in bot's constructor (e.g. ``worlds``).
+        workdir: The folder of the config file: where a command runs.
+    """
+
+    name: str
+    builtin: str | None = None
+    command: tuple[str, ...] | None = None
+    options: Mapping[str, int | float | str | bool] = field(default_factory=dict)
+    workdir: Path = Path(".")
+
+    def to_json(self) -> dict[str, Any]:
+        """The bot as it appears in the stored configuration."""
+        out: dict[str, Any] = {"name": self.name}
+        if self.builtin is not None:
+            out["builtin"] = self.builtin
+            if self.options:
+                out["options"] = dict(self.options)
+        if self.command is not None:
+            out["command"] = list(self.command)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentConfig:
+    """A whole tournament: how its games are played and who plays them.
+
+    Attributes:
+        name: The tournament's name (default: the config file's stem).
+        table_size: Seats per table, 6 to 11.
+        deals: Distinct deals; with ``duplicate`` each is played in every seat rotation.
+        seed: Derives the schedule, every deal and every bot's seed.
+        concurrency: Tables played at once.
+        target_score: Each game ends when a total reaches this.
+        max_hands: Each game also ends after this many hands.
+        output: The folder for the database, records and logs.
+        duplicate: Play each deal once per rotation of its table's seats.
+        decision_ms: The referee's limit per decision.
+        time_bank_ms: Thinking time per seat per game.
+        max_faults: Faults that retire a seat for the rest of a game.
+        join_timeout_ms: How long a table waits for its bots before the referee plays for
+            the absent ones.
+        quarantine_after: Failed games (seat retired or bot crashed) before a bot is
+            quarantined.
+        server: Address of an external referee, or empty for one started by the runner.
+        bots: The entrants, in the order given.
+        base_dir: The config file's folder.
+    """
+
+    name: str
+    table_size: int
+    bots: tuple[BotSpec, ...]
+    deals: int = 4
+    seed: str = "1"
+    concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
+    target_score: int = 150
+    max_hands: int = 200
+    output: Path = Path("runs")
+    duplicate: bool = True
+    decision_ms: int = 1000
+    time_bank_ms: int = 60_000
+    max_faults: int = 5
+    join_timeout_ms: int = 15_000
+    quarantine_after: int = 3
+    server: str = ""
+    base_dir: Path = Path(".")
+
+    @property
+    def bot_names(self) -> tuple[str, ...]:
+        """The bots' names in config order."""
+        return tuple(b.name for b in self.bots)
+
+    def bot(self, name: str) -> BotSpec:
+        """The bot called ``name``.
+
+        Raises:
+            KeyError: if there is none.
+        """
+        for spec in self.bots:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+
+#: Keys of [tournament]: the expected type (for messages) and a validator per key.
+_INT_RANGES: dict[str, tuple[int, int | None]] = {
+    "table_size": (MIN_PLAYERS, MAX_PLAYERS),
+    "deals": (1, 10_000),
+    "concurrency": (1, 256),
+    "target_score": (1, None),
+    "max_hands": (1, None),
+    "decision_ms": (1, None),
+    "time_bank_ms": (1, None),
+    "max_faults": (1, None),
+    "join_timeout_ms": (1, None),
+    "quarantine_after": (1, None),
+}
+_TOURNAMENT_KEYS = frozenset({*_INT_RANGES, "name", "seed", "output", "duplicate", "server"})
+_BOT_KEYS = frozenset({"name", "builtin", "command", "options"})
+
+
+def load_config(path: Path) -> tuple[TournamentConfig, str]:
+    """Reads and checks a tournament's config file.
+
+    Args:
+        path: The TOML file.
+
+    Returns:
+        The configuration and the file's text (stored with the tournament).
+
+    Raises:
+        ConfigError: on a missing or unreadable file, bad TOML or any bad key.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("", "no such config file") from None
+    except IsADirectoryError:
+        raise ConfigError("", "is a folder: give the tournament's .toml file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError("", f"cannot be read: {exc}") from None
+    return parse_config(text, path.resolve().parent, default_name=path.stem), text
+
+
+def demo_config_text() -> str:
+    """The embedded demo configuration (``hearts tournament run --demo``), as TOML.
+
+    ``montecarlo`` is dropped when this installation has no such built-in bot.
+    """
+    text = resources.files("hearts_tournaments").joinpath(DEMO_RESOURCE).read_text(encoding="utf-8")
+    if "montecarlo" in BUILTIN_BOTS:
+        return text
+    # The demo file keeps montecarlo in a block of its own, marked so it can be cut out.
+    return re.sub(r"# montecarlo:begin.*?# montecarlo:end\n", "", text, flags=re.DOTALL)
+
+
+def parse_config(text: str, base_dir: Path, default_name: str = "tournament") -> TournamentConfig:
+    """Parses and checks a configuration given as TOML text.
+
+    Args:
+        text: The TOML.
+        base_dir: The config file's folder: bot commands run there.
+        default_name: The name when ``tournament.name`` is not given.
+
+    Raises:
+        ConfigError: on bad TOML or any bad key.
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("", f"not valid TOML: {exc}") from None
+    for key in data:
+        if key not in ("tournament", "bots"):
+            raise ConfigError(key, "unknown section: a config has a [tournament] table and [[bots]] entries")
+    section = data.get("tournament")
+    if section is None:
+        raise ConfigError("tournament", "missing: add a [tournament] table with at least table_size")
+    if not isinstance(section, dict):
+        raise ConfigError("tournament", "must be a table: write [tournament] followed by its keys")
+    settings = _tournament(section, default_name)
+    bots = _bots(data.get("bots"), base_dir)
+    return TournamentConfig(bots=bots, base_dir=base_dir, **settings)
+
+
+def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
+    for key in section:
+        if key not in _TOURNAMENT_KEYS:
+            known = ", ".join(sorted(_TOURNAMENT_KEYS))
+            raise ConfigError(f"tournament.{key}", f"unknown key: the keys of [tournament] are {known}")
+    out: dict[str, Any] = {}
+    name = section.get("name", default_name)
+    if not isinstance(name, str) or not BOT_NAME_PATTERN.match(name):
+        raise ConfigError(
+            "tournament.name",
+            "must be a string of letters, digits, '.', '_' or '-' (at most 40), e.g. name = \"spring\"",
+        )
+    out["name"] = name
+    if "table_size" not in section:
+        raise ConfigError("tournament.table_size", f"missing: add table_size = {MIN_PLAYERS}..{MAX_PLAYERS}")
+    for key, (low, high) in _INT_RANGES.items():
+        if key not in section:
+            continue
+        value = section[key]
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ConfigError(f"tournament.{key}", f"must be a whole number, not {_shown(value)}")
+        if value < low or (high is not None and value > high):
+            span = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise ConfigError(f"tournament.{key}", f"must be {span}, not {value}")
+        out[key] = value
+    seed = section.get("seed", 1)
+    if isinstance(seed, bool) or not isinstance(seed, int | str) or seed == "":
+        raise ConfigError("tournament.seed", f"must be a number or a non-empty string, not {_shown(seed)}")
+    out["seed"] = str(seed)
+    duplicate = section.get("duplicate", True)
+    if not isinstance(duplicate, bool):
+        raise ConfigError("tournament.duplicate", f"must be true or false, not {_shown(duplicate)}")
+    out["duplicate"] = duplicate
+    output = section.get("output", f"runs/{name}")
+    if not isinstance(output, str) or not output:
+        raise ConfigError("tournament.output", f"must be a folder path as a string, not {_shown(output)}")
+    out["output"] = Path(output)
+    server = section.get("server", "")
+    if not isinstance(server, str) or (server and not SERVER_PATTERN.match(server)):
+        raise ConfigError(
+            "tournament.server", f'must be "host:port" (or "" to start a referee), not {_shown(server)}'
+        )
+    out["server"] = server
+    return out
+
+
+def _bots(entries: Any, base_dir: Path) -> tuple[BotSpec, ...]:
+    if entries is None:
+        raise ConfigError("bots", "missing: add at least two [[bots]] entries, each with a name")
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ConfigError("bots", "must be [[bots]] tables, each with name and builtin or command")
+    if len(entries) < 2:
+        raise ConfigError(
+            "bots", f"a tournament needs at least 2 bots, not {len(entries)}: add [[bots]] entries"
+        )
+    specs: list[BotSpec] = []
+    seen: set[str] = set()
+    for index, entry in enumerate(entries):
+        where = f"bots[{index}]"
+        for key in entry:
+            if key not in _BOT_KEYS:
+                raise ConfigError(
+                    f"{where}.{key}", "unknown key: a bot has name, and builtin (with options) or command"
+                )
+        name = entry.get("name")
+        if name is None:
+            raise ConfigError(f"{where}.name", "missing: give every bot a name")
+        if not isinstance(name, str) or not BOT_NAME_PATTERN.match(name):
+            raise ConfigError(
+                f"{where}.name",
+                f"must be letters, digits, '.', '_' or '-' (at most 40 characters), not {_shown(name)}",
+            )
+        if name in seen:
+            raise ConfigError(f"{where}.name", f"{name!r} is used twice: give every bot a distinct name")
+        seen.add(name)
+        specs.append(_bot(entry, where, name, base_dir))
+    return tuple(specs)
+
+
+def _bot(entry: dict[str, Any], where: str, name: str, base_dir: Path) -> BotSpec:
+    has_builtin = "builtin" in entry
+    has_command = "command" in entry
+    if has_builtin == has_command:
+        raise ConfigError(
+            where,
+            f'bot {name!r} needs exactly one of builtin = "..." or command = [...], '
+            f"not {'both' if has_builtin else 'neither'}",
+        )
+    if has_command:
+        if "options" in entry:
+            raise ConfigError(f"{where}.options", "only built-in bots take options: pass flags in command")
+        command = entry["command"]
+        if (
+            not isinstance(command, list)
+            or not command
+            or not all(isinstance(part, str) and part for part in command)
+        ):
+            raise ConfigError(
+                f"{where}.command",
+                f'must be a non-empty list of strings, e.g. ["python", "my_bot.py"], not {_shown(command)}',
+            )
+        return BotSpec(name=name, command=tuple(command), workdir=base_dir)
+    builtin = entry["builtin"]
+    known = ", ".join(sorted(BUILTIN_BOTS))
+    if not isinstance(builtin, str) or builtin not in BUILTIN_BOTS:
+        raise ConfigError(f"{where}.builtin", f"unknown built-in bot {_shown(builtin)}: use one of {known}")
+    options = entry.get("options", {})
+    if not isinstance(options, dict) or not all(
+        isinstance(v, int | float | str | bool) for v in options.values()
+    ):
+        raise ConfigError(
+            f"{where}.options", "must be a table of plain values, e.g. options = { worlds = 4 }"
+        )
+    try:
+        # Built here once so that a bad option is a config error, not a crash in every game.
+        cast(Callable[..., Bot], BUILTIN_BOTS[builtin])(None, **options)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}.options", f"not accepted by {builtin!r}: {exc}") from None
+    return BotSpec(name=name, builtin=builtin, options=dict(options), workdir=base_dir)
+
+
+def _shown(value: Any) -> str:
+    """A value as the user wrote it, for messages (``"abc"``, ``12``, ``[1, 2]``, ``true``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, dict):
+        return "a table"
+    return repr(value)
