@@ -1,0 +1,216 @@
+"""A tournament's database: one SQLite file in its output folder.
+
+It holds a copy of the configuration, the schedule, and every finished game (result and
+record), each committed the moment the game ends. WAL mode with ``synchronous=FULL`` makes every
+commit durable before the runner moves on, so a ``kill -9`` (or a power cut) loses at most the
+games still being played; :mod:`hearts_tournaments.runner` replays exactly those on resume. A
+game is stored at most once: its key is the primary key, and a second insert is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from hearts_tournaments.outcome import GameOutcome
+from hearts_tournaments.schedule import Schedule
+
+#: The database's file name inside the output folder.
+DB_NAME = "tournament.sqlite"
+#: Bumped when the tables change meaning.
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE schedule (
+    idx INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    deal INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    seed TEXT NOT NULL,
+    seats TEXT NOT NULL,
+    bot_seeds TEXT NOT NULL
+);
+CREATE TABLE games (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL UNIQUE REFERENCES schedule(key),
+    finished_at REAL NOT NULL,
+    summary TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+"""
+
+
+class StoreError(Exception):
+    """A folder that does not hold a usable tournament database; the message says why."""
+
+
+class Store:
+    """An open tournament database.
+
+    Use :meth:`create` for a new tournament and :meth:`open` for an existing one.
+    """
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self._db = connection
+
+    # ------------------------------------------------------------------ opening
+    @staticmethod
+    def path_in(folder: Path) -> Path:
+        """Where a tournament's database lives in ``folder``."""
+        return folder / DB_NAME
+
+    @staticmethod
+    def _connect(path: Path) -> sqlite3.Connection:
+        db = sqlite3.connect(path, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        # FULL: a commit is on disk before the runner counts the game as finished.
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA busy_timeout=5000")
+        return db
+
+    @classmethod
+    def create(cls, folder: Path, config_text: str, base_dir: Path, name: str, schedule: Schedule) -> Store:
+        """Creates the database of a new tournament in ``folder``.
+
+        Args:
+            folder: The output folder (created if needed).
+            config_text: The configuration file's text, kept verbatim.
+            base_dir: The configuration's folder (bot commands run there).
+            name: The tournament's name.
+            schedule: Its schedule.
+
+        Raises:
+            StoreError: if ``folder`` already holds a tournament or cannot be written.
+        """
+        path = cls.path_in(folder)
+        if path.exists():
+            raise StoreError(f"{folder} already holds a tournament")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            db = cls._connect(path)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot create {path}: {exc}") from None
+        with db:
+            db.execute("BEGIN")
+            # Statement by statement: executescript() would commit the open transaction first.
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            meta = {
+                "schema_version": str(SCHEMA_VERSION),
+                "name": name,
+                "config_toml": config_text,
+                "base_dir": str(base_dir),
+                "schedule": json.dumps(schedule.to_json()),
+                "balance": json.dumps(schedule.balance().to_json()),
+                "created_at": repr(time.time()),
+            }
+            db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
+            db.executemany(
+                "INSERT INTO schedule (idx, key, deal, rotation, seed, seats, bot_seeds) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (g.index, g.key, g.deal, g.rotation, g.seed, json.dumps(g.seats), json.dumps(g.bot_seeds))
+                    for g in schedule.games
+                ],
+            )
+        return cls(path, db)
+
+    @classmethod
+    def open(cls, folder: Path) -> Store:
+        """Opens the tournament stored in ``folder``.
+
+        Raises:
+            StoreError: if there is none, or it is not a tournament database this version reads.
+        """
+        path = cls.path_in(folder)
+        if not path.is_file():
+            raise StoreError(f"{folder} holds no tournament (no {DB_NAME})")
+        try:
+            db = cls._connect(path)
+            version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{path} is not a tournament database: {exc}") from None
+        if version is None or version[0] != str(SCHEMA_VERSION):
+            db.close()
+            raise StoreError(f"{path} has schema version {version and version[0]}, not {SCHEMA_VERSION}")
+        return cls(path, db)
+
+    def close(self) -> None:
+        """Closes the database."""
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ reading
+    def meta(self, key: str) -> str:
+        """A value of the meta table (``name``, ``config_toml``, ``base_dir``, ...)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path} lacks {key!r}")
+        return str(row[0])
+
+    @property
+    def config_text(self) -> str:
+        """The configuration file's text."""
+        return self.meta("config_toml")
+
+    @property
+    def base_dir(self) -> Path:
+        """The configuration file's folder."""
+        return Path(self.meta("base_dir"))
+
+    def schedule(self) -> Schedule:
+        """The stored schedule."""
+        return Schedule.from_json(json.loads(self.meta("schedule")))
+
+    def balance(self) -> dict[str, Any]:
+        """The stored balance report."""
+        data: dict[str, Any] = json.loads(self.meta("balance"))
+        return data
+
+    def finished_keys(self) -> set[str]:
+        """Keys of the games already stored."""
+        return {row[0] for row in self._db.execute("SELECT key FROM games")}
+
+    def outcomes(self, records: bool = True) -> list[GameOutcome]:
+        """Every stored game, in the order they finished.
+
+        Args:
+            records: Load the game records too (else each outcome's ``record_json`` is empty).
+        """
+        column = "record" if records else "''"
+        rows = self._db.execute(f"SELECT summary, {column} FROM games ORDER BY seq").fetchall()
+        return [GameOutcome.from_json(json.loads(summary), record) for summary, record in rows]
+
+    def count(self) -> int:
+        """How many games are stored."""
+        row = self._db.execute("SELECT COUNT(*) FROM games").fetchone()
+        return int(row[0])
+
+    # ------------------------------------------------------------------ writing
+    def add(self, outcome: GameOutcome) -> None:
+        """Stores a finished game and commits.
+
+        Raises:
+            StoreError: if a game with that key is already stored (it is never replaced).
+        """
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute(
+                    "INSERT INTO games (key, finished_at, summary, record) VALUES (?, ?, ?, ?)",
+                    (outcome.key, time.time(), json.dumps(outcome.summary_json()), outcome.record_json),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"game {outcome.key} cannot be stored: {exc}") from None
