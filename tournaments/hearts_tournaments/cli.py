@@ -296,6 +296,11 @@ def bot(
         raise fail(str(exc), code=1) from None
 
 
+from hearts_tournaments.tournament_cli import tournament_app  # noqa: E402
+
+app.add_typer(tournament_app, name="tournament")
+
+
 def main() -> None:
     """Entry point of the ``hearts`` console script."""
     try:

@@ -1,0 +1,168 @@
+"""Tournament config files: every mistake gets one line naming the key, and exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from hearts_tournaments.cli import app
+from hearts_tournaments.config import ConfigError, demo_config_text, load_config, parse_config
+from tests.conftest import hearts
+
+GOOD = """
+[tournament]
+name = "spring"
+table_size = 6
+deals = 2
+
+[[bots]]
+name = "careful"
+builtin = "heuristic"
+
+[[bots]]
+name = "mine"
+command = ["python", "my_bot.py"]
+"""
+
+BOTS = """
+[[bots]]
+name = "a"
+builtin = "heuristic"
+
+[[bots]]
+name = "b"
+builtin = "random"
+"""
+
+# (config text, text that must be in the one error line)
+BAD = [
+    ("[tournament\ntable_size = 6", "not valid TOML"),
+    ("[tournament]\ntable_size = 6\ncolour = 1\n" + BOTS, "tournament.colour: unknown key"),
+    ("[tournament]\ntable_size = 6\n[league]\n" + BOTS, "league: unknown section"),
+    (BOTS, "tournament: missing"),
+    ("[tournament]\ndeals = 2\n" + BOTS, "tournament.table_size: missing"),
+    ('[tournament]\ntable_size = "six"\n' + BOTS, "tournament.table_size: must be a whole number"),
+    ("[tournament]\ntable_size = 12\n" + BOTS, "tournament.table_size: must be between 6 and 11, not 12"),
+    ("[tournament]\ntable_size = 5\n" + BOTS, "tournament.table_size: must be between 6 and 11"),
+    ("[tournament]\ntable_size = 6\ndeals = 0\n" + BOTS, "tournament.deals: must be between 1"),
+    ("[tournament]\ntable_size = 6\nduplicate = 1\n" + BOTS, "tournament.duplicate: must be true or false"),
+    ("[tournament]\ntable_size = 6\nconcurrency = true\n" + BOTS, "tournament.concurrency: must be a whole"),
+    (
+        "[tournament]\ntable_size = 6\ntarget_score = -5\n" + BOTS,
+        "tournament.target_score: must be at least 1",
+    ),
+    ('[tournament]\ntable_size = 6\nserver = "nowhere"\n' + BOTS, "tournament.server: must be"),
+    ('[tournament]\ntable_size = 6\nname = "a b"\n' + BOTS, "tournament.name: must be"),
+    ("[tournament]\ntable_size = 6\nseed = 1.5\n" + BOTS, "tournament.seed: must be"),
+    ("[tournament]\ntable_size = 6\n", "bots: missing"),
+    ('[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\nbuiltin = "random"\n', "at least 2 bots"),
+    (
+        '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\nbuiltin = "random"\n'
+        '[[bots]]\nname = "a"\nbuiltin = "heuristic"\n',
+        "bots[1].name: 'a' is used twice",
+    ),
+    (
+        '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\nbuiltin = "random"\ncommand = ["x"]\n' + BOTS,
+        "bots[0]: bot 'a' needs exactly one of builtin",
+    ),
+    (
+        '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\n' + BOTS,
+        "bots[0]: bot 'a' needs exactly one of builtin",
+    ),
+    (
+        '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\nbuiltin = "genius"\n' + BOTS,
+        'bots[0].builtin: unknown built-in bot "genius": use one of',
+    ),
+    (
+        '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\ncommand = "python bot.py"\n' + BOTS,
+        "bots[0].command: must be a non-empty list of strings",
+    ),
+    (
+        '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\nbuiltin = "random"\nsize = 3\n' + BOTS,
+        "bots[0].size: unknown key",
+    ),
+    (
+        '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\nbuiltin = "random"\noptions = { depth = 3 }\n'
+        + BOTS,
+        "bots[0].options: not accepted by 'random'",
+    ),
+    ('[tournament]\ntable_size = 6\n[[bots]]\nbuiltin = "random"\n' + BOTS, "bots[0].name: missing"),
+]
+
+
+def run_cli(*args: str) -> Result:
+    """The real ``hearts`` command line, invoked in this process (a subprocess per case is slow)."""
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.mark.parametrize(("text", "needle"), BAD)
+def test_a_bad_config_gets_one_line_naming_the_key_and_exit_2(tmp_path: Path, text: str, needle: str) -> None:
+    config = tmp_path / "league.toml"
+    config.write_text(text)
+    result = run_cli("tournament", "run", str(config), "--output", str(tmp_path / "out"))
+    assert result.exit_code == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"hearts: error: {config}: "), lines[0]
+    assert needle in lines[0]
+    assert result.stdout == ""
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("text", "needle"), [BAD[0], BAD[6], BAD[17]])
+def test_the_command_exits_2_with_one_line_and_no_traceback(tmp_path: Path, text: str, needle: str) -> None:
+    config = tmp_path / "league.toml"
+    config.write_text(text)
+    result = hearts("tournament", "run", str(config))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and needle in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_missing_config_file_gets_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.toml"
+    result = run_cli("tournament", "run", str(missing))
+    assert result.exit_code == 2
+    assert result.stderr == f"hearts: error: {missing}: no such config file\n"
+
+
+def test_run_needs_a_config_or_the_demo() -> None:
+    result = run_cli("tournament", "run")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "hearts: error: give a tournament config file, or --demo (not both)"
+
+
+def test_resume_and_report_refuse_a_folder_without_a_tournament(tmp_path: Path) -> None:
+    for command in ("resume", "report"):
+        result = run_cli("tournament", command, str(tmp_path))
+        assert result.exit_code == 2
+        assert (
+            result.stderr.strip() == f"hearts: error: {tmp_path} holds no tournament (no tournament.sqlite)"
+        )
+
+
+def test_a_good_config_reads_with_defaults_and_commands_run_in_its_folder(tmp_path: Path) -> None:
+    path = tmp_path / "spring.toml"
+    path.write_text(GOOD)
+    config, text = load_config(path)
+    assert text == GOOD
+    assert config.name == "spring" and config.table_size == 6 and config.deals == 2
+    assert config.duplicate and config.seed == "1" and config.target_score == 150
+    assert config.output == Path("runs/spring")
+    assert config.quarantine_after == 3 and config.server == ""
+    mine = config.bot("mine")
+    assert mine.command == ("python", "my_bot.py") and mine.workdir == tmp_path
+
+
+def test_the_demo_config_reads() -> None:
+    config = parse_config(demo_config_text(), Path.cwd())
+    assert config.name == "demo" and config.table_size == 6
+    assert {"heuristic", "random"} <= {b.builtin for b in config.bots}
+
+
+def test_config_errors_carry_the_key() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config("[tournament]\ntable_size = 99\n" + BOTS, Path.cwd())
+    assert caught.value.key == "tournament.table_size"

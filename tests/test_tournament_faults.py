@@ -1,0 +1,84 @@
+"""Bots that crash at start, cannot be started, or hang never stop a tournament."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.conftest import hearts
+
+HANG_BOT = """
+import os
+import time
+
+from hearts_client import Bot, run
+
+
+class Hang(Bot):
+    def choose_pass(self, view):
+        time.sleep(3600)
+
+    def choose_play(self, view):
+        time.sleep(3600)
+
+
+run(Hang(), os.environ["HEARTS_SERVER"], os.environ["HEARTS_TOKEN"])
+"""
+
+
+def test_crashing_missing_and_hanging_bots_are_played_for_and_quarantined(tmp_path: Path) -> None:
+    (tmp_path / "hang_bot.py").write_text(HANG_BOT)
+    python = json.dumps(sys.executable)
+    config = tmp_path / "faulty.toml"
+    config.write_text(
+        f"""
+[tournament]
+name = "faulty"
+table_size = 6
+deals = 1
+seed = 3
+target_score = 30
+concurrency = 2
+decision_ms = 500
+max_faults = 2
+join_timeout_ms = 30000
+quarantine_after = 2
+
+[[bots]]
+name = "careful"
+builtin = "heuristic"
+
+[[bots]]
+name = "crasher"
+command = [{python}, "-c", "import sys; sys.exit(1)"]
+
+[[bots]]
+name = "missing"
+command = ["./no_such_bot"]
+
+[[bots]]
+name = "hanger"
+command = [{python}, "hang_bot.py"]   # relative: runs in this file's folder
+"""
+    )
+    folder = tmp_path / "out"
+    result = hearts("tournament", "run", str(config), "--output", str(folder), timeout=900)
+    assert result.returncode == 0, result.stderr
+    for bot in ("crasher", "missing", "hanger"):
+        assert f"{bot} is quarantined after" in result.stderr
+    assert "quarantined" in result.stdout
+
+    report = json.loads(hearts("tournament", "report", str(folder), "--format", "json").stdout)
+    assert report["tournament"]["complete"] is True
+    lines = {s["bot"]: s for s in report["standings"]}
+    assert {q["bot"] for q in report["quarantined"]} == {"crasher", "missing", "hanger"}
+    for bot in ("crasher", "missing", "hanger"):
+        line = lines[bot]
+        assert line["quarantined"] is True
+        assert line["games"] == 6  # never dropped: the referee played its seats
+        assert line["faults"] >= 6 * 2 and line["failed_games"] == 6
+    assert lines["careful"]["quarantined"] is False
+    # The hanging bot was stopped, and the missing command explained, in their own logs.
+    assert any("no_such_bot" in p.read_text() for p in (folder / "logs" / "missing").iterdir())
+    assert len(list((folder / "logs" / "hanger").iterdir())) >= 2

@@ -1,0 +1,61 @@
+"""``python -m hearts_tournaments.builtin_bot NAME``: one built-in bot, with options, in one seat.
+
+The tournament runner starts built-in bots this way rather than through ``hearts bot``: it
+passes constructor options from the config (``options = { worlds = 4 }``), and it skips the
+command line's imports, which matters when a tournament starts a process per seat per game.
+It takes the same flags and environment variables as ``hearts bot``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import cast
+
+from hearts_client.bot import Bot
+from hearts_client.bots import BUILTIN_BOTS
+from hearts_client.sdk import BotRunError, run
+from hearts_server.logs import LogFormat, configure_logging
+
+PROG = "hearts_tournaments.builtin_bot"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the bot until its table is done.
+
+    Returns:
+        0 when the table finished, 1 when the referee refused the bot or could not be reached,
+        2 on bad arguments.
+    """
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__)
+    parser.add_argument("name", choices=sorted(BUILTIN_BOTS), help="The built-in bot.")
+    parser.add_argument("--server", default=os.environ.get("HEARTS_SERVER", "127.0.0.1:50051"))
+    parser.add_argument("--token", default=os.environ.get("HEARTS_TOKEN"))
+    parser.add_argument("--seed", default=None, help="Seed of the bot's own random choices.")
+    parser.add_argument("--name", dest="bot_name", default=os.environ.get("HEARTS_BOT_NAME"))
+    parser.add_argument("--options", default="{}", help="Constructor options as a JSON object.")
+    args = parser.parse_args(argv)
+    if not args.token:
+        parser.error("a seat token is needed: --token T or HEARTS_TOKEN")
+    try:
+        options = json.loads(args.options)
+        if not isinstance(options, dict):
+            raise ValueError("--options must be a JSON object")
+        factory = cast(Callable[..., Bot], BUILTIN_BOTS[args.name])
+        bot = factory(args.seed, **options)
+    except (TypeError, ValueError) as exc:
+        parser.error(f"bad --options: {exc}")
+    configure_logging(LogFormat.JSON)
+    try:
+        run(bot, args.server, args.token, name=args.bot_name or args.name)
+    except BotRunError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

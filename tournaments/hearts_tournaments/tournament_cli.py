@@ -1,0 +1,218 @@
+"""``hearts tournament``: run, resume and report round-robin tournaments.
+
+A thin shell: each command parses its options and calls the library (:mod:`.runner`,
+:mod:`.results`, :mod:`.report`). A mistake the user can make (config, folder) ends with one
+line on stderr and exit 2; a tournament that cannot go on (referee unreachable) exits 1 and
+keeps every finished game, ready for ``resume``; Ctrl-C exits 130, also resumable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import logging
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hearts_server.logs import LogFormat, configure_logging
+from hearts_tournaments.config import ConfigError, demo_config_text, load_config, parse_config
+from hearts_tournaments.progress import ProgressReporter
+from hearts_tournaments.report import ReportFormat, render
+from hearts_tournaments.runner import (
+    RunnerError,
+    Tournament,
+    create_tournament,
+    open_tournament,
+    run_tournament,
+    tournament_standings,
+)
+from hearts_tournaments.schedule import make_schedule, suggest_deals
+from hearts_tournaments.store import StoreError
+
+tournament_app = typer.Typer(
+    name="tournament",
+    help="Round-robin tournaments over the referee server: run, resume, report.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+#: Where ``--demo`` writes unless ``--output`` says otherwise.
+DEMO_OUTPUT = Path("runs/demo")
+
+
+class ProgressMode(enum.StrEnum):
+    """When to draw the progress bar."""
+
+    AUTO = "auto"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    """Prints one clear error line on stderr and returns the exit to raise."""
+    typer.echo(f"hearts: error: {message}", err=True)
+    return typer.Exit(code)
+
+
+ConcurrencyOption = Annotated[
+    int | None,
+    typer.Option("--concurrency", "-j", min=1, help="Tables played at once (default: the config's)."),
+]
+ProgressOption = Annotated[
+    ProgressMode,
+    typer.Option("--progress", help="Progress bar on stderr: auto draws it on a terminal only."),
+]
+
+
+@tournament_app.command("run")
+def run_command(
+    config: Annotated[
+        Path | None, typer.Argument(help="The tournament's TOML file (see docs/TOURNAMENTS.md).")
+    ] = None,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="Run the embedded demo: the built-in bots, about a minute.")
+    ] = False,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Output folder (default: tournament.output).")
+    ] = None,
+    fresh: Annotated[
+        bool,
+        typer.Option(
+            "--fresh", help="Replace a tournament already in the output folder (--demo always does)."
+        ),
+    ] = False,
+    concurrency: ConcurrencyOption = None,
+    progress: ProgressOption = ProgressMode.AUTO,
+) -> None:
+    """Schedule and run a tournament, then print the ranked standings."""
+    if demo == (config is not None):
+        raise _fail("give a tournament config file, or --demo (not both)")
+    try:
+        if config is not None:
+            settings, text = load_config(config)
+        else:
+            text = demo_config_text()
+            settings = parse_config(text, Path.cwd(), default_name="demo")
+    except ConfigError as exc:
+        raise _fail(f"{config or 'demo'}: {exc}") from None
+    folder = output or (DEMO_OUTPUT if demo else settings.output)
+    try:
+        tournament = create_tournament(settings, text, folder, fresh=fresh or demo)
+    except StoreError as exc:
+        raise _fail(str(exc)) from None
+    _print_balance(tournament)
+    _run(tournament, concurrency, progress)
+
+
+@tournament_app.command("resume")
+def resume_command(
+    folder: Annotated[Path, typer.Argument(help="The tournament's output folder.")],
+    concurrency: ConcurrencyOption = None,
+    progress: ProgressOption = ProgressMode.AUTO,
+) -> None:
+    """Continue a stopped tournament where it stopped, then print the standings.
+
+    Finished games are never replayed; games that were running when it stopped are played again
+    from the start.
+    """
+    tournament = _open(folder)
+    _run(tournament, concurrency, progress)
+
+
+@tournament_app.command("report")
+def report_command(
+    folder: Annotated[Path, typer.Argument(help="The tournament's output folder.")],
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="Output form.")] = ReportFormat.TABLE,
+) -> None:
+    """Print the standings of a tournament (finished or not)."""
+    tournament = _open(folder)
+    with tournament.store:
+        standings = tournament_standings(tournament)
+    text = render(standings, fmt)
+    if text is not None:
+        sys.stdout.write(text)
+
+
+@tournament_app.command("schedule")
+def schedule_command(
+    config: Annotated[Path, typer.Argument(help="The tournament's TOML file.")],
+) -> None:
+    """Print a tournament's schedule and balance report without playing it."""
+    try:
+        settings, _ = load_config(config)
+    except ConfigError as exc:
+        raise _fail(f"{config}: {exc}") from None
+    schedule = make_schedule(
+        settings.bot_names, settings.table_size, settings.deals, settings.seed, settings.duplicate
+    )
+    for game in schedule.games:
+        typer.echo(f"{game.key}  " + " ".join(game.seats))
+    for line in schedule.balance().lines():
+        typer.echo(line)
+
+
+def _open(folder: Path) -> Tournament:
+    try:
+        return open_tournament(folder)
+    except StoreError as exc:
+        raise _fail(str(exc)) from None
+    except ConfigError as exc:
+        raise _fail(f"{folder}: the stored configuration no longer reads: {exc}") from None
+
+
+def _print_balance(tournament: Tournament) -> None:
+    schedule = tournament.store.schedule()
+    balance = schedule.balance()
+    for line in balance.lines():
+        typer.echo(f"schedule: {line}", err=True)
+    if not balance.within_one and len(schedule.bots) > schedule.table_size:
+        better = suggest_deals(len(schedule.bots), schedule.table_size, len(schedule.seatings), schedule.seed)
+        hint = f"deals = {better} can be" if better else "no nearby deal count is"
+        typer.echo(
+            f"schedule: warning: {len(schedule.bots)} bots at tables of {schedule.table_size} cannot "
+            f"meet equally often (within one) on {len(schedule.seatings)} deals; {hint} balanced",
+            err=True,
+        )
+
+
+def _run(tournament: Tournament, concurrency: int | None, progress: ProgressMode) -> None:
+    output = tournament.output
+    bar = progress is ProgressMode.ALWAYS or (progress is ProgressMode.AUTO and sys.stderr.isatty())
+    with tournament.store, _log_to(output / "runner.log"), ProgressReporter(bar) as reporter:
+        try:
+            standings = run_tournament(tournament, concurrency, reporter)
+        except RunnerError as exc:
+            raise _fail(
+                f"{exc}; the finished games are kept: `hearts tournament resume {output}`", 1
+            ) from None
+        except KeyboardInterrupt:
+            typer.echo(f"interrupted; continue with `hearts tournament resume {output}`", err=True)
+            raise typer.Exit(130) from None
+    render(standings, ReportFormat.TABLE)
+
+
+@contextlib.contextmanager
+def _log_to(path: Path) -> Iterator[None]:
+    """Sends the log (the runner's and the in-process referee's) to a file as JSON lines.
+
+    The terminal then shows only the progress and the results.
+    """
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    configure_logging(LogFormat.JSON, logging.getLevelName(root.level))
+    formatter = root.handlers[0].formatter
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(formatter)
+    root.handlers[:] = [handler]
+    try:
+        yield
+    finally:
+        handler.close()
+        root.handlers[:], level = saved
+        root.setLevel(level)
