@@ -211,7 +211,7 @@ class Table:
         self.rules = settings.rules
         self.record_dir = record_dir
         self.seats = [
-            Seat(index=i, name=name, token=secrets.token_urlsafe(24))
+            Seat(index=i, name=name, token=secrets.token_hex(24))  # hex: never starts with "-"
             for i, name in enumerate(settings.bot_names)
         ]
         self.status = TableStatus.WAITING
