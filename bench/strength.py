@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS, make_bot
-from hearts_client.bots.montecarlo import MonteCarloBot
+from hearts_client.bots.montecarlo import DEFAULT_WORLDS, MonteCarloBot
 from hearts_server.cards import Card
 from hearts_server.deal import derive_seed
 from hearts_server.local import Player, play_hand
@@ -152,6 +152,13 @@ def interval(values: Sequence[float]) -> tuple[float, float]:
     return mean - half, mean + half
 
 
+def _worlds(config: Config) -> int | None:
+    # The budget montecarlo bots actually used, or None when none took part.
+    if "montecarlo" not in (config.bot, config.field):
+        return None
+    return config.worlds if config.worlds is not None else DEFAULT_WORLDS
+
+
 def run(config: Config, jobs: int) -> dict[str, object]:
     """Plays every deal (over ``jobs`` processes) and summarizes.
 
@@ -176,7 +183,7 @@ def run(config: Config, jobs: int) -> dict[str, object]:
         "players": config.players,
         "hands": config.hands,
         "seed": config.seed,
-        "worlds": config.worlds,
+        "worlds": _worlds(config),
         "time_limit": config.time_limit,
         "bot_points_per_hand": statistics.fmean(bot),
         "field_points_per_hand": statistics.fmean(field),
