@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner, Result
 
 from hearts_tournaments.cli import app
-from hearts_tournaments.config import ConfigError, demo_config_text, load_config, parse_config
-from tests.conftest import hearts
+from hearts_tournaments.config import (
+    TOURNAMENT_KEYS,
+    ConfigError,
+    demo_config_text,
+    load_config,
+    parse_config,
+)
+from tests.conftest import ROOT, hearts
 
 GOOD = """
 [tournament]
@@ -166,3 +173,14 @@ def test_config_errors_carry_the_key() -> None:
     with pytest.raises(ConfigError) as caught:
         parse_config("[tournament]\ntable_size = 99\n" + BOTS, Path.cwd())
     assert caught.value.key == "tournament.table_size"
+
+
+def test_the_documented_example_is_complete_and_reads(tmp_path: Path) -> None:
+    doc = (ROOT / "docs" / "TOURNAMENTS.md").read_text()
+    example = next(
+        block for block in re.findall(r"```toml\n(.*?)```", doc, flags=re.S) if "[[bots]]" in block
+    )
+    config = parse_config(example, tmp_path)
+    assert config.name == "spring" and len(config.bots) == 3
+    for key in TOURNAMENT_KEYS:
+        assert re.search(rf"^{key} = ", example, flags=re.M), f"docs/TOURNAMENTS.md lacks {key}"

@@ -32,7 +32,6 @@ def outcome(
         retired=tuple(s in retired for s in range(len(totals))),
         absent=(False,) * len(totals),
         crashed=(False,) * len(totals),
-        exit_codes=(0,) * len(totals),
         record_json="{}",
     )
 

@@ -148,7 +148,8 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
     "join_timeout_ms": (1, None),
     "quarantine_after": (1, None),
 }
-_TOURNAMENT_KEYS = frozenset({*_INT_RANGES, "name", "seed", "output", "duplicate", "server"})
+#: Every key of [tournament].
+TOURNAMENT_KEYS = frozenset({*_INT_RANGES, "name", "seed", "output", "duplicate", "server"})
 _BOT_KEYS = frozenset({"name", "builtin", "command", "options"})
 
 
@@ -217,8 +218,8 @@ def parse_config(text: str, base_dir: Path, default_name: str = "tournament") ->
 
 def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
     for key in section:
-        if key not in _TOURNAMENT_KEYS:
-            known = ", ".join(sorted(_TOURNAMENT_KEYS))
+        if key not in TOURNAMENT_KEYS:
+            known = ", ".join(sorted(TOURNAMENT_KEYS))
             raise ConfigError(f"tournament.{key}", f"unknown key: the keys of [tournament] are {known}")
     out: dict[str, Any] = {}
     name = section.get("name", default_name)

@@ -25,8 +25,6 @@ class GameOutcome:
         retired: Per seat: whether it was retired (too many faults, or never connected).
         absent: Per seat: whether the runner did not start the bot (it was quarantined).
         crashed: Per seat: whether the bot's process ended with an error before the game did.
-        exit_codes: Per seat: the process's exit status (negative: killed by that signal),
-            or None when no process ran.
         record_json: The referee's game record.
     """
 
@@ -41,7 +39,6 @@ class GameOutcome:
     retired: tuple[bool, ...]
     absent: tuple[bool, ...]
     crashed: tuple[bool, ...]
-    exit_codes: tuple[int | None, ...]
     record_json: str
 
     def failed(self, bot: str) -> bool:
@@ -62,7 +59,6 @@ class GameOutcome:
             "retired": list(self.retired),
             "absent": list(self.absent),
             "crashed": list(self.crashed),
-            "exit_codes": list(self.exit_codes),
         }
 
     @staticmethod
@@ -80,7 +76,6 @@ class GameOutcome:
             retired=tuple(summary["retired"]),
             absent=tuple(summary["absent"]),
             crashed=tuple(summary["crashed"]),
-            exit_codes=tuple(summary["exit_codes"]),
             record_json=record_json,
         )
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -184,6 +184,7 @@ class _Runner:
         for outcome in self.store.outcomes(records=False):
             self.quarantine.add(outcome)
             self.faults += sum(outcome.faults)
+        self._reaping: dict[asyncio.Task[None], list[BotProcess]] = {}
         token = os.environ.get(ADMIN_TOKEN_ENV, "")
         self.metadata = (("authorization", f"Bearer {token}"),) if token and self.config.server else ()
 
@@ -218,7 +219,12 @@ class _Runner:
                             group.create_task(self._worker(games, channel, address))
                 except BaseExceptionGroup as errors:
                     raise _one_error(errors, address) from None
+                await asyncio.gather(*self._reaping)
         finally:
+            for task, processes in list(self._reaping.items()):
+                task.cancel()
+                for process in processes:
+                    process.kill()
             if server is not None:
                 await server.stop(grace=1.0)
 
@@ -227,6 +233,19 @@ class _Runner:
         for game in games:
             outcome = await _GamePlay(self, game, channel, address).play()
             self._finish(outcome)
+
+    def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
+        """Lets the bots of a finished game exit (or stops them) in the background."""
+        task = asyncio.create_task(self._reap(game, processes))
+        self._reaping[task] = processes
+        task.add_done_callback(lambda done: self._reaping.pop(done, None))
+
+    async def _reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
+        codes = await asyncio.gather(*(p.stop() for p in processes))
+        for process, code in zip(processes, codes, strict=True):
+            seat = process.seat
+            event = "bot_lingered" if process.lingered else "bot_exited"
+            log.info(event, key=game.key, seat=seat, bot=game.seats[seat], code=code)
 
     def _finish(self, outcome: GameOutcome) -> None:
         self.store.add(outcome)
@@ -288,7 +307,6 @@ class _GamePlay:
         watchers: list[asyncio.Task[None]] = []
         over = asyncio.Event()
         response: apb.AwaitTableResponse | None = None
-        codes: list[int] = []
         try:
             for seat, bot in enumerate(game.seats):
                 if self.absent[seat]:
@@ -306,17 +324,13 @@ class _GamePlay:
             over.set()
             for watcher in watchers:
                 watcher.cancel()
-            if response is not None:
-                codes = list(await asyncio.gather(*(p.stop() for p in processes)))
-            else:  # the tournament is stopping: no grace
+            if response is None:  # the tournament is stopping: no grace
                 for process in processes:
                     process.kill()
-        exit_codes: list[int | None] = [None] * len(game.seats)
-        for process, code in zip(processes, codes, strict=True):
-            exit_codes[process.seat] = code
-            if process.lingered:
-                log.warning("bot_lingered", key=game.key, seat=process.seat, bot=game.seats[process.seat])
-        return self._outcome(response.table, exit_codes)
+        # The game is stored at once and its bots get their grace to exit in the background,
+        # so that the next game does not wait for them.
+        self.runner.reap(game, processes)
+        return self._outcome(response.table)
 
     async def _watch(self, process: BotProcess, over: asyncio.Event) -> None:
         """Notices a bot process that ends before its game does."""
@@ -334,7 +348,7 @@ class _GamePlay:
             # Nobody is coming for this seat: do not let the table wait for its join timeout.
             await _declare_absent(self.channel, self.tokens[seat])
 
-    def _outcome(self, table: apb.GetTableResponse, exit_codes: Sequence[int | None]) -> GameOutcome:
+    def _outcome(self, table: apb.GetTableResponse) -> GameOutcome:
         game = self.game
         if table.status != apb.TABLE_STATUS_DONE or len(table.games) != 1:
             raise RunnerError(
@@ -357,7 +371,6 @@ class _GamePlay:
             retired=tuple(r.retired for r in seats),
             absent=self.absent,
             crashed=tuple(self.crashed),
-            exit_codes=tuple(exit_codes),
             record_json=finished.record_json,
         )
 
