@@ -1,0 +1,153 @@
+"""Tournament throughput: games per minute over gRPC, in-process, and from 1 to 2 tables at once.
+
+Plays one small tournament of ``heuristic`` bots three ways and times each:
+
+* over gRPC with the real runner, one table at a time (``concurrency = 1``): the in-process
+  referee, a process per seat per game, a database commit per game;
+* the same, two tables at a time (``concurrency = 2``);
+* the same games in-process with :func:`hearts_server.local.play_game` (same deals, same bot
+  seeds, no processes, no network): the ceiling the protocol and process overhead is measured
+  against.
+
+It also checks that all three give identical totals in every game (the games are the same).
+
+Usage::
+
+    bench/tournament.py [--deals 8] [--players 6] [--target-score 100] [--json]
+
+Prints readable figures, or with ``--json`` one object. Takes a minute or two on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hearts_client.bots import make_bot
+from hearts_server.local import play_game
+from hearts_server.logs import LogFormat, configure_logging
+from hearts_server.rules import Rules
+from hearts_tournaments.config import parse_config
+from hearts_tournaments.runner import create_tournament, run_tournament
+from hearts_tournaments.schedule import Schedule
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """One way of playing the tournament."""
+
+    games: int
+    seconds: float
+    totals: dict[str, tuple[int, ...]]
+
+    @property
+    def games_per_minute(self) -> float:
+        return 60 * self.games / self.seconds
+
+
+def config_text(deals: int, players: int, target: int, concurrency: int) -> str:
+    bots = "".join(f'\n[[bots]]\nname = "h{i}"\nbuiltin = "heuristic"\n' for i in range(3))
+    return (
+        f'[tournament]\nname = "bench"\ntable_size = {players}\ndeals = {deals}\nduplicate = false\n'
+        f'seed = "bench"\ntarget_score = {target}\nconcurrency = {concurrency}\n{bots}'
+    )
+
+
+def over_grpc(folder: Path, text: str) -> Timing:
+    config = parse_config(text, folder)
+    tournament = create_tournament(config, text, folder / "out")
+    with tournament.store:
+        started = time.perf_counter()
+        run_tournament(tournament)
+        seconds = time.perf_counter() - started
+        outcomes = tournament.store.outcomes(records=False)
+    return Timing(len(outcomes), seconds, {o.key: o.totals for o in outcomes})
+
+
+def in_process(schedule: Schedule, target: int) -> Timing:
+    rules = Rules(players=schedule.table_size, target_score=target)
+    started = time.perf_counter()
+    totals = {}
+    for game in schedule.games:
+        bots = [make_bot("heuristic", seed) for seed in game.bot_seeds]
+        totals[game.key] = tuple(play_game(rules, game.seed, bots).totals)
+    return Timing(len(schedule.games), time.perf_counter() - started, totals)
+
+
+def measure(deals: int, players: int, target: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="hearts-bench-") as tmp:
+        root = Path(tmp)
+        (root / "c1").mkdir()
+        (root / "c2").mkdir()
+        one = over_grpc(root / "c1", config_text(deals, players, target, 1))
+        two = over_grpc(root / "c2", config_text(deals, players, target, 2))
+        config = parse_config(config_text(deals, players, target, 1), root)
+        tournament = create_tournament(config, "", root / "schedule")
+        with tournament.store:
+            schedule = tournament.store.schedule()
+        local = in_process(schedule, target)
+    return {
+        "games": one.games,
+        "players": players,
+        "target_score": target,
+        "bots": "heuristic x3 (each in two seats)",
+        "cores": os.cpu_count(),
+        "load_average_1min": round(os.getloadavg()[0], 2),
+        "grpc_concurrency_1": {
+            "seconds": round(one.seconds, 2),
+            "games_per_minute": round(one.games_per_minute, 1),
+        },
+        "grpc_concurrency_2": {
+            "seconds": round(two.seconds, 2),
+            "games_per_minute": round(two.games_per_minute, 1),
+        },
+        "in_process": {
+            "seconds": round(local.seconds, 2),
+            "games_per_minute": round(local.games_per_minute, 1),
+        },
+        "speedup_concurrency_2_over_1": round(two.games_per_minute / one.games_per_minute, 2),
+        "grpc_share_of_in_process": round(two.games_per_minute / local.games_per_minute, 3),
+        "identical_results": one.totals == two.totals == local.totals,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--deals", type=int, default=8, help="games in the tournament (one per deal)")
+    parser.add_argument("--players", type=int, default=6, help="table size")
+    parser.add_argument("--target-score", type=int, default=100)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    configure_logging(LogFormat.JSON, "WARNING")
+    result = measure(args.deals, args.players, args.target_score)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(
+        f"{result['games']} games of heuristic bots, table of {args.players}, to {args.target_score} points"
+    )
+    print(f"(load average {result['load_average_1min']} on {result['cores']} cores when done)")
+    for label, key in (
+        ("gRPC, 1 table at a time ", "grpc_concurrency_1"),
+        ("gRPC, 2 tables at a time", "grpc_concurrency_2"),
+        ("in-process, no gRPC     ", "in_process"),
+    ):
+        figures = result[key]
+        print(f"  {label}: {figures['games_per_minute']:8.1f} games/min ({figures['seconds']:.1f} s)")
+    print(f"  concurrency 2 over 1: x{result['speedup_concurrency_2_over_1']}")
+    print(f"  gRPC (2 tables) reaches {result['grpc_share_of_in_process']:.1%} of in-process throughput")
+    print(f"  same totals in every game all three ways: {result['identical_results']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
