@@ -21,10 +21,11 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-from collections.abc import AsyncIterator, Iterator
+import signal
+from collections.abc import AsyncIterator, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import grpc
 
@@ -53,6 +54,10 @@ OWNED = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", "records", "logs", "runner
 
 class RunnerError(Exception):
     """The tournament cannot go on (referee unreachable, table aborted, ...): one clear line."""
+
+
+class Terminated(Exception):
+    """The runner got SIGTERM and stopped; the finished games are kept."""
 
 
 class Reporter(Protocol):
@@ -154,8 +159,37 @@ def run_tournament(
         RunnerError: if the tournament cannot go on; the games played so far are kept.
     """
     runner = _Runner(tournament, concurrency or tournament.config.concurrency, reporter or SilentReporter())
-    asyncio.run(runner.run())
+    asyncio.run(_until_terminated(runner.run()))
     return tournament_standings(tournament)
+
+
+async def _until_terminated(work: Coroutine[Any, Any, None]) -> None:
+    """Runs ``work``; SIGTERM cancels it like Ctrl-C does, so the bots are stopped on the way out.
+
+    Raises:
+        Terminated: on SIGTERM.
+    """
+    task = asyncio.ensure_future(work)
+    loop = asyncio.get_running_loop()
+    terminated = False
+
+    def on_term() -> None:
+        nonlocal terminated
+        terminated = True
+        task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, on_term)
+    except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
+        return await task
+    try:
+        await task
+    except asyncio.CancelledError:
+        if terminated:
+            raise Terminated("terminated (SIGTERM)") from None
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def tournament_standings(tournament: Tournament) -> Standings:

@@ -24,6 +24,7 @@ from hearts_tournaments.progress import ProgressReporter
 from hearts_tournaments.report import ReportFormat, render
 from hearts_tournaments.runner import (
     RunnerError,
+    Terminated,
     Tournament,
     create_tournament,
     open_tournament,
@@ -193,6 +194,9 @@ def _run(tournament: Tournament, concurrency: int | None, progress: ProgressMode
         except KeyboardInterrupt:
             typer.echo(f"interrupted; continue with `hearts tournament resume {output}`", err=True)
             raise typer.Exit(130) from None
+        except Terminated:
+            typer.echo(f"terminated; continue with `hearts tournament resume {output}`", err=True)
+            raise typer.Exit(143) from None
     render(standings, ReportFormat.TABLE)
 
 
