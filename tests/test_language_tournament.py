@@ -1,0 +1,48 @@
+"""A tournament with one bot of every language, Python included, is played and ranked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import ROOT, hearts
+from tests.test_language_bots import TOOLCHAINS, require_toolchain
+
+LANGUAGES = sorted(TOOLCHAINS)
+
+
+def test_one_bot_of_every_language_in_a_ranked_tournament(tmp_path: Path) -> None:
+    for language in LANGUAGES:
+        require_toolchain(language)
+    bots = "\n".join(
+        f'[[bots]]\nname = "{language}"\ncommand = ["{ROOT / "clients" / language / "bot"}"]\n'
+        for language in LANGUAGES
+    )
+    config = tmp_path / "languages.toml"
+    config.write_text(
+        f"""[tournament]
+name = "languages"
+table_size = 6
+deals = 1
+seed = 6
+concurrency = 1
+target_score = 40
+output = "{tmp_path / "run"}"
+join_timeout_ms = 120000
+
+[[bots]]
+name = "python"
+builtin = "heuristic"
+
+{bots}"""
+    )
+    run = hearts("tournament", "run", str(config), "--progress", "never", timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = hearts("tournament", "report", str(tmp_path / "run"), "--format", "json")
+    assert report.returncode == 0, report.stderr
+    standings = json.loads(report.stdout)["standings"]
+    assert sorted(s["bot"] for s in standings) == sorted(["python", *LANGUAGES])
+    assert [s["rank"] for s in standings] == list(range(1, 7))
+    for entry in standings:
+        assert entry["games"] == 6, entry
+        assert entry["faults"] == 0, entry
