@@ -371,7 +371,14 @@ class _GamePlay:
         code = await process.wait()
         if over.is_set():
             return
-        table = await self.admin.GetTable(apb.GetTableRequest(table_id=self.table_id), metadata=self.metadata)
+        try:
+            table = await self.admin.GetTable(
+                apb.GetTableRequest(table_id=self.table_id), metadata=self.metadata
+            )
+        except grpc.aio.AioRpcError as exc:
+            # AwaitTable meets the same trouble and stops the tournament; nothing to add here.
+            log.warning("get_table_failed", key=self.game.key, code=exc.code().name)
+            return
         if table.status not in (apb.TABLE_STATUS_WAITING, apb.TABLE_STATUS_PLAYING):
             return  # the game ended first: a normal exit
         seat = process.seat
