@@ -9,7 +9,10 @@ Plays one small tournament of ``heuristic`` bots three ways and times each:
   seeds, no processes, no network): the ceiling the protocol and process overhead is measured
   against.
 
-It also checks that all three give identical totals in every game (the games are the same).
+It also measures what starting one bot process costs (the runner starts one per seat per
+game), and checks that all three give identical totals in every game (the games are the same).
+Wall-clock figures depend on what else the machine runs (the load average is printed with
+them); CPU seconds per game, the runner's and its bots' together, do not.
 
 Usage::
 
@@ -23,6 +26,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -41,11 +46,22 @@ from hearts_tournaments.schedule import Schedule
 
 @dataclass(frozen=True, slots=True)
 class Timing:
-    """One way of playing the tournament."""
+    """One way of playing the tournament: wall time, and CPU time of this process and its bots.
+
+    CPU time does not depend on what else the machine is running; wall time does.
+    """
 
     games: int
     seconds: float
+    cpu_seconds: float
     totals: dict[str, tuple[int, ...]]
+
+    def figures(self) -> dict[str, float]:
+        return {
+            "seconds": round(self.seconds, 2),
+            "games_per_minute": round(self.games_per_minute, 1),
+            "cpu_seconds_per_game": round(self.cpu_seconds / self.games, 3),
+        }
 
     @property
     def games_per_minute(self) -> float:
@@ -60,25 +76,44 @@ def config_text(deals: int, players: int, target: int, concurrency: int) -> str:
     )
 
 
+def cpu_now() -> float:
+    """CPU seconds used so far by this process and its finished children (the bots)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def over_grpc(folder: Path, text: str) -> Timing:
     config = parse_config(text, folder)
     tournament = create_tournament(config, text, folder / "out")
     with tournament.store:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_now()
         run_tournament(tournament)
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, cpu_now() - cpu
         outcomes = tournament.store.outcomes(records=False)
-    return Timing(len(outcomes), seconds, {o.key: o.totals for o in outcomes})
+    return Timing(len(outcomes), seconds, cpu, {o.key: o.totals for o in outcomes})
 
 
 def in_process(schedule: Schedule, target: int) -> Timing:
     rules = Rules(players=schedule.table_size, target_score=target)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_now()
     totals = {}
     for game in schedule.games:
         bots = [make_bot("heuristic", seed) for seed in game.bot_seeds]
         totals[game.key] = tuple(play_game(rules, game.seed, bots).totals)
-    return Timing(len(schedule.games), time.perf_counter() - started, totals)
+    return Timing(len(schedule.games), time.perf_counter() - started, cpu_now() - cpu, totals)
+
+
+def bot_start_cpu(samples: int = 5) -> float:
+    """CPU seconds to start one built-in bot process (interpreter and imports, no game)."""
+    before = cpu_now()
+    for _ in range(samples):
+        subprocess.run(
+            [sys.executable, "-m", "hearts_tournaments.builtin_bot", "--help"],
+            stdout=subprocess.DEVNULL,
+            check=True,
+        )
+    return (cpu_now() - before) / samples
 
 
 def measure(deals: int, players: int, target: int) -> dict[str, Any]:
@@ -93,6 +128,7 @@ def measure(deals: int, players: int, target: int) -> dict[str, Any]:
         with tournament.store:
             schedule = tournament.store.schedule()
         local = in_process(schedule, target)
+    start = bot_start_cpu()
     return {
         "games": one.games,
         "players": players,
@@ -100,18 +136,11 @@ def measure(deals: int, players: int, target: int) -> dict[str, Any]:
         "bots": "heuristic x3 (each in two seats)",
         "cores": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),
-        "grpc_concurrency_1": {
-            "seconds": round(one.seconds, 2),
-            "games_per_minute": round(one.games_per_minute, 1),
-        },
-        "grpc_concurrency_2": {
-            "seconds": round(two.seconds, 2),
-            "games_per_minute": round(two.games_per_minute, 1),
-        },
-        "in_process": {
-            "seconds": round(local.seconds, 2),
-            "games_per_minute": round(local.games_per_minute, 1),
-        },
+        "grpc_concurrency_1": one.figures(),
+        "grpc_concurrency_2": two.figures(),
+        "in_process": local.figures(),
+        "bot_start_cpu_seconds": round(start, 3),
+        "bot_start_share_of_grpc_cpu": round(start * players / (two.cpu_seconds / two.games), 3),
         "speedup_concurrency_2_over_1": round(two.games_per_minute / one.games_per_minute, 2),
         "grpc_share_of_in_process": round(two.games_per_minute / local.games_per_minute, 3),
         "identical_results": one.totals == two.totals == local.totals,
@@ -142,7 +171,14 @@ def main() -> int:
         ("in-process, no gRPC     ", "in_process"),
     ):
         figures = result[key]
-        print(f"  {label}: {figures['games_per_minute']:8.1f} games/min ({figures['seconds']:.1f} s)")
+        print(
+            f"  {label}: {figures['games_per_minute']:8.1f} games/min ({figures['seconds']:.1f} s; "
+            f"{figures['cpu_seconds_per_game']:.3f} CPU s per game, bots included)"
+        )
+    print(
+        f"  starting one bot process costs {result['bot_start_cpu_seconds']:.3f} CPU s: "
+        f"{result['bot_start_share_of_grpc_cpu']:.0%} of a gRPC game's CPU with {args.players} seats"
+    )
     print(f"  concurrency 2 over 1: x{result['speedup_concurrency_2_over_1']}")
     print(f"  gRPC (2 tables) reaches {result['grpc_share_of_in_process']:.1%} of in-process throughput")
     print(f"  same totals in every game all three ways: {result['identical_results']}")
