@@ -8,17 +8,20 @@ deal is played once, in rotation 0.
 
 Choosing the seatings:
 
-* **More bots than seats.** A deterministic local search picks which bots sit at each deal's
+* **More bots than seats.** A seeded simulated annealing picks which bots sit at each deal's
   table: start from tables that give every bot the same number of deals (within one), then
-  swap bots between tables while the sum of squared pair counts falls, until every pair of bots
-  meets equally often (within one) or the search budget ends (several restarts). Within one
-  is not always possible (7 bots at 6 seats over 2 deals cannot do it):
-  :func:`suggest_deals` then names the nearest deal count that can.
+  swap bots between tables (which keeps those numbers) to bring the sum of squared pair counts
+  down to its floor, where every pair of bots meets equally often (within one); a few restarts
+  if the budget runs out first. Within one is not always possible (7 bots at 6 seats over 2
+  deals cannot do it): :func:`suggest_deals` then names the nearest deal count that can.
 * **Fewer bots than seats (or as many).** Every bot sits at every table; the ``N mod B`` extra
   seats go to the bots in turn, deal after deal, so seats per bot stay within one.
-* **Order around the table.** A second local search swaps positions within tables so that
-  each bot has each other bot as its left neighbour (the one it passes to first) about equally
-  often and, without ``duplicate``, sits in every seat position equally often (within one).
+* **Seat positions.** With ``duplicate`` every bot sits in every position equally often by
+  construction. Without it, an equitable edge colouring of the tables-bots multigraph
+  (:func:`_balance_positions`) gives every bot every position equally often (within one).
+* **Neighbours.** A last local search swaps bots within tables (in pairs of tables without
+  ``duplicate``, so that seat positions stay balanced) to even out who sits to whose left (the
+  bot one passes to in the first hand).
 
 Every random choice comes from ``derive_seed(seed, "schedule")``: the same bots, table size,
 deal count, seed and switch give the same schedule, and the same deals (deal ``d`` is seeded
