@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +100,7 @@ def stored_keys(folder: Path) -> list[str]:
     if not path.exists():
         return []
     try:
-        with sqlite3.connect(path, timeout=10) as db:
+        with closing(sqlite3.connect(path, timeout=10)) as db:
             return [row[0] for row in db.execute("SELECT key FROM games ORDER BY seq")]
     except sqlite3.OperationalError:  # created but not yet holding its tables
         return []
@@ -122,7 +122,7 @@ def test_the_run_prints_the_table_and_stores_everything(uninterrupted: Path) -> 
     assert f"{GAMES} of {GAMES} games played" in stdout
     stderr = (uninterrupted / "stderr.txt").read_text()
     assert "schedule: " in stderr and "balanced within one" in stderr
-    with sqlite3.connect(uninterrupted / "tournament.sqlite") as db:
+    with closing(sqlite3.connect(uninterrupted / "tournament.sqlite")) as db:
         meta = dict(db.execute("SELECT key, value FROM meta"))
         assert meta["config_toml"] == CONFIG
         assert "within_one" in json.loads(meta["balance"])
