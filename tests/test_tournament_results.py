@@ -32,6 +32,7 @@ def outcome(
         retired=tuple(s in retired for s in range(len(totals))),
         absent=(False,) * len(totals),
         crashed=(False,) * len(totals),
+        never_answered=(False,) * len(totals),
         record_json="{}",
     )
 

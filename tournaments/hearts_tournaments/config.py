@@ -93,8 +93,8 @@ class TournamentConfig:
         max_faults: Faults that retire a seat for the rest of a game.
         join_timeout_ms: How long a table waits for its bots before the referee plays for
             the absent ones.
-        quarantine_after: Failed games (seat retired or bot crashed) before a bot is
-            quarantined.
+        quarantine_after: Failed games (a seat retired or never answering, or the bot's process
+            crashed) before a bot is quarantined.
         server: Address of an external referee, or empty for one started by the runner.
         bots: The entrants, in the order given.
         base_dir: The config file's folder.

@@ -25,6 +25,8 @@ class GameOutcome:
         retired: Per seat: whether it was retired (too many faults, or never connected).
         absent: Per seat: whether the runner did not start the bot (it was quarantined).
         crashed: Per seat: whether the bot's process ended with an error before the game did.
+        never_answered: Per seat: whether the referee made every decision of the seat (the bot
+            never connected, or never answered in time).
         record_json: The referee's game record.
     """
 
@@ -39,11 +41,17 @@ class GameOutcome:
     retired: tuple[bool, ...]
     absent: tuple[bool, ...]
     crashed: tuple[bool, ...]
+    never_answered: tuple[bool, ...]
     record_json: str
 
     def failed(self, bot: str) -> bool:
-        """Whether ``bot`` failed this game: a seat of it was retired or its process crashed."""
-        return any((self.retired[s] or self.crashed[s]) for s, name in enumerate(self.seats) if name == bot)
+        """Whether ``bot`` failed this game: a seat of it was retired, its process crashed, or it
+        never made a decision of its own."""
+        return any(
+            self.retired[s] or self.crashed[s] or self.never_answered[s]
+            for s, name in enumerate(self.seats)
+            if name == bot
+        )
 
     def summary_json(self) -> dict[str, Any]:
         """Everything but the record, as JSON-ready values."""
@@ -59,6 +67,7 @@ class GameOutcome:
             "retired": list(self.retired),
             "absent": list(self.absent),
             "crashed": list(self.crashed),
+            "never_answered": list(self.never_answered),
         }
 
     @staticmethod
@@ -76,6 +85,7 @@ class GameOutcome:
             retired=tuple(summary["retired"]),
             absent=tuple(summary["absent"]),
             crashed=tuple(summary["crashed"]),
+            never_answered=tuple(summary["never_answered"]),
             record_json=record_json,
         )
 

@@ -19,7 +19,8 @@ seat-games to the means, but one game to ``games``):
 * **95% confidence intervals** for mean place and points per hand: a percentile bootstrap
   that resamples whole *deals* (every rotation and every seat of a deal together), which keeps
   the duplicate structure: the luck of a deal is shared by every bot that played it.
-* **faults** (as the referee counted them) and **failed games** (a seat retired or a crash).
+* **faults** (as the referee counted them) and **failed games** (a seat retired, a seat that
+  never made a decision of its own, or a crash).
 
 Head-to-head: for bots A and B, the share of the games where both played in which A finished
 ahead of B (a tie counts half; with several seats each, every seat of A is compared with every

@@ -19,6 +19,7 @@ bot whose process exits before its table starts.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import signal
@@ -412,8 +413,19 @@ class _GamePlay:
             retired=tuple(r.retired for r in seats),
             absent=self.absent,
             crashed=tuple(self.crashed),
+            never_answered=_never_answered(finished.record_json, len(game.seats)),
             record_json=finished.record_json,
         )
+
+
+def _never_answered(record_json: str, players: int) -> tuple[bool, ...]:
+    """Per seat, whether the referee made every one of its decisions (from the game record)."""
+    try:
+        decisions = json.loads(record_json).get("decisions", [])
+    except (ValueError, AttributeError):
+        return (False,) * players
+    answered = {d.get("seat") for d in decisions if isinstance(d, dict) and not d.get("by_referee")}
+    return tuple(seat not in answered for seat in range(players))
 
 
 async def _declare_absent(channel: grpc.aio.Channel, token: str) -> None:
