@@ -296,7 +296,9 @@ def test_a_seat_returning_after_the_end_is_told_the_result(tmp_path: Path) -> No
     async def scenario() -> tuple[str | None, grpc.StatusCode]:
         async with running_server(tmp_path) as server:
             table = await create_table(server.address, ["random"] * PLAYERS, seed="late", max_hands=1)
-            await asyncio.gather(*(sdk_bot(server.address, s.token, "random", str(s.seat)) for s in table.seats))
+            await asyncio.gather(
+                *(sdk_bot(server.address, s.token, "random", str(s.seat)) for s in table.seats)
+            )
             late = RawSeat(server.address)
             late.join(_token(table))
             message = await late.recv()

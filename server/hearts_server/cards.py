@@ -164,23 +164,24 @@ def cards_of_mask(mask: int) -> tuple[Card, ...]:
     for suit in range(4):
         sub = (mask >> (13 * suit)) & 0x1FFF
         if sub:
-            out.extend(_SUIT_TABLE[suit][sub])
+            out.extend(suit_cards(suit, sub))
     return tuple(out)
 
 
-def _build_suit_table() -> tuple[tuple[tuple[Card, ...], ...], ...]:
-    # For every suit and every 13-bit pattern, the cards it holds: turns a bitmask into the
-    # list of legal cards with one lookup, which is the engine's hot path.
-    patterns = [tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13)]
-    return tuple(tuple(tuple(CARDS[s * 13 + r] for r in p) for p in patterns) for s in range(4))
-
-
-_SUIT_TABLE: Final = _build_suit_table()
+#: The cards of every (suit, 13-bit rank pattern), built on first use: turning a bitmask into the
+#: tuple of legal cards is one lookup on the engine's hot path, and building all 32,768 entries
+#: up front would cost every process (each bot is one) 80 ms at import.
+_SUIT_CARDS: dict[int, tuple[Card, ...]] = {}
 
 
 def suit_cards(suit: int, pattern: int) -> tuple[Card, ...]:
     """The cards of ``suit`` whose rank bits are set in the 13-bit ``pattern``."""
-    return _SUIT_TABLE[suit][pattern]
+    key = suit << 13 | pattern
+    cards = _SUIT_CARDS.get(key)
+    if cards is None:
+        base = suit * 13
+        cards = _SUIT_CARDS[key] = tuple(CARDS[base + r] for r in range(13) if pattern >> r & 1)
+    return cards
 
 
 class CardSet:
