@@ -94,25 +94,19 @@ def test_every_world_agrees_with_the_view(players: int) -> None:
 
 def test_passed_cards_stay_with_the_receiver_until_played() -> None:
     rng = random.Random(7)
-    checked = 0
+    checked = played_since = 0
     for state in decision_points(8, hands=4, seed="passes"):
         view = build_view(state, state.to_play)
         receiver = view.pass_direction.target(view.seat, 8)
         played = CardSet(c for s, c in view.played_cards() if s == receiver)
         still_held = CardSet(view.passed) - played
+        played_since += len(still_held) < 3
         for world in sample_worlds(view, rng, 3):
-            assert world.hands[receiver] - still_held == _without(world.hands[receiver], still_held)
             for card in still_held:
                 assert world.hands[receiver].count(card) >= still_held.count(card)
             checked += 1
     assert checked > 100
-
-
-def _without(hand: CardSet, cards: CardSet) -> CardSet:
-    out = hand.copy()
-    for card in cards:
-        out.remove(card)
-    return out
+    assert played_since > 10  # the "unless since played" case was met
 
 
 def test_the_sampler_is_given_the_view_and_a_generator_only() -> None:
