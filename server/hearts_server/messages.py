@@ -8,6 +8,7 @@ requires byte-identical output.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from cancellation_hearts.v1 import game_pb2 as pb
@@ -44,6 +45,18 @@ def codes(cards: Sequence[Card]) -> list[str]:
 
 def trick_pb(trick: TrickView, players: int) -> pb.Trick:
     """A trick with its seats, cancellations and result."""
+    if trick.complete:
+        return pb.Trick.FromString(_complete_trick_bytes(trick, players))
+    return _build_trick(trick, players)
+
+
+@functools.lru_cache(maxsize=8192)
+def _complete_trick_bytes(trick: TrickView, players: int) -> bytes:
+    # A completed trick never changes and appears in every later request of its hand.
+    return _build_trick(trick, players).SerializeToString()
+
+
+def _build_trick(trick: TrickView, players: int) -> pb.Trick:
     counts: dict[Card, int] = {}
     for card in trick.cards:
         counts[card] = counts.get(card, 0) + 1
@@ -76,7 +89,6 @@ def view_pb(view: View) -> pb.View:
         passed_to=view.pass_direction.target(view.seat, n),
         received=codes(view.received),
         received_from=view.pass_direction.source(view.seat, n),
-        tricks=[trick_pb(t, n) for t in view.tricks],
         hearts_broken=view.hearts_broken,
         hand_sizes=list(view.hand_sizes),
         kitty_size=view.kitty_size,
@@ -84,6 +96,8 @@ def view_pb(view: View) -> pb.View:
         set_aside=codes(view.set_aside),
         totals=list(view.totals),
     )
+    for trick in view.tricks:
+        out.tricks.add().MergeFromString(_complete_trick_bytes(trick, n))
     if view.current is not None:
         out.current_trick.CopyFrom(trick_pb(view.current, n))
     if view.to_play is not None:

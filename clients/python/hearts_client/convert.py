@@ -6,6 +6,7 @@ gRPC, so a bot can be tested locally and entered on a server unchanged.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from cancellation_hearts.v1 import game_pb2 as pb
@@ -31,12 +32,19 @@ def cards(codes: Sequence[str]) -> tuple[Card, ...]:
 
 def trick_from_pb(trick: pb.Trick) -> TrickView:
     """A TrickView from its message."""
-    return TrickView(
-        leader=trick.leader,
-        cards=cards(trick.cards),
-        winner=trick.winner if trick.HasField("winner") else None,
-        complete=trick.complete,
-    )
+    winner = trick.winner if trick.HasField("winner") else None
+    return _trick(trick.leader, tuple(trick.cards), winner, trick.complete)
+
+
+@functools.lru_cache(maxsize=4096)
+def _trick(leader: int, codes: tuple[str, ...], winner: int | None, complete: bool) -> TrickView:
+    # Every request repeats the hand's completed tricks: convert each once.
+    return TrickView(leader=leader, cards=cards(codes), winner=winner, complete=complete)
+
+
+@functools.lru_cache(maxsize=64)
+def _rules(players: int, target_score: int, max_hands: int, first_dealer: int) -> Rules:
+    return Rules(players=players, target_score=target_score, max_hands=max_hands, first_dealer=first_dealer)
 
 
 def summary_from_pb(hand: pb.HandCompleted) -> HandSummary:
