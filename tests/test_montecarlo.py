@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pytest
 
 from hearts_client import rollout as rollout_module
-from hearts_client.bot import Bot
+from hearts_client.bot import Bot, moon_choice
 from hearts_client.bots import BUILTIN_BOTS, make_bot
 from hearts_client.bots import heuristic as heuristic_module
 from hearts_client.bots.heuristic import HeuristicBot
@@ -19,7 +19,6 @@ from hearts_client.bots.montecarlo import (
     MonteCarloBot,
     Objective,
     hand_scores,
-    moon_choice,
 )
 from hearts_client.rollout import Position, policy_card, rollout
 from hearts_client.sampler import WorldSampler

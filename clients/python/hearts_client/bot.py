@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from hearts_server.cards import Card
-from hearts_server.rules import MoonChoice
+from hearts_server.rules import MOON_POINTS, MoonChoice
 from hearts_server.view import View
 
 
@@ -41,20 +41,25 @@ class Bot(abc.ABC):
         """Returns one card of ``view.legal``."""
 
     def choose_moon(self, view: View) -> MoonChoice:
-        """Chooses the moon option that leaves this seat best placed.
+        """Chooses the moon option by :func:`moon_choice`."""
+        return moon_choice(view.seat, view.totals, view.rules.target_score)
 
-        Compares this seat's lead over the best other total under both options and takes
-        the larger; a tie subtracts 26 from itself (the referee's own default).
-        """
-        me = view.seat
-        totals = list(view.totals)
-        minus = totals.copy()
-        minus[me] -= 26
-        plus = [t + (0 if s == me else 26) for s, t in enumerate(totals)]
 
-        def margin(after: list[int]) -> int:
-            return min(t for s, t in enumerate(after) if s != me) - after[me]
+def moon_choice(shooter: int, totals: Sequence[int], target: int) -> MoonChoice:
+    """The moon option for ``shooter``: "others +26" only if it ends the game as a win.
 
-        if margin(plus) > margin(minus):
-            return MoonChoice.OTHERS_PLUS_26
-        return MoonChoice.SELF_MINUS_26
+    Both options leave the shooter the same margin over the best other total, so the only
+    difference is whether the game ends now; ending it is good only when the shooter wins.
+
+    Args:
+        shooter: The seat that took every point.
+        totals: The game totals before the hand.
+        target: The target score.
+
+    Returns:
+        The option to take.
+    """
+    others = [t + MOON_POINTS for s, t in enumerate(totals) if s != shooter]
+    if max(others) >= target and totals[shooter] <= min(others):
+        return MoonChoice.OTHERS_PLUS_26
+    return MoonChoice.SELF_MINUS_26

@@ -27,7 +27,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from hearts_client.bot import Bot
+from hearts_client.bot import Bot, moon_choice
 from hearts_client.bots.heuristic import HeuristicBot
 from hearts_client.rollout import Position, policy_card, rollout
 from hearts_client.sampler import WorldSampler
@@ -87,6 +87,11 @@ class MonteCarloBot(Bot):
         if len(legal) == 1:
             return legal[0]
         start = time.perf_counter()
+        limit = self.time_limit
+        if self.time_left is not None:
+            # Over gRPC the referee says how long this decision may take: use at most half of it,
+            # so that a busy machine costs strength, not a timeout fault.
+            limit = min(limit, self.time_left / 2) if limit is not None else self.time_left / 2
         position = Position.from_view(view)
         sampler = WorldSampler(view)
         value = Objective(view)
@@ -100,33 +105,10 @@ class MonteCarloBot(Bot):
             kitty = world.kitty.points
             for index, card in enumerate(candidates):
                 sums[index] += value(rollout(position, once, twice, kitty, card))
-            if self.time_limit is not None and time.perf_counter() - start >= self.time_limit:
+            if limit is not None and time.perf_counter() - start >= limit:
                 break
         best = min(range(len(candidates)), key=lambda i: (sums[i], candidates[i] != favourite, i))
         return CARDS[candidates[best]]
-
-    def choose_moon(self, view: View) -> MoonChoice:
-        return moon_choice(view.seat, view.totals, view.rules.target_score)
-
-
-def moon_choice(shooter: int, totals: Sequence[int], target: int) -> MoonChoice:
-    """The moon option for ``shooter``: "others +26" only if it ends the game as a win.
-
-    Both options leave the shooter the same margin over the best other total, so the only
-    difference is whether the game ends now; ending it is good only when the shooter wins.
-
-    Args:
-        shooter: The seat that took every point.
-        totals: The game totals before the hand.
-        target: The target score.
-
-    Returns:
-        The option to take.
-    """
-    others = [t + MOON_POINTS for s, t in enumerate(totals) if s != shooter]
-    if max(others) >= target and totals[shooter] <= min(others):
-        return MoonChoice.OTHERS_PLUS_26
-    return MoonChoice.SELF_MINUS_26
 
 
 def hand_scores(points: Sequence[int], totals: Sequence[int], target: int) -> list[int]:
