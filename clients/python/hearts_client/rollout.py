@@ -106,6 +106,25 @@ class Position:
         )
 
 
+def _led_masks(trick: Sequence[int]) -> tuple[int, int, int]:
+    """The suit led, and the cards of that suit played once or more and twice, as masks.
+
+    The rollout carries these masks along the trick instead of recomputing the winner
+    (:func:`hearts_server.state.winning_index`) card by card.
+    """
+    led = seen = dup = 0
+    if trick:
+        led = trick[0] // 13
+        for played in trick:
+            if played // 13 == led:
+                bit = 1 << played
+                if seen & bit:
+                    dup |= bit
+                else:
+                    seen |= bit
+    return led, seen, dup
+
+
 def rollout(
     position: Position, once: Sequence[int], twice: Sequence[int], kitty_points: int, card: int
 ) -> list[int]:
@@ -137,18 +156,8 @@ def rollout(
     threat = _threat(taken)
 
     # The led suit's cards seen once and twice, and the trick's points, so far.
-    led = seen = dup = points = 0
-    for played in trick:
-        points += _POINTS[played]
-    if trick:
-        led = trick[0] // 13
-        for played in trick:
-            if played // 13 == led:
-                bit = 1 << played
-                if seen & bit:
-                    dup |= bit
-                else:
-                    seen |= bit
+    points = sum(_POINTS[played] for played in trick)
+    led, seen, dup = _led_masks(trick)
     seat = position.seat
     tricks_left = position.tricks_left
     while True:
@@ -222,16 +231,7 @@ def policy_card(position: Position, once: int, twice: int) -> int:
         The card (as an integer 0..51) the heuristic policy picks.
     """
     trick = list(position.trick)
-    led = seen = dup = 0
-    if trick:
-        led = trick[0] // 13
-        for played in trick:
-            if played // 13 == led:
-                bit = 1 << played
-                if seen & bit:
-                    dup |= bit
-                else:
-                    seen |= bit
+    led, seen, dup = _led_masks(trick)
     pending = position.pending + sum(_POINTS[c] for c in trick)
     return _choose(
         position.seat, once, twice, trick, led, seen, dup, len(trick) == position.players - 1,
