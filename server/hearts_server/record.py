@@ -108,8 +108,18 @@ def load_record(path: Path) -> dict[str, Any]:
     return data
 
 
+def record_json(record: dict[str, Any]) -> str:
+    """A record's JSON text, as written to disk and returned by the admin API."""
+    return json.dumps(record, separators=(",", ":"))
+
+
 def write_json_durably(path: Path, data: Any) -> None:
-    """Writes ``data`` as JSON so that a crash leaves either the old file or the whole new one.
+    """Writes ``data`` as JSON durably (see :func:`write_text_durably`)."""
+    write_text_durably(path, json.dumps(data, separators=(",", ":")))
+
+
+def write_text_durably(path: Path, text: str) -> None:
+    """Writes ``text`` (plus a newline) so that a crash leaves either the old file or the new one.
 
     Writes a temporary file in the same folder, fsyncs it, renames it over ``path`` and fsyncs
     the folder, so a finished game's record survives a kill at any instant.
@@ -118,7 +128,7 @@ def write_json_durably(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, separators=(",", ":"))
+            fh.write(text)
             fh.write("\n")
             fh.flush()
             os.fsync(fh.fileno())

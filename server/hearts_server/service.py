@@ -19,6 +19,7 @@ from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from cancellation_hearts.v1 import spectator_service_pb2 as spb
 from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
+from hearts_server.deal import seed_commitment
 from hearts_server.errors import HeartsError
 from hearts_server.logs import get_logger
 from hearts_server.registry import Registry, settings_from_pb
@@ -185,9 +186,7 @@ class AdminServicer(agrpc.AdminServiceServicer):
         for table in self.registry.tables.values():
             for game in table.finished:
                 if game.game_id == request.game_id:
-                    import json
-
-                    return apb.GetGameRecordResponse(record_json=json.dumps(game.record))
+                    return apb.GetGameRecordResponse(record_json=game.record_json)
             if table.game_id == request.game_id:
                 await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "the game is still running")
         await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id!r}")
@@ -195,20 +194,16 @@ class AdminServicer(agrpc.AdminServiceServicer):
 
 
 def _commitment(table: Table) -> str:
-    from hearts_server.deal import seed_commitment
-
     return seed_commitment(table.settings.game_seed(0))
 
 
 def table_pb(table: Table) -> apb.GetTableResponse:
     """The status and finished games of a table."""
-    import json
-
     return apb.GetTableResponse(
         table_id=table.table_id,
         status=_STATUS_TO_PB[table.status],
         games=[
-            apb.FinishedGame(game_id=g.game_id, result=g.result, record_json=json.dumps(g.record))
+            apb.FinishedGame(game_id=g.game_id, result=g.result, record_json=g.record_json)
             for g in table.finished
         ],
         connected=[s.connection is not None for s in table.seats],

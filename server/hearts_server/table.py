@@ -33,7 +33,7 @@ from hearts_server.deal import deal_hand, derive_seed, seed_commitment
 from hearts_server.errors import BadMoonChoice, HeartsError
 from hearts_server.fallback import default_moon, default_pass, default_play
 from hearts_server.logs import get_logger
-from hearts_server.record import state_to_record, write_json_durably
+from hearts_server.record import record_json, state_to_record, write_text_durably
 from hearts_server.rules import MoonChoice, Rules
 from hearts_server.state import Phase, State
 from hearts_server.view import build_view
@@ -183,11 +183,12 @@ class Seat:
 
 @dataclass(slots=True)
 class FinishedGame:
-    """A finished game: its result message and its record."""
+    """A finished game: its result message and its record (also as JSON text, serialized once)."""
 
     game_id: str
     result: pb.GameCompleted
     record: dict[str, Any]
+    record_json: str
     path: Path | None
 
 
@@ -581,12 +582,13 @@ class Table:
         while not state.game_over:
             await self._play_hand(state, seed)
         record = self._record(state, seed, commitment, started_at)
+        text = record_json(record)
         path = self.record_dir / f"{self.game_id}.json" if self.record_dir is not None else None
         if path is not None:
             # Durable before anyone is told the game is over: a killed server never loses it.
-            await asyncio.to_thread(write_json_durably, path, record)
+            await asyncio.to_thread(write_text_durably, path, text)
         result = self._result_pb(state, seed)
-        self.finished.append(FinishedGame(self.game_id, result, record, path))
+        self.finished.append(FinishedGame(self.game_id, result, record, text, path))
         self._log.info("game_completed", game_id=self.game_id, totals=state.totals, winners=state.winners)
         self._publish(rpb.Event(game_completed=result))
 
