@@ -109,11 +109,6 @@ def view_pb(view: View) -> pb.View:
     return out
 
 
-def event(**kwargs: object) -> rpb.PlayResponse:
-    """A PlayResponse carrying one event, e.g. ``event(card_played=...)``."""
-    return rpb.PlayResponse(event=rpb.Event(**kwargs))  # type: ignore[arg-type]
-
-
 def hand_started(view: View, *, spectator: bool = False) -> pb.HandStarted:
     """HandStarted for a seat (its dealt cards) or a spectator (no cards)."""
     return pb.HandStarted(

@@ -273,7 +273,7 @@ class Table:
         started = pb.GameStarted()
         started.CopyFrom(self._game_started)
         started.your_seat = seat.index
-        seat.connection.send(msg.event(game_started=started))
+        seat.connection.send(rpb.PlayResponse(event=rpb.Event(game_started=started)))
         view = build_view(state, seat.index)
         seat.connection.send(
             rpb.PlayResponse(snapshot=rpb.Snapshot(view=msg.view_pb(view), hands=self._hand_events))
