@@ -57,6 +57,9 @@ class RefereeServer:
         port: The port; 0 picks a free one (read it back from :attr:`port`).
         admin_token: When set, admin calls must carry it.
         tls: Serve TLS with these files.
+        unix_socket: Also listen on this Unix socket (always plaintext: the socket file's
+            permissions and the sandbox's mounts decide who can reach it). A sandboxed bot
+            reaches the referee only this way, as the gRPC target ``unix:PATH``.
     """
 
     def __init__(
@@ -66,8 +69,10 @@ class RefereeServer:
         port: int = 0,
         admin_token: str | None = None,
         tls: TlsFiles | None = None,
+        unix_socket: Path | None = None,
     ) -> None:
         self.registry = registry
+        self.unix_socket = unix_socket
         self.host = host
         self.requested_port = port
         self.admin_token = admin_token
@@ -82,6 +87,11 @@ class RefereeServer:
         """``host:port`` for clients."""
         host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
         return f"{host}:{self.port}"
+
+    @property
+    def unix_address(self) -> str | None:
+        """``unix:PATH`` for clients, when the server also listens on a Unix socket."""
+        return f"unix:{self.unix_socket}" if self.unix_socket is not None else None
 
     async def start(self) -> None:
         """Binds and starts serving.
@@ -138,10 +148,20 @@ class RefereeServer:
         if port == 0:
             raise OSError(f"cannot listen on {target} (is the port in use?)")
         self.port = port
+        if self.unix_socket is not None:
+            self.unix_socket.unlink(missing_ok=True)  # a stale socket of a killed server
+            try:
+                bound = self.server.add_insecure_port(f"unix:{self.unix_socket}")
+            except RuntimeError:
+                bound = 0
+            if bound == 0:
+                raise OSError(f"cannot listen on unix:{self.unix_socket}")
         await self.server.start()
         for name in (*SERVICE_NAMES, ""):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        log.info("server_started", address=self.address, tls=self.tls is not None)
+        log.info(
+            "server_started", address=self.address, unix=self.unix_address, tls=self.tls is not None
+        )
 
     async def stop(self, grace: float = 2.0) -> None:
         """Stops tables still running and the server."""
@@ -193,6 +213,7 @@ def make_server(
     defaults: ServerDefaults | None = None,
     admin_token: str | None = None,
     tls: TlsFiles | None = None,
+    unix_socket: Path | None = None,
 ) -> RefereeServer:
     """A referee server with a fresh registry."""
-    return RefereeServer(Registry(record_dir, defaults), host, port, admin_token, tls)
+    return RefereeServer(Registry(record_dir, defaults), host, port, admin_token, tls, unix_socket)

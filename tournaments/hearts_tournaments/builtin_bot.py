@@ -17,7 +17,7 @@ from typing import cast
 
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS
-from hearts_client.sdk import BotRunError, run
+from hearts_client.sdk import BotRunError, TokenError, read_token, run
 from hearts_server.logs import LogFormat, configure_logging
 
 PROG = "hearts_tournaments.builtin_bot"
@@ -34,12 +34,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("name", choices=sorted(BUILTIN_BOTS), help="The built-in bot.")
     parser.add_argument("--server", default=os.environ.get("HEARTS_SERVER", "127.0.0.1:50051"))
     parser.add_argument("--token", default=os.environ.get("HEARTS_TOKEN"))
+    parser.add_argument("--token-file", default=os.environ.get("HEARTS_TOKEN_FILE"))
     parser.add_argument("--seed", default=None, help="Seed of the bot's own random choices.")
     parser.add_argument("--name", dest="bot_name", default=os.environ.get("HEARTS_BOT_NAME"))
     parser.add_argument("--options", default="{}", help="Constructor options as a JSON object.")
     args = parser.parse_args(argv)
-    if not args.token:
-        parser.error("a seat token is needed: --token T or HEARTS_TOKEN")
+    try:
+        token = read_token(args.token, args.token_file)
+    except TokenError as exc:
+        parser.error(str(exc))
     try:
         options = json.loads(args.options)
         if not isinstance(options, dict):
@@ -50,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"bad --options: {exc}")
     configure_logging(LogFormat.JSON)
     try:
-        run(bot, args.server, args.token, name=args.bot_name or args.name)
+        run(bot, args.server, token, name=args.bot_name or args.name)
     except BotRunError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1

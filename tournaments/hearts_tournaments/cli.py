@@ -159,6 +159,10 @@ def serve(
         Path | None, typer.Option("--tls-cert", help="PEM certificate chain: serve TLS.")
     ] = None,
     tls_key: Annotated[Path | None, typer.Option("--tls-key", help="PEM private key for --tls-cert.")] = None,
+    unix: Annotated[
+        Path | None,
+        typer.Option("--unix", help="Also listen on this Unix socket (gRPC target unix:PATH), plaintext."),
+    ] = None,
 ) -> None:
     """Run the referee server: tables are created over the admin API (or by the runner).
 
@@ -176,7 +180,13 @@ def serve(
     defaults = ServerDefaults(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
     try:
         server = make_server(
-            records, host=host, port=port, defaults=defaults, admin_token=admin_token, tls=tls
+            records,
+            host=host,
+            port=port,
+            defaults=defaults,
+            admin_token=admin_token,
+            tls=tls,
+            unix_socket=unix,
         )
         asyncio.run(serve_forever(server, lambda address: typer.echo(f"referee listening on {address}")))
     except OSError as exc:

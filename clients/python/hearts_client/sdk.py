@@ -233,13 +233,42 @@ def run(
     return asyncio.run(run_async(bot, address, token, name=name, root_certificates=roots))
 
 
+class TokenError(Exception):
+    """No usable seat token was given."""
+
+
+def read_token(token: str | None, token_file: str | Path | None) -> str:
+    """The seat token: from ``token_file`` when given (its text, whitespace stripped), else ``token``.
+
+    A referee-run bot gets its token in a file that only it can read (``--token-file`` or
+    ``HEARTS_TOKEN_FILE``), never on its command line, where other processes could read it.
+
+    Raises:
+        TokenError: if neither gives a token, or the file cannot be read.
+    """
+    if token_file:
+        try:
+            text = Path(token_file).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TokenError(f"cannot read the token file {token_file}: {exc}") from None
+        if not text:
+            raise TokenError(f"the token file {token_file} is empty")
+        return text
+    if token:
+        return token
+    raise TokenError(
+        "a seat token is needed: --token-file FILE (HEARTS_TOKEN_FILE) or --token T (HEARTS_TOKEN)"
+    )
+
+
 def main(bot: Bot, argv: list[str] | None = None) -> None:
     """Command-line entry point for a bot script: ``main(MyBot())`` under ``__main__``.
 
     Takes the same flags and environment variables as every bot of the project:
-    ``--server HOST:PORT`` (HEARTS_SERVER, default 127.0.0.1:50051), ``--token`` (HEARTS_TOKEN,
-    required), ``--name`` (HEARTS_BOT_NAME) and ``--tls-ca FILE``. Exits 1 with one clear line
-    when the referee refuses the bot.
+    ``--server TARGET`` (HEARTS_SERVER, default 127.0.0.1:50051; ``HOST:PORT`` or ``unix:PATH``),
+    ``--token-file FILE`` (HEARTS_TOKEN_FILE) or ``--token T`` (HEARTS_TOKEN), ``--name``
+    (HEARTS_BOT_NAME) and ``--tls-ca FILE``. Exits 1 with one clear line when the referee
+    refuses the bot.
     """
     import argparse
     import os
@@ -250,14 +279,17 @@ def main(bot: Bot, argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=f"Run the {bot.name!r} bot in one seat of a referee.")
     parser.add_argument("--server", default=os.environ.get("HEARTS_SERVER", "127.0.0.1:50051"))
     parser.add_argument("--token", default=os.environ.get("HEARTS_TOKEN"))
+    parser.add_argument("--token-file", default=os.environ.get("HEARTS_TOKEN_FILE"))
     parser.add_argument("--name", default=os.environ.get("HEARTS_BOT_NAME"))
     parser.add_argument("--tls-ca", type=Path, default=None)
     args = parser.parse_args(argv)
-    if not args.token:
-        parser.error("a seat token is needed: --token T or HEARTS_TOKEN")
+    try:
+        token = read_token(args.token, args.token_file)
+    except TokenError as exc:
+        parser.error(str(exc))
     configure_logging()
     try:
-        run(bot, args.server, args.token, name=args.name, tls_ca=args.tls_ca)
+        run(bot, args.server, token, name=args.name, tls_ca=args.tls_ca)
     except BotRunError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         sys.exit(1)
