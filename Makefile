@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-8)
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml proto/python/pyproject.toml clients/python/pyproject.toml | md5sum | cut -c1-8)
 
 .PHONY: run test install dev lint typecheck proto clients bench clean
 
@@ -11,8 +11,10 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
-$(STAMP): pyproject.toml | $(VENV)/bin/python
-	$(PY) -m pip install -q -e ".[dev]"
+# Three local distributions: the core (proto/python), the SDK (clients/python), and the referee
+# and runner (this folder), which depends on both.
+$(STAMP): pyproject.toml proto/python/pyproject.toml clients/python/pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install -q -e proto/python -e clients/python -e ".[dev]"
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 install: $(STAMP)
@@ -26,7 +28,7 @@ test: install lint typecheck clients
 	$(PY) -m pytest -n auto -q
 
 lint: install
-	$(VENV)/bin/ruff check server tournaments clients/python/hearts_client tests bench
+	$(VENV)/bin/ruff check proto/python server tournaments clients/python/hearts_client tests bench
 	$(VENV)/bin/buf lint proto
 
 typecheck: install

@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from hearts_client.bot import Bot
 from hearts_client.bots.heuristic import HeuristicBot
 from hearts_client.bots.montecarlo import MonteCarloBot
-from hearts_server.deal import deal_hand, derive_seed
-from hearts_server.rules import Rules
-from hearts_server.state import Phase, State
-from hearts_server.view import build_view
+from hearts_core.deal import deal_hand, derive_seed
+from hearts_core.rules import Rules
+from hearts_core.state import Phase, State
+from hearts_core.view import build_view
 
 
 def decision_times(players: int, worlds: int, hands: int, seed: str) -> list[float]:

@@ -17,10 +17,10 @@ import random
 import time
 
 from hearts_client.bots import make_bot
-from hearts_server.deal import deal_hand
-from hearts_server.local import play_hand
-from hearts_server.rules import Rules
-from hearts_server.state import Phase, State
+from hearts_core.deal import deal_hand
+from hearts_core.local import play_hand
+from hearts_core.rules import Rules
+from hearts_core.state import Phase, State
 
 SIZES = (6, 8, 11)
 

@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from hearts_client.bots import make_bot
-from hearts_server.cards import Card
-from hearts_server.rules import Rules
+from hearts_core.cards import Card
+from hearts_core.rules import Rules
+from hearts_core.state import Phase, State
+from hearts_core.view import build_view
 from hearts_server.server import make_server
-from hearts_server.state import Phase, State
 from hearts_server.table import TableSettings
-from hearts_server.view import build_view
 
 
 def python_bot(address: str, token: str, seat: int) -> list[str]:

@@ -1,6 +1,6 @@
 """How many points per hand one bot takes against a field, compared with the field itself.
 
-Hand ``i`` is dealt from ``(seed, i)`` with :func:`hearts_server.deal.deal_hand` (dealer and
+Hand ``i`` is dealt from ``(seed, i)`` with :func:`hearts_core.deal.deal_hand` (dealer and
 pass direction as in hand ``i`` of a game, totals at zero) and played twice: once with bot A in
 seat ``i mod players`` and bots B everywhere else, once with B in every seat. A's score in that
 seat is paired with B's score in the same seat on the same deal, so the difference is measured
@@ -31,12 +31,12 @@ from dataclasses import dataclass
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS, make_bot
 from hearts_client.bots.montecarlo import DEFAULT_WORLDS, MonteCarloBot
-from hearts_server.cards import Card
-from hearts_server.deal import derive_seed
-from hearts_server.local import Player, play_hand
-from hearts_server.rules import MoonChoice, Rules
-from hearts_server.state import State
-from hearts_server.view import View
+from hearts_core.cards import Card
+from hearts_core.deal import derive_seed
+from hearts_core.local import Player, play_hand
+from hearts_core.rules import MoonChoice, Rules
+from hearts_core.state import State
+from hearts_core.view import View
 
 #: The normal quantile of a two-sided 95% interval.
 Z95 = 1.959963984540054

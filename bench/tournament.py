@@ -5,7 +5,7 @@ Plays one small tournament of ``heuristic`` bots three ways and times each:
 * over gRPC with the real runner, one table at a time (``concurrency = 1``): the in-process
   referee, a process per seat per game, a database commit per game;
 * the same, two tables at a time (``concurrency = 2``);
-* the same games in-process with :func:`hearts_server.local.play_game` (same deals, same bot
+* the same games in-process with :func:`hearts_core.local.play_game` (same deals, same bot
   seeds, no processes, no network): the ceiling the protocol and process overhead is measured
   against.
 
@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from hearts_client.bots import make_bot
-from hearts_server.local import play_game
+from hearts_core.local import play_game
+from hearts_core.rules import Rules
 from hearts_server.logs import LogFormat, configure_logging
-from hearts_server.rules import Rules
 from hearts_tournaments.config import parse_config
 from hearts_tournaments.runner import create_tournament, run_tournament
 from hearts_tournaments.schedule import Schedule

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the Python code of the protocol into clients/python/cancellation_hearts/v1.
+"""Regenerates the Python code of the protocol into proto/python/cancellation_hearts/v1.
 
 Run from anywhere: ``python proto/gen_python.py`` (``make proto``). With ``--out DIR`` it writes
 into DIR instead, which the staleness test uses to compare against the committed code.
@@ -20,7 +20,7 @@ from grpc_tools import protoc
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
 PACKAGE = Path("cancellation_hearts") / "v1"
-DEFAULT_OUT = ROOT / "clients" / "python"
+DEFAULT_OUT = ROOT / "proto" / "python"
 
 
 def generate(out_root: Path) -> list[Path]:

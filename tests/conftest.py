@@ -1,4 +1,4 @@
-"""Shared fixtures: where the conformance vectors live, and how to run the ``hearts`` CLI."""
+"""Shared fixtures: the conformance vectors (the repository's copy), and how to run the ``hearts`` CLI."""
 
 from __future__ import annotations
 
@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("HEARTS_SHARED", ROOT.parent / "shared"))
-VECTORS = sorted((SHARED / "conformance" / "vectors").glob("*.json"))
+#: The project's own copy of the public conformance vectors (and their README).
+CONFORMANCE = ROOT / "tests" / "conformance"
+VECTORS = sorted((CONFORMANCE / "vectors").glob("*.json"))
+#: The upstream copy, when a checkout has it beside it: the repository's copy must match it.
+UPSTREAM_CONFORMANCE = Path(os.environ.get("HEARTS_SHARED", ROOT.parent / "shared")) / "conformance"
 
 
 def hearts(*args: str, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -29,5 +32,5 @@ def hearts(*args: str, input: str | None = None, timeout: float = 120) -> subpro
 @pytest.fixture(scope="session")
 def vectors() -> list[Path]:
     if not VECTORS:
-        pytest.fail(f"no conformance vectors under {SHARED}; set HEARTS_SHARED to the shared/ folder")
+        pytest.fail(f"no conformance vectors under {CONFORMANCE}")
     return VECTORS

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hearts_server.cards import Card, CardSet
-from hearts_server.errors import (
+from hearts_core.cards import Card, CardSet
+from hearts_core.errors import (
     BadPassCount,
     BadPlayerCount,
     FirstLeadRestricted,
@@ -15,8 +15,8 @@ from hearts_server.errors import (
     OutOfTurn,
     PassNotInHand,
 )
-from hearts_server.rules import Rules
-from hearts_server.state import Phase, State, winning_index
+from hearts_core.rules import Rules
+from hearts_core.state import Phase, State, winning_index
 
 
 def cards(text: str) -> list[Card]:

@@ -9,13 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hearts_client.bots import make_bot
-from hearts_server.cards import CARDS, Card
-from hearts_server.deal import deal_hand
-from hearts_server.local import play_game
-from hearts_server.record import outcome_of, state_to_record
-from hearts_server.replay import replay
-from hearts_server.rules import HAND_POINTS, MoonChoice, Rules
-from hearts_server.state import Phase, State
+from hearts_core.cards import CARDS, Card
+from hearts_core.deal import deal_hand
+from hearts_core.local import play_game
+from hearts_core.record import outcome_of, state_to_record
+from hearts_core.replay import replay
+from hearts_core.rules import HAND_POINTS, MoonChoice, Rules
+from hearts_core.state import Phase, State
 
 games = st.tuples(st.integers(min_value=6, max_value=11), st.integers(min_value=0, max_value=2**32))
 
@@ -28,7 +28,7 @@ def test_random_games_keep_every_invariant(game: tuple[int, int], kind: str) -> 
     rng = random.Random(seed)
     state = State(rules)
     bots = [make_bot(kind if s % 2 else "random", rng.random()) for s in range(players)]
-    from hearts_server.view import build_view
+    from hearts_core.view import build_view
 
     while not state.game_over:
         deal, kitty = deal_hand(rules, str(seed), state.hand_index + 1)

@@ -15,12 +15,12 @@ import random
 import pytest
 
 from hearts_client.bots import make_bot
-from hearts_server.cards import CARDS, Card
-from hearts_server.local import play_game
-from hearts_server.record import state_to_record
+from hearts_core.cards import CARDS, Card
+from hearts_core.local import play_game
+from hearts_core.record import state_to_record
+from hearts_core.rules import Rules
+from hearts_core.state import Phase, State
 from hearts_server.redacted import seat_messages
-from hearts_server.rules import Rules
-from hearts_server.state import Phase, State
 
 
 def redeal_hidden(state: State, seat: int, rng: random.Random) -> State:
@@ -78,7 +78,7 @@ def test_the_perturbation_really_changes_hidden_cards() -> None:
     # Guards the leak test itself: the re-deal must alter what a seat cannot see.
     rules = Rules(players=8)
     state = State(rules)
-    from hearts_server.deal import deal_hand
+    from hearts_core.deal import deal_hand
 
     state.start_hand(*deal_hand(rules, "x", 0))
     other = redeal_hidden(state, 0, random.Random(1))

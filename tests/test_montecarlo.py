@@ -22,12 +22,12 @@ from hearts_client.bots.montecarlo import (
 )
 from hearts_client.rollout import Position, policy_card, rollout
 from hearts_client.sampler import WorldSampler
-from hearts_server.cards import Card
-from hearts_server.deal import deal_hand
-from hearts_server.local import play_game
-from hearts_server.rules import MoonChoice, Rules
-from hearts_server.state import Phase, State
-from hearts_server.view import View, build_view
+from hearts_core.cards import Card
+from hearts_core.deal import deal_hand
+from hearts_core.local import play_game
+from hearts_core.rules import MoonChoice, Rules
+from hearts_core.state import Phase, State
+from hearts_core.view import View, build_view
 
 
 class LegalityWitness:

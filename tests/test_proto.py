@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-GENERATED = ROOT / "clients" / "python" / "cancellation_hearts" / "v1"
+GENERATED = ROOT / "proto" / "python" / "cancellation_hearts" / "v1"
 
 
 def test_generated_python_code_is_fresh(tmp_path: Path) -> None:

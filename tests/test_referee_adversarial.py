@@ -16,7 +16,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
-from hearts_server.replay import replay, verify_seed
+from hearts_core.replay import replay, verify_seed
 from hearts_server.server import RefereeServer
 from tests.harness import RawSeat, create_table, legal_answer, load_records, running_server, sdk_bot
 

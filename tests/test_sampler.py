@@ -12,11 +12,11 @@ import pytest
 from hearts_client.bots.heuristic import HeuristicBot
 from hearts_client.bots.random_bot import RandomBot
 from hearts_client.sampler import World, WorldSampler, sample_worlds
-from hearts_server.cards import BLACK_MARIA, SUIT_MASKS, Card, CardSet
-from hearts_server.deal import deal_hand
-from hearts_server.rules import Rules
-from hearts_server.state import Phase, State
-from hearts_server.view import View, build_view
+from hearts_core.cards import BLACK_MARIA, SUIT_MASKS, Card, CardSet
+from hearts_core.deal import deal_hand
+from hearts_core.rules import Rules
+from hearts_core.state import Phase, State
+from hearts_core.view import View, build_view
 
 
 def decision_points(players: int, hands: int, seed: str) -> Iterator[State]:

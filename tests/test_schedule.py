@@ -7,7 +7,7 @@ from itertools import combinations
 
 import pytest
 
-from hearts_server.deal import derive_seed
+from hearts_core.deal import derive_seed
 from hearts_tournaments.schedule import Schedule, make_schedule, suggest_deals
 
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hearts_server.replay import replay
+from hearts_core.replay import replay
 from tests.conftest import hearts
 from tests.harness import create_table, sdk_bot
 

@@ -18,8 +18,8 @@ from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from cancellation_hearts.v1 import spectator_service_pb2 as spb
 from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
-from hearts_server.cards import Card
-from hearts_server.deal import seed_commitment
+from hearts_core.cards import Card
+from hearts_core.deal import seed_commitment
 from hearts_tournaments.hosting import bot_command
 from tests.conftest import hearts
 from tests.harness import await_table, create_table, running_server, sdk_bot

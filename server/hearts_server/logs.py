@@ -22,9 +22,6 @@ class LogFormat(enum.StrEnum):
     JSON = "json"
 
 
-_configured = False
-
-
 def configure_logging(fmt: LogFormat | str = LogFormat.AUTO, level: str = "INFO") -> None:
     """Configures structlog and the standard library's logging to write to stderr.
 
@@ -32,7 +29,6 @@ def configure_logging(fmt: LogFormat | str = LogFormat.AUTO, level: str = "INFO"
         fmt: ``console``, ``json`` or ``auto`` (console when stderr is a terminal).
         level: The lowest level written.
     """
-    global _configured
     fmt = LogFormat(fmt)
     if fmt is LogFormat.AUTO:
         fmt = LogFormat.CONSOLE if sys.stderr.isatty() else LogFormat.JSON
@@ -65,11 +61,12 @@ def configure_logging(fmt: LogFormat | str = LogFormat.AUTO, level: str = "INFO"
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    _configured = True
 
 
 def get_logger(name: str) -> Any:
-    """A structlog logger bound to ``name``; configures logging with defaults if needed."""
-    if not _configured:
-        configure_logging()
+    """A structlog logger bound to ``name``.
+
+    Getting a logger configures nothing (a library never does): entry points call
+    :func:`configure_logging`; until one does, structlog's defaults apply.
+    """
     return structlog.get_logger(name)

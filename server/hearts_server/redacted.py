@@ -19,13 +19,14 @@ from google.protobuf.json_format import MessageToDict
 
 from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_core.cards import Card
+from hearts_core.errors import HeartsError
+from hearts_core.replay import rules_of
+from hearts_core.rules import DEFAULT_MOON_CHOICE
+from hearts_core.state import Phase, State
+from hearts_core.view import build_view
+from hearts_protocol import convert as wire
 from hearts_server import messages as msg
-from hearts_server.cards import Card
-from hearts_server.errors import HeartsError
-from hearts_server.replay import rules_of
-from hearts_server.rules import DEFAULT_MOON_CHOICE
-from hearts_server.state import Phase, State
-from hearts_server.view import build_view
 
 #: Returns the state a seat's message is built from (the identity, or a re-dealt copy in tests).
 Perturb = Callable[[State, int], State]
@@ -101,12 +102,12 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
         for index, hand in enumerate(record["hands"]):
             deal = [[Card.parse(c) for c in h] for h in hand["deal"]]
             state.start_hand(deal, [Card.parse(c) for c in hand["kitty"]])
-            started = msg.hand_started(build_view(perturb(state, seat), seat))
+            started = wire.hand_started(build_view(perturb(state, seat), seat))
             yield from feed.event(rpb.Event(hand_started=started))
             yield from request(state, rpb.DECISION_KIND_PASS, (index, "pass", None))
             for s, cards in enumerate(hand["passes"]):
                 state.pass_cards(s, [Card.parse(c) for c in cards])
-            received = msg.cards_received(build_view(perturb(state, seat), seat))
+            received = wire.cards_received(build_view(perturb(state, seat), seat))
             yield from feed.event(rpb.Event(cards_received=received))
             for play, code in enumerate(hand["plays"]):
                 if state.phase is not Phase.PLAYING:
@@ -116,13 +117,13 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
                 player, trick_index = state.to_play, state.trick_index
                 card = Card.parse(code)
                 state.play(card)
-                played = msg.card_played(
+                played = wire.card_played(
                     index, trick_index, player, card, by_referee.get((index, play), False)
                 )
                 yield from feed.event(rpb.Event(card_played=played))
                 if len(state.tricks) > trick_index:
                     trick = state.trick_views[trick_index]
-                    completed = msg.trick_completed(index, trick_index, trick, n)
+                    completed = wire.trick_completed(index, trick_index, trick, n)
                     yield from feed.event(rpb.Event(trick_completed=completed))
             if state.phase is Phase.MOON_CHOICE:
                 if state.moon_shooter == seat:
@@ -131,7 +132,7 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
             if state.phase in (Phase.PASSING, Phase.PLAYING):
                 raise HeartsError("incomplete hand", hand=index)
             result = state.results[-1]
-            summary = msg.hand_completed(result.summary, state.totals, result.moon_choice)
+            summary = wire.hand_completed(result.summary, state.totals, result.moon_choice)
             yield from feed.event(rpb.Event(hand_completed=summary))
     except (HeartsError, KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"the record is not a legal game ({exc}); replay it without --seat") from None

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cancellation_hearts.v1 import admin_service_pb2 as apb
-from hearts_server.deal import new_seed
+from hearts_core.deal import new_seed
+from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, Rules
 from hearts_server.logs import get_logger
-from hearts_server.rules import Rules
 from hearts_server.table import (
     DEFAULT_DECISION_MS,
     DEFAULT_JOIN_TIMEOUT_MS,
@@ -42,8 +42,8 @@ def settings_from_pb(config: apb.TableConfig, defaults: ServerDefaults) -> Table
     """
     rules = Rules(
         players=config.players,
-        target_score=config.target_score or 150,
-        max_hands=config.max_hands or 200,
+        target_score=config.target_score or DEFAULT_TARGET_SCORE,
+        max_hands=config.max_hands or DEFAULT_MAX_HANDS,
         first_dealer=config.first_dealer,
     )
     return TableSettings(

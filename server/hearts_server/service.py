@@ -19,8 +19,8 @@ from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from cancellation_hearts.v1 import spectator_service_pb2 as spb
 from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
-from hearts_server.deal import seed_commitment
-from hearts_server.errors import HeartsError
+from hearts_core.deal import seed_commitment
+from hearts_core.errors import HeartsError
 from hearts_server.logs import get_logger
 from hearts_server.registry import Registry, settings_from_pb
 from hearts_server.table import AlreadyConnected, Connection, Table, TableStatus

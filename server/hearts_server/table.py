@@ -5,7 +5,7 @@ A :class:`Table` plays one or more games between the same seats. It owns each ga
 their own :class:`View`. Everything a bot sends is checked against the true state, and a bot
 that is slow, silent, disconnected, flooding or wrong never holds the others up for more than
 one decision limit: the referee decides for it by the default rule of
-:mod:`hearts_server.fallback` and records a fault.
+:mod:`hearts_core.fallback` and records a fault.
 
 Timing: each decision may take at most ``decision_ms``; the time a seat spends is also taken
 from its per-game time bank, and a request's deadline is the smaller of the two. The referee's
@@ -27,16 +27,17 @@ from google.protobuf.message import DecodeError
 
 from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_core.cards import Card
+from hearts_core.deal import deal_hand, derive_seed, seed_commitment
+from hearts_core.errors import BadMoonChoice, HeartsError
+from hearts_core.fallback import default_moon, default_pass, default_play
+from hearts_core.record import record_json, state_to_record, write_text_durably
+from hearts_core.rules import MoonChoice, Rules
+from hearts_core.state import Phase, State
+from hearts_core.view import build_view
+from hearts_protocol import convert as wire
 from hearts_server import messages as msg
-from hearts_server.cards import Card
-from hearts_server.deal import deal_hand, derive_seed, seed_commitment
-from hearts_server.errors import BadMoonChoice, HeartsError
-from hearts_server.fallback import default_moon, default_pass, default_play
 from hearts_server.logs import get_logger
-from hearts_server.record import record_json, state_to_record, write_text_durably
-from hearts_server.rules import MoonChoice, Rules
-from hearts_server.state import Phase, State
-from hearts_server.view import build_view
 
 log = get_logger(__name__)
 
@@ -276,7 +277,7 @@ class Table:
         seat.connection.send(rpb.PlayResponse(event=rpb.Event(game_started=started)))
         view = build_view(state, seat.index)
         seat.connection.send(
-            rpb.PlayResponse(snapshot=rpb.Snapshot(view=msg.view_pb(view), hands=self._hand_events))
+            rpb.PlayResponse(snapshot=rpb.Snapshot(view=wire.view_pb(view), hands=self._hand_events))
         )
         pending = seat.pending
         if pending is not None and not pending.future.done():
@@ -501,7 +502,7 @@ class Table:
     def _validate_moon(decision: rpb.Decision) -> MoonChoice:
         if decision.WhichOneof("answer") != "choose_moon":
             raise Rejected("WRONG_ANSWER", "this request asks for choose_moon")
-        choice = msg.MOON_FROM_PB.get(decision.choose_moon.choice)
+        choice = wire.MOON_FROM_PB.get(decision.choose_moon.choice)
         if choice is None:
             raise Rejected(
                 BadMoonChoice.code, "choose MOON_CHOICE_SELF_MINUS_26 or MOON_CHOICE_OTHERS_PLUS_26"
@@ -596,10 +597,10 @@ class Table:
         n = self.rules.players
         deal, kitty = deal_hand(self.rules, seed, state.hand_index + 1)
         state.start_hand(deal, kitty)
-        spectator = msg.hand_started(build_view(state, 0), spectator=True)
+        spectator = wire.hand_started(build_view(state, 0), spectator=True)
         self._publish(
             rpb.Event(hand_started=spectator),
-            lambda s: rpb.Event(hand_started=msg.hand_started(build_view(state, s))),
+            lambda s: rpb.Event(hand_started=wire.hand_started(build_view(state, s))),
         )
         hand = state.hand_index
 
@@ -616,7 +617,7 @@ class Table:
         for index, cards in enumerate(passes):
             state.pass_cards(index, cards)
         for seat in self.seats:
-            received = msg.cards_received(build_view(state, seat.index))
+            received = wire.cards_received(build_view(state, seat.index))
             self._send(seat, seat.feed.event(rpb.Event(cards_received=received)))
 
         while state.phase is Phase.PLAYING:
@@ -630,12 +631,12 @@ class Table:
             )
             state.play(card)
             self._publish(
-                rpb.Event(card_played=msg.card_played(hand, trick_index, seat.index, card, by_referee))
+                rpb.Event(card_played=wire.card_played(hand, trick_index, seat.index, card, by_referee))
             )
             if len(state.tricks) > trick_index:
                 # A completed trick is public: who played what and who won it.
                 trick = state.trick_views[trick_index]
-                self._publish(rpb.Event(trick_completed=msg.trick_completed(hand, trick_index, trick, n)))
+                self._publish(rpb.Event(trick_completed=wire.trick_completed(hand, trick_index, trick, n)))
 
         if state.phase is Phase.MOON_CHOICE:
             shooter = state.moon_shooter
@@ -645,7 +646,7 @@ class Table:
             )
             state.choose_moon(choice)
         result = state.results[-1]
-        completed = msg.hand_completed(result.summary, state.totals, result.moon_choice)
+        completed = wire.hand_completed(result.summary, state.totals, result.moon_choice)
         self._hand_events.append(completed)
         self._publish(rpb.Event(hand_completed=completed))
 

@@ -59,9 +59,9 @@ def replay(
     are still replayed and the command exits 2. A record whose revealed seed does not match its
     commitment or its deals is reported on stderr and the command exits 1.
     """
-    from hearts_server.record import RecordFileError, load_record
-    from hearts_server.replay import replay as replay_record
-    from hearts_server.replay import verify_seed
+    from hearts_core.record import RecordFileError, load_record
+    from hearts_core.replay import replay as replay_record
+    from hearts_core.replay import verify_seed
 
     status = 0
     for path in files:
@@ -110,10 +110,10 @@ def play(
 ) -> None:
     """Play one game in-process between built-in bots and print it readably."""
     from hearts_client.bots import make_bot
-    from hearts_server.errors import HeartsError
-    from hearts_server.local import play_game
-    from hearts_server.record import state_to_record, write_json_durably
-    from hearts_server.rules import Rules
+    from hearts_core.errors import HeartsError
+    from hearts_core.local import play_game
+    from hearts_core.record import state_to_record, write_json_durably
+    from hearts_core.rules import Rules
     from hearts_tournaments.printing import print_game
 
     names = [b.strip() for b in bots.split(",") if b.strip()]
@@ -128,7 +128,7 @@ def play(
     state = play_game(rules, seed, entrants)
     print_game(state, seats, quiet=quiet)
     if record is not None:
-        from hearts_server.deal import seed_commitment
+        from hearts_core.deal import seed_commitment
 
         write_json_durably(
             record,
@@ -224,7 +224,7 @@ def host(
     """
     import asyncio
 
-    from hearts_server.errors import HeartsError
+    from hearts_core.errors import HeartsError
     from hearts_tournaments.hosting import HostOptions, host_games, parse_seats
 
     try:

@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS
-from hearts_server.rules import MAX_PLAYERS, MIN_PLAYERS
+from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
 
 #: Bot names end up in file names (logs) and in tables: keep them plain.
 BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -106,8 +106,8 @@ class TournamentConfig:
     deals: int = 4
     seed: str = "1"
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
-    target_score: int = 150
-    max_hands: int = 200
+    target_score: int = DEFAULT_TARGET_SCORE
+    max_hands: int = DEFAULT_MAX_HANDS
     output: Path = Path("runs")
     duplicate: bool = True
     decision_ms: int = 1000

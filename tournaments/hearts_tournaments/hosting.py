@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from hearts_client.bots import BUILTIN_BOTS
-from hearts_server.deal import new_seed
-from hearts_server.rules import Rules
+from hearts_core.deal import new_seed
+from hearts_core.rules import Rules
 from hearts_server.server import make_server
 from hearts_server.table import DEFAULT_JOIN_TIMEOUT_MS, Table, TableSettings
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from hearts_server.cards import Card
-from hearts_server.state import State
+from hearts_core.cards import Card
+from hearts_core.state import State
 
 
 def _cards(cards: Sequence[Card]) -> str:

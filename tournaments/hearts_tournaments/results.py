@@ -38,7 +38,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from hearts_server.deal import derive_seed
+from hearts_core.deal import derive_seed
 from hearts_tournaments.outcome import GameOutcome, Quarantine, quarantined
 from hearts_tournaments.schedule import Schedule
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from hearts_server.deal import derive_seed
+from hearts_core.deal import derive_seed
 
 #: Local-search restarts when a balanced composition is not found at once.
 RESTARTS = 3

@@ -7,9 +7,9 @@ import random
 from collections.abc import Sequence
 from typing import ClassVar
 
-from hearts_server.cards import Card
-from hearts_server.rules import MOON_POINTS, MoonChoice
-from hearts_server.view import View
+from hearts_core.cards import Card
+from hearts_core.rules import MOON_POINTS, MoonChoice
+from hearts_core.view import View
 
 
 class Bot(abc.ABC):

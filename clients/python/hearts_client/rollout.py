@@ -8,7 +8,7 @@ seat collected. Each seat's policy consults only what that seat could know in th
 own hand, the cards played and the points taken, never the other hands.
 
 The rollout is pure Python tuned for speed: hands are ``once``/``twice`` masks as in
-:class:`hearts_server.cards.CardSet`, the trick in progress is tracked as two masks of the led
+:class:`hearts_core.cards.CardSet`, the trick in progress is tracked as two masks of the led
 suit (cards seen once, cards seen twice, so cancellation is a mask operation), and no object
 is allocated per card.
 """
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from hearts_server.cards import BLACK_MARIA, FULL_MASK, HEARTS_MASK, POINT_MASK, SUIT_MASKS
-from hearts_server.view import View
+from hearts_core.cards import BLACK_MARIA, FULL_MASK, HEARTS_MASK, POINT_MASK, SUIT_MASKS
+from hearts_core.view import View
 
 #: The heuristic bot's moon alert (``heuristic.MOON_ALERT_POINTS``, which a test keeps equal):
 #: visible points one other seat must hold alone. Not imported, so that importing this module
@@ -110,7 +110,7 @@ def _led_masks(trick: Sequence[int]) -> tuple[int, int, int]:
     """The suit led, and the cards of that suit played once or more and twice, as masks.
 
     The rollout carries these masks along the trick instead of recomputing the winner
-    (:func:`hearts_server.state.winning_index`) card by card.
+    (:func:`hearts_core.state.winning_index`) card by card.
     """
     led = seen = dup = 0
     if trick:

@@ -1,7 +1,7 @@
 """World sampling: complete deals consistent with one seat's View, and with nothing else.
 
 A *world* places every card the seat cannot see: the other seats' hands and the kitty. The
-:class:`WorldSampler` is built from a :class:`~hearts_server.view.View` alone, so it cannot
+:class:`WorldSampler` is built from a :class:`~hearts_core.view.View` alone, so it cannot
 know anything that view does not hold. It honours every fact the seat is entitled to:
 
 * its own hand, exactly;
@@ -28,7 +28,7 @@ import random
 from collections import deque
 from dataclasses import dataclass
 
-from hearts_server.cards import (
+from hearts_core.cards import (
     CARDS,
     FULL_MASK,
     HEARTS_MASK,
@@ -37,8 +37,8 @@ from hearts_server.cards import (
     Card,
     CardSet,
 )
-from hearts_server.state import Phase
-from hearts_server.view import View
+from hearts_core.state import Phase
+from hearts_core.view import View
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,11 +18,11 @@ import grpc
 from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from cancellation_hearts.v1 import referee_service_pb2_grpc as rgrpc
+from hearts_client._log import get_logger
 from hearts_client.bot import Bot
-from hearts_client.convert import summary_from_pb, view_from_pb
-from hearts_server.logs import get_logger
-from hearts_server.rules import MoonChoice
-from hearts_server.view import HandSummary
+from hearts_core.rules import DEFAULT_MAX_HANDS, MoonChoice
+from hearts_core.view import HandSummary
+from hearts_protocol.convert import MOON_TO_PB, summary_from_pb, view_from_pb
 
 log = get_logger(__name__)
 
@@ -36,10 +36,6 @@ FATAL_CODES = frozenset(
         grpc.StatusCode.UNIMPLEMENTED,
     }
 )
-_MOON_TO_PB = {
-    MoonChoice.SELF_MINUS_26: pb.MOON_CHOICE_SELF_MINUS_26,
-    MoonChoice.OTHERS_PLUS_26: pb.MOON_CHOICE_OTHERS_PLUS_26,
-}
 
 
 class BotRunError(Exception):
@@ -50,7 +46,7 @@ class BotRunError(Exception):
 class _Session:
     """What the SDK remembers across messages (the bot itself may keep nothing)."""
 
-    max_hands: int = 200
+    max_hands: int = DEFAULT_MAX_HANDS
     first_dealer: int = 0
     game_id: str = ""
     history: list[HandSummary] = field(default_factory=list)
@@ -77,7 +73,7 @@ def _answer(bot: Bot, request: rpb.DecisionRequest, session: _Session) -> rpb.De
         elif request.kind == rpb.DECISION_KIND_PLAY:
             decision.play_card.card = str(bot.choose_play(view))
         elif request.kind == rpb.DECISION_KIND_MOON:
-            decision.choose_moon.choice = _MOON_TO_PB[MoonChoice(bot.choose_moon(view))]
+            decision.choose_moon.choice = MOON_TO_PB[MoonChoice(bot.choose_moon(view))]
         else:
             raise ValueError(f"unknown decision kind {request.kind}")
     except Exception:
@@ -149,7 +145,7 @@ def _on_event(event: rpb.Event, session: _Session) -> None:
         if started.game_id != session.game_id:
             session.history = []
         session.game_id = started.game_id
-        session.max_hands = started.max_hands or 200
+        session.max_hands = started.max_hands or DEFAULT_MAX_HANDS
         session.first_dealer = started.first_dealer
         log.info("game_started", game_id=started.game_id, seat=started.your_seat, players=started.players)
     elif which == "hand_completed":
@@ -271,10 +267,9 @@ def main(bot: Bot, argv: list[str] | None = None) -> None:
     refuses the bot.
     """
     import argparse
+    import logging
     import os
     import sys
-
-    from hearts_server.logs import configure_logging
 
     parser = argparse.ArgumentParser(description=f"Run the {bot.name!r} bot in one seat of a referee.")
     parser.add_argument("--server", default=os.environ.get("HEARTS_SERVER", "127.0.0.1:50051"))
@@ -287,7 +282,7 @@ def main(bot: Bot, argv: list[str] | None = None) -> None:
         token = read_token(args.token, args.token_file)
     except TokenError as exc:
         parser.error(str(exc))
-    configure_logging()
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
     try:
         run(bot, args.server, token, name=args.name, tls_ca=args.tls_ca)
     except BotRunError as exc:

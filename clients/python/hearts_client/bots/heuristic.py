@@ -1,7 +1,7 @@
 """``heuristic``: a cancellation-aware rule-based bot.
 
 For every legal card it works out who would be winning the trick after playing it, counting
-identical cards that cancel (:func:`hearts_server.state.winning_index`). It ducks with the
+identical cards that cancel (:func:`hearts_core.state.winning_index`). It ducks with the
 highest card that does not take the lead, dumps the Black Maria and high hearts when void,
 leads low from long suits, passes its most dangerous cards, and, when one other seat has taken
 every point of the hand so far, spoils the moon shot by taking a point card itself.
@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from hearts_client.bot import Bot
-from hearts_server.cards import BLACK_MARIA, Card, Rank, Suit
-from hearts_server.state import winning_index
-from hearts_server.view import View
+from hearts_core.cards import BLACK_MARIA, Card, Rank, Suit
+from hearts_core.state import winning_index
+from hearts_core.view import View
 
 #: Visible points one other seat must hold alone before the bot treats it as shooting the moon.
 MOON_ALERT_POINTS = 14

@@ -31,9 +31,9 @@ from hearts_client.bot import Bot, moon_choice
 from hearts_client.bots.heuristic import HeuristicBot
 from hearts_client.rollout import Position, policy_card, rollout
 from hearts_client.sampler import WorldSampler
-from hearts_server.cards import CARDS, Card
-from hearts_server.rules import HAND_POINTS, MOON_POINTS, MoonChoice
-from hearts_server.view import View
+from hearts_core.cards import CARDS, Card
+from hearts_core.rules import HAND_POINTS, MOON_POINTS, MoonChoice
+from hearts_core.view import View
 
 #: Worlds sampled per decision by default. At 8 players: about 30 ms a decision on average and
 #: 0.15 s at worst on one core, well inside the referee's 1 s limit; 100 worlds measured no

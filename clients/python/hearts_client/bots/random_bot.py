@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hearts_client.bot import Bot
-from hearts_server.cards import Card
-from hearts_server.view import View
+from hearts_core.cards import Card
+from hearts_core.view import View
 
 
 class RandomBot(Bot):

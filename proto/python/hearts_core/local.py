@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from hearts_server.cards import Card
-from hearts_server.deal import deal_hand
-from hearts_server.rules import MoonChoice, Rules
-from hearts_server.state import Phase, State
-from hearts_server.view import View, build_view
+from hearts_core.cards import Card
+from hearts_core.deal import deal_hand
+from hearts_core.rules import MoonChoice, Rules
+from hearts_core.state import Phase, State
+from hearts_core.view import View, build_view
 
 
 class Player(Protocol):

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hearts_server.state import HandResult, State, Trick
+from hearts_core.state import HandResult, State, Trick
 
 #: Bumped when a field changes meaning; readers accept records without it (conformance vectors).
 RECORD_VERSION = 1

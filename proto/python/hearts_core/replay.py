@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hearts_server.cards import Card
-from hearts_server.deal import deal_hand, seed_commitment
-from hearts_server.errors import (
+from hearts_core.cards import Card
+from hearts_core.deal import deal_hand, seed_commitment
+from hearts_core.errors import (
     BadDeal,
     BadPass,
     BadPassCount,
@@ -25,9 +25,15 @@ from hearts_server.errors import (
     NotInHand,
     PassNotInHand,
 )
-from hearts_server.record import outcome_of
-from hearts_server.rules import DEFAULT_MOON_CHOICE, PassDirection, Rules
-from hearts_server.state import Phase, State
+from hearts_core.record import outcome_of
+from hearts_core.rules import (
+    DEFAULT_MAX_HANDS,
+    DEFAULT_MOON_CHOICE,
+    DEFAULT_TARGET_SCORE,
+    PassDirection,
+    Rules,
+)
+from hearts_core.state import Phase, State
 
 
 def rules_of(record: dict[str, Any]) -> Rules:
@@ -47,8 +53,8 @@ def rules_of(record: dict[str, Any]) -> Rules:
         raise BadRotation(f"dealer {first!r} is not a seat", hand=0)
     return Rules(
         players=players,
-        target_score=int(record.get("target_score", 150)),
-        max_hands=int(record.get("max_hands", 200)),
+        target_score=int(record.get("target_score", DEFAULT_TARGET_SCORE)),
+        max_hands=int(record.get("max_hands", DEFAULT_MAX_HANDS)),
         first_dealer=first,
     )
 

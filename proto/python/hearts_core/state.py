@@ -1,7 +1,7 @@
 """The referee's State: the whole truth of one game, and the only object that mutates.
 
 A game is a sequence of hands. Each hand is started with an explicit deal (seeded dealing lives
-in :mod:`hearts_server.deal`, replay feeds the deals of a record), then goes through passing,
+in :mod:`hearts_core.deal`, replay feeds the deals of a record), then goes through passing,
 playing and, when someone shoots the moon, the moon choice. Every action is checked in layers
 ("is the card held" → "is it legal here") and an illegal one raises the :mod:`errors` type
 carrying its conformance code, leaving the state unchanged.
@@ -22,7 +22,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hearts_server.cards import (
+from hearts_core.cards import (
     BLACK_MARIA,
     CARDS,
     HEARTS_MASK,
@@ -33,7 +33,7 @@ from hearts_server.cards import (
     cards_of_mask,
     suit_cards,
 )
-from hearts_server.errors import (
+from hearts_core.errors import (
     BadDeal,
     BadMoonChoice,
     BadPassCount,
@@ -45,8 +45,8 @@ from hearts_server.errors import (
     OutOfTurn,
     PassNotInHand,
 )
-from hearts_server.public import HandSummary, TrickView
-from hearts_server.rules import HAND_POINTS, MOON_POINTS, MoonChoice, PassDirection, Rules
+from hearts_core.public import HandSummary, TrickView
+from hearts_core.rules import HAND_POINTS, MOON_POINTS, MoonChoice, PassDirection, Rules
 
 PASS_COUNT = 3
 _NON_POINT = ~POINT_MASK

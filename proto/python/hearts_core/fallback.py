@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hearts_server.cards import Card, CardSet
-from hearts_server.rules import DEFAULT_MOON_CHOICE, MoonChoice
+from hearts_core.cards import Card, CardSet
+from hearts_core.rules import DEFAULT_MOON_CHOICE, MoonChoice
 
 
 def default_pass(hand: CardSet) -> list[Card]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hearts_server.cards import Card
+from hearts_core.cards import Card
 
 
 @dataclass(frozen=True, slots=True)

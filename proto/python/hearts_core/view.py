@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hearts_server.cards import Card, CardSet
-from hearts_server.public import HandSummary, TrickView
-from hearts_server.rules import PassDirection, Rules
-from hearts_server.state import Phase, State
+from hearts_core.cards import Card, CardSet
+from hearts_core.public import HandSummary, TrickView
+from hearts_core.rules import PassDirection, Rules
+from hearts_core.state import Phase, State
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,13 +5,16 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from hearts_server.errors import BadPlayerCount
+from hearts_core.errors import BadPlayerCount
 
 MIN_PLAYERS = 6
 MAX_PLAYERS = 11
 DECK_SIZE = 104
 HAND_POINTS = 52
 MOON_POINTS = 26
+#: RULES.md's defaults: the game ends when a total reaches 150, or after 200 hands.
+DEFAULT_TARGET_SCORE = 150
+DEFAULT_MAX_HANDS = 200
 
 
 class PassDirection(enum.StrEnum):
@@ -57,8 +60,8 @@ class Rules:
     """
 
     players: int
-    target_score: int = 150
-    max_hands: int = 200
+    target_score: int = DEFAULT_TARGET_SCORE
+    max_hands: int = DEFAULT_MAX_HANDS
     first_dealer: int = 0
 
     def __post_init__(self) -> None:

@@ -12,8 +12,8 @@ import hashlib
 import random
 import secrets
 
-from hearts_server.cards import CARDS, Card
-from hearts_server.rules import Rules
+from hearts_core.cards import CARDS, Card
+from hearts_core.rules import Rules
 
 _DOMAIN = "cancellation-hearts/v1"
 

@@ -1,0 +1,247 @@
+"""Converting between the protocol's messages and the core's objects, both ways.
+
+Core to protobuf (the referee): every message to a seat is built here from that seat's
+:class:`View` or from public facts (a card played, a finished hand); none of these functions is
+given the State. The leak test (tests/test_leak.py) drives them with states that differ only in
+what a seat cannot see and requires byte-identical output.
+
+Protobuf to core (the SDK): bots written against :class:`hearts_client.Bot` receive the same View
+type in-process and over gRPC, so a bot can be tested locally and entered on a server unchanged.
+
+Each enum mapping is written once, here, with its inverse derived from it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+from cancellation_hearts.v1 import game_pb2 as pb
+from hearts_core.cards import Card, CardSet
+from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MoonChoice, PassDirection, Rules
+from hearts_core.state import Phase
+from hearts_core.view import HandSummary, TrickView, View
+
+DIRECTION_TO_PB = {
+    PassDirection.LEFT: pb.PASS_DIRECTION_LEFT,
+    PassDirection.RIGHT: pb.PASS_DIRECTION_RIGHT,
+}
+DIRECTION_FROM_PB = {v: k for k, v in DIRECTION_TO_PB.items()}
+PHASE_TO_PB = {
+    Phase.DEALING: pb.PHASE_DEALING,
+    Phase.PASSING: pb.PHASE_PASSING,
+    Phase.PLAYING: pb.PHASE_PLAYING,
+    Phase.MOON_CHOICE: pb.PHASE_MOON_CHOICE,
+    Phase.GAME_OVER: pb.PHASE_GAME_OVER,
+}
+PHASE_FROM_PB = {v: k for k, v in PHASE_TO_PB.items()}
+MOON_TO_PB = {
+    MoonChoice.SELF_MINUS_26: pb.MOON_CHOICE_SELF_MINUS_26,
+    MoonChoice.OTHERS_PLUS_26: pb.MOON_CHOICE_OTHERS_PLUS_26,
+}
+MOON_FROM_PB = {v: k for k, v in MOON_TO_PB.items()}
+
+
+def cards(codes: Sequence[str]) -> tuple[Card, ...]:
+    """Parses card codes (raises ValueError on a bad one)."""
+    return tuple(Card.parse(c) for c in codes)
+
+
+def trick_from_pb(trick: pb.Trick) -> TrickView:
+    """A TrickView from its message."""
+    winner = trick.winner if trick.HasField("winner") else None
+    return _trick(trick.leader, tuple(trick.cards), winner, trick.complete)
+
+
+@functools.lru_cache(maxsize=4096)
+def _trick(leader: int, codes: tuple[str, ...], winner: int | None, complete: bool) -> TrickView:
+    # Every request repeats the hand's completed tricks: convert each once.
+    return TrickView(leader=leader, cards=cards(codes), winner=winner, complete=complete)
+
+
+@functools.lru_cache(maxsize=64)
+def _rules(players: int, target_score: int, max_hands: int, first_dealer: int) -> Rules:
+    return Rules(players=players, target_score=target_score, max_hands=max_hands, first_dealer=first_dealer)
+
+
+def summary_from_pb(hand: pb.HandCompleted) -> HandSummary:
+    """A HandSummary from a HandCompleted event."""
+    return HandSummary(
+        index=hand.hand_index,
+        points=tuple(hand.points),
+        scores=tuple(hand.scores),
+        moon=hand.moon_shooter if hand.HasField("moon_shooter") else None,
+        kitty=cards(hand.kitty),
+        kitty_taker=hand.kitty_taker if hand.HasField("kitty_taker") else None,
+        uncollected=cards(hand.uncollected),
+    )
+
+
+def view_from_pb(
+    view: pb.View,
+    legal: Sequence[str] = (),
+    *,
+    max_hands: int = DEFAULT_MAX_HANDS,
+    first_dealer: int = 0,
+    history: Sequence[HandSummary] = (),
+) -> View:
+    """The SDK View of a View message (plus the request's legal cards)."""
+    rules = Rules(
+        players=view.players,
+        target_score=view.target_score or DEFAULT_TARGET_SCORE,
+        max_hands=max_hands,
+        first_dealer=first_dealer,
+    )
+    return View(
+        rules=rules,
+        seat=view.seat,
+        phase=PHASE_FROM_PB.get(view.phase, Phase.PLAYING),
+        hand_index=view.hand_index,
+        dealer=view.dealer,
+        pass_direction=DIRECTION_FROM_PB.get(view.pass_direction, PassDirection.LEFT),
+        hand=CardSet(cards(view.hand)),
+        passed=cards(view.passed),
+        received=cards(view.received),
+        tricks=tuple(trick_from_pb(t) for t in view.tricks),
+        current=trick_from_pb(view.current_trick) if view.HasField("current_trick") else None,
+        to_play=view.to_play if view.HasField("to_play") else None,
+        hearts_broken=view.hearts_broken,
+        hand_sizes=tuple(view.hand_sizes),
+        kitty_size=view.kitty_size,
+        kitty_taker=view.kitty_taker if view.HasField("kitty_taker") else None,
+        taken=tuple(view.taken_points),
+        set_aside=cards(view.set_aside),
+        totals=tuple(view.totals),
+        legal=cards(legal),
+        moon_shooter=view.moon_shooter if view.HasField("moon_shooter") else None,
+        history=tuple(history),
+    )
+
+
+# ---------------------------------------------------------------- core to protobuf
+def codes(cards: Sequence[Card]) -> list[str]:
+    """Card codes, in the given order."""
+    return [str(c) for c in cards]
+
+
+def trick_pb(trick: TrickView, players: int) -> pb.Trick:
+    """A trick with its seats, cancellations and result."""
+    if trick.complete:
+        return pb.Trick.FromString(_complete_trick_bytes(trick, players))
+    return _build_trick(trick, players)
+
+
+@functools.lru_cache(maxsize=8192)
+def _complete_trick_bytes(trick: TrickView, players: int) -> bytes:
+    # A completed trick never changes and appears in every later request of its hand.
+    return _build_trick(trick, players).SerializeToString()
+
+
+def _build_trick(trick: TrickView, players: int) -> pb.Trick:
+    counts: dict[Card, int] = {}
+    for card in trick.cards:
+        counts[card] = counts.get(card, 0) + 1
+    out = pb.Trick(
+        leader=trick.leader,
+        cards=codes(trick.cards),
+        seats=[trick.seat_of(i, players) for i in range(len(trick.cards))],
+        cancelled=[counts[c] > 1 for c in trick.cards],
+        complete=trick.complete,
+        set_aside=trick.set_aside,
+    )
+    if trick.winner is not None:
+        out.winner = trick.winner
+    return out
+
+
+def view_pb(view: View) -> pb.View:
+    """The protobuf form of a seat's View."""
+    n = view.players
+    out = pb.View(
+        seat=view.seat,
+        players=n,
+        target_score=view.rules.target_score,
+        phase=PHASE_TO_PB[view.phase],
+        hand_index=max(view.hand_index, 0),
+        dealer=view.dealer,
+        pass_direction=DIRECTION_TO_PB[view.pass_direction],
+        hand=view.hand.codes(),
+        passed=codes(view.passed),
+        passed_to=view.pass_direction.target(view.seat, n),
+        received=codes(view.received),
+        received_from=view.pass_direction.source(view.seat, n),
+        hearts_broken=view.hearts_broken,
+        hand_sizes=list(view.hand_sizes),
+        kitty_size=view.kitty_size,
+        taken_points=list(view.taken),
+        set_aside=codes(view.set_aside),
+        totals=list(view.totals),
+    )
+    for trick in view.tricks:
+        out.tricks.add().MergeFromString(_complete_trick_bytes(trick, n))
+    if view.current is not None:
+        out.current_trick.CopyFrom(trick_pb(view.current, n))
+    if view.to_play is not None:
+        out.to_play = view.to_play
+    if view.kitty_taker is not None:
+        out.kitty_taker = view.kitty_taker
+    if view.phase is Phase.MOON_CHOICE and view.moon_shooter is not None:
+        out.moon_shooter = view.moon_shooter
+    return out
+
+
+def hand_started(view: View, *, spectator: bool = False) -> pb.HandStarted:
+    """HandStarted for a seat (its dealt cards) or a spectator (no cards)."""
+    return pb.HandStarted(
+        hand_index=view.hand_index,
+        dealer=view.dealer,
+        pass_direction=DIRECTION_TO_PB[view.pass_direction],
+        hand=[] if spectator else view.hand.codes(),
+        kitty_size=view.kitty_size,
+    )
+
+
+def cards_received(view: View) -> pb.CardsReceived:
+    """CardsReceived for a seat, once every pass is in."""
+    return pb.CardsReceived(
+        cards=codes(view.received),
+        from_seat=view.pass_direction.source(view.seat, view.players),
+        hand=view.hand.codes(),
+    )
+
+
+def card_played(hand_index: int, trick_index: int, seat: int, card: Card, by_referee: bool) -> pb.CardPlayed:
+    """A public CardPlayed event."""
+    return pb.CardPlayed(
+        hand_index=hand_index, trick_index=trick_index, seat=seat, card=str(card), by_referee=by_referee
+    )
+
+
+def trick_completed(hand_index: int, trick_index: int, trick: TrickView, players: int) -> pb.TrickCompleted:
+    """A public TrickCompleted event."""
+    return pb.TrickCompleted(
+        hand_index=hand_index,
+        trick_index=trick_index,
+        trick=trick_pb(trick, players),
+        next_leader=trick.winner if trick.winner is not None else trick.leader,
+    )
+
+
+def hand_completed(
+    summary: HandSummary, totals: Sequence[int], choice: MoonChoice | None
+) -> pb.HandCompleted:
+    """A public HandCompleted event: the kitty and every seat's points revealed."""
+    out = pb.HandCompleted(
+        hand_index=summary.index,
+        points=list(summary.points),
+        scores=list(summary.scores),
+        totals=list(totals),
+        kitty=codes(summary.kitty),
+        moon_choice=MOON_TO_PB[choice] if choice is not None else pb.MOON_CHOICE_UNSPECIFIED,
+        uncollected=codes(summary.uncollected),
+    )
+    if summary.kitty_taker is not None:
+        out.kitty_taker = summary.kitty_taker
+    if summary.moon is not None:
+        out.moon_shooter = summary.moon
+    return out

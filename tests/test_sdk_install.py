@@ -1,0 +1,114 @@
+"""The SDK installs alone, light, and the documented bot runs from that install against ``hearts host``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.test_docs import python_blocks
+
+#: What a bot author's virtualenv may hold after installing the SDK: the SDK, the core, and
+#: their declared dependencies (grpcio brings typing-extensions), plus the venv's own tools.
+ALLOWED = {"cancellation-hearts-core", "cancellation-hearts-sdk", "grpcio", "protobuf", "typing-extensions"}
+VENV_TOOLS = {"pip", "setuptools", "wheel"}
+
+
+@pytest.fixture(scope="module")
+def sdk_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("sdk-venv")
+    venv.create(home, with_pip=True)
+    python = home / "bin" / "python"
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            str(ROOT / "proto" / "python"),
+            str(ROOT / "clients" / "python"),
+        ],
+        check=True,
+        timeout=600,
+    )
+    return python
+
+
+def test_the_sdk_pulls_only_its_declared_dependencies(sdk_python: Path) -> None:
+    listed = subprocess.run(
+        [str(sdk_python), "-m", "pip", "list", "--format=json"], capture_output=True, text=True, check=True
+    )
+    names = {p["name"].lower().replace("_", "-") for p in json.loads(listed.stdout)} - VENV_TOOLS
+    assert names == ALLOWED
+
+
+def test_importing_the_sdk_brings_no_server_code_and_configures_no_logging(sdk_python: Path) -> None:
+    probe = "\n".join(
+        [
+            "import logging, sys",
+            "before = list(logging.getLogger().handlers)",
+            "import hearts_client, hearts_client.bots, hearts_core.local",
+            "assert logging.getLogger().handlers == before, 'logging configured'",
+            "server_side = ('hearts_server', 'hearts_tournaments', 'structlog', 'typer', 'rich')",
+            "bad = [m for m in sys.modules if m.split('.')[0] in server_side]",
+            "assert not bad, bad",
+        ]
+    )
+    subprocess.run([str(sdk_python), "-c", probe], check=True, timeout=60)
+
+
+def test_the_documented_bot_runs_from_the_sdk_install_against_hearts_host(
+    sdk_python: Path, tmp_path: Path
+) -> None:
+    (code,) = python_blocks(ROOT / "docs" / "WRITING_A_BOT.md")
+    script = tmp_path / "my_bot.py"
+    script.write_text(code)
+    host = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hearts_tournaments",
+            "host",
+            "--seats",
+            "external,heuristic,random,heuristic,random,heuristic",
+            "--target-score",
+            "40",
+            "--out",
+            str(tmp_path / "games"),
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=(tmp_path / "host.log").open("wb"),
+        text=True,
+    )
+    try:
+        assert host.stdout is not None
+        first = json.loads(host.stdout.readline())
+        (seat,) = first["seats"]
+        token_file = tmp_path / "token"
+        token_file.write_text(seat["token"])
+        token_file.chmod(0o600)
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}
+        bot = subprocess.run(
+            [str(sdk_python), str(script), "--server", first["address"], "--token-file", str(token_file)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+            check=False,
+        )
+        assert bot.returncode == 0, bot.stderr[-2000:]
+        assert host.wait(timeout=120) == 0
+    finally:
+        host.kill()
+    records = list((tmp_path / "games").glob("*.json"))
+    assert len(records) == 1
+    record = json.loads(records[0].read_text())
+    assert record["faults"] == []  # the external bot answered every decision itself
