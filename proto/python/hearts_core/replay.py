@@ -1,17 +1,19 @@
 """Replaying a game record into its conformance outcome.
 
-Replay drives a fresh :class:`State` with the record's deals, passes, plays and moon choices.
+Replay is the one game driver (:mod:`hearts_core.driver`) answered from the record: a fresh
+:class:`State` gets the record's deals, passes, plays and moon choices.
 It stops at the first illegal thing and reports it with its conformance code, in the order the
 conformance README fixes: rotation, deal, passes (seat by seat, count before cards), then plays.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from hearts_core.cards import Card
 from hearts_core.deal import deal_hand, seed_commitment
+from hearts_core.driver import Answer, play_through
 from hearts_core.errors import (
     BadDeal,
     BadPass,
@@ -33,7 +35,7 @@ from hearts_core.rules import (
     PassDirection,
     Rules,
 )
-from hearts_core.state import Phase, State
+from hearts_core.state import Deal, Decision, DecisionKind, Moon, Pass, Play, State
 
 
 def rules_of(record: dict[str, Any]) -> Rules:
@@ -68,53 +70,81 @@ def _cards(codes: Any, error: type[HeartsError], **where: int) -> list[Card]:
         raise error(str(exc), **where) from None
 
 
-def _replay_hand(state: State, index: int, hand: Any) -> None:
+def _record_answers(state: State, hands: list[Any]) -> Callable[[Decision], Answer]:
+    """Answers a game's decisions from a record's hands, checking the record as it goes.
+
+    Problems come out as the :class:`HeartsError` of the first illegal thing, in the order the
+    conformance README fixes: rotation, deal, passes (seat by seat, count before cards), plays.
+    """
     rules = state.rules
-    if state.game_over:
-        raise GameAlreadyOver("the game was over before this hand", hand=index)
-    if not isinstance(hand, dict):
-        raise BadDeal("a hand must be a JSON object", hand=index)
-    direction = PassDirection.for_hand(index)
-    if hand.get("dealer") != rules.dealer(index) or hand.get("pass_direction") != direction.value:
-        raise BadRotation(
-            f"hand {index} must be dealt by seat {rules.dealer(index)} and pass {direction.value}",
-            hand=index,
-        )
-    deal = hand.get("deal")
-    if not isinstance(deal, list):
-        raise BadDeal("'deal' must be a list of hands", hand=index)
-    hands = [_cards(h, BadDeal, hand=index) for h in deal]
-    state.start_hand(hands, _cards(hand.get("kitty", []), BadDeal, hand=index))
 
-    passes = hand.get("passes")
-    if not isinstance(passes, list) or len(passes) != rules.players:
-        raise BadPass(f"expected a pass from each of the {rules.players} seats", hand=index)
-    for seat, codes in enumerate(passes):
-        if not isinstance(codes, list):
-            raise BadPass(f"seat {seat}'s pass is not a list", hand=index)
-        if len(codes) != 3:
-            raise BadPassCount(f"seat {seat} passed {len(codes)} cards", hand=index, seat=seat)
-        state.pass_cards(seat, _cards(codes, PassNotInHand, hand=index, seat=seat))
+    def hand_of(index: int) -> dict[str, Any]:
+        hand = hands[index]
+        if not isinstance(hand, dict):
+            raise BadDeal("a hand must be a JSON object", hand=index)
+        return hand
 
-    plays = hand.get("plays")
-    if not isinstance(plays, list):
-        raise Incomplete("'plays' must be a list", hand=index, play=0)
-    total = rules.players * rules.hand_size
-    for i, code in enumerate(plays[:total]):
+    def deal(index: int) -> Deal:
+        if index >= len(hands):
+            raise _RecordEnds
+        hand = hand_of(index)
+        direction = PassDirection.for_hand(index)
+        if hand.get("dealer") != rules.dealer(index) or hand.get("pass_direction") != direction.value:
+            raise BadRotation(
+                f"hand {index} must be dealt by seat {rules.dealer(index)} and pass {direction.value}",
+                hand=index,
+            )
+        cards = hand.get("deal")
+        if not isinstance(cards, list):
+            raise BadDeal("'deal' must be a list of hands", hand=index)
+        kitty = _cards(hand.get("kitty", []), BadDeal, hand=index)
+        return Deal([_cards(h, BadDeal, hand=index) for h in cards], kitty)
+
+    def passes(index: int) -> Iterator[Pass]:
+        passed = hand_of(index).get("passes")
+        if not isinstance(passed, list) or len(passed) != rules.players:
+            raise BadPass(f"expected a pass from each of the {rules.players} seats", hand=index)
+        for seat, codes in enumerate(passed):
+            if not isinstance(codes, list):
+                raise BadPass(f"seat {seat}'s pass is not a list", hand=index)
+            if len(codes) != 3:
+                raise BadPassCount(f"seat {seat} passed {len(codes)} cards", hand=index, seat=seat)
+            yield Pass(seat, _cards(codes, PassNotInHand, hand=index, seat=seat))
+
+    def play(index: int, seat: int) -> Play:
+        plays = hand_of(index).get("plays")
+        if not isinstance(plays, list):
+            raise Incomplete("'plays' must be a list", hand=index, play=0)
+        i = len(state.plays)
+        if i >= len(plays):
+            raise Incomplete(f"the hand stops after {len(plays)} plays", hand=index, play=len(plays))
         try:
-            card = Card.parse(code)
+            card = Card.parse(plays[i])
         except ValueError as exc:
-            raise NotInHand(str(exc), hand=index, play=i, seat=state.to_play) from None
+            raise NotInHand(str(exc), hand=index, play=i, seat=seat) from None
+        total = rules.players * rules.hand_size
         if i == total - 1 and len(plays) > total:
             # The last card would finish the hand; report the extra plays as this hand's
             # error instead, so the hand does not count as completed.
             state.check_play(card)
             raise ExtraPlays(f"the hand ends after {total} plays", hand=index, play=total)
-        state.play(card)
-    if state.phase is Phase.PLAYING:
-        raise Incomplete(f"the hand stops after {len(plays)} plays", hand=index, play=len(plays))
-    if state.phase is Phase.MOON_CHOICE:
-        state.choose_moon(hand.get("moon_choice", DEFAULT_MOON_CHOICE.value))
+        return Play(seat, card)
+
+    def answer(decision: Decision) -> Answer:
+        kind, index = decision.kind, decision.hand_index
+        if kind is DecisionKind.PLAY:
+            return play(index, decision.seat)
+        if kind is DecisionKind.PASS:
+            return passes(index)
+        if kind is DecisionKind.DEAL:
+            return deal(index)
+        return Moon(decision.seat, hand_of(index).get("moon_choice", DEFAULT_MOON_CHOICE.value))
+
+    return answer
+
+
+class _RecordEnds(Exception):
+    """The record has no further hand: replay stops there."""
 
 
 def replay(record: dict[str, Any]) -> dict[str, Any]:
@@ -137,15 +167,19 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
             "error": exc.to_json(),
         }
     state = State(rules)
-    for index, hand in enumerate(record["hands"]):
-        try:
-            _replay_hand(state, index, hand)
-        except HeartsError as exc:
-            outcome = outcome_of(state)
-            outcome["game_over"] = False
-            outcome["winners"] = []
-            outcome["error"] = exc.to_json()
-            return outcome
+    hands = record["hands"]
+    try:
+        play_through(state, _record_answers(state, hands))
+        if len(state.results) < len(hands):
+            raise GameAlreadyOver("the game was over before this hand", hand=len(state.results))
+    except _RecordEnds:
+        pass
+    except HeartsError as exc:
+        outcome = outcome_of(state)
+        outcome["game_over"] = False
+        outcome["winners"] = []
+        outcome["error"] = exc.to_json()
+        return outcome
     return outcome_of(state)
 
 

@@ -63,6 +63,73 @@ class Phase(enum.StrEnum):
     GAME_OVER = "game_over"
 
 
+class DecisionKind(enum.StrEnum):
+    """What the game waits for next."""
+
+    DEAL = "deal"  # the next hand's cards (the dealer's job: a seed, or a record)
+    PASS = "pass"  # three cards from each seat still to pass
+    PLAY = "play"  # one card from the seat to play
+    MOON = "moon"  # the moon shooter's option
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Who must decide, and what: the answer of :meth:`State.to_decide`.
+
+    Attributes:
+        kind: What is decided.
+        seats: Who decides: every seat still to pass (in seat order) for ``PASS``, the one seat
+            for ``PLAY`` and ``MOON``, none for ``DEAL``.
+        hand_index: The hand it belongs to (for ``DEAL``, the hand about to be dealt).
+    """
+
+    kind: DecisionKind
+    seats: tuple[int, ...]
+    hand_index: int
+
+    @property
+    def seat(self) -> int:
+        """The one seat that decides a ``PLAY`` or ``MOON``."""
+        (seat,) = self.seats
+        return seat
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """The next hand's cards: one list per seat, and the kitty."""
+
+    hands: Sequence[Sequence[Card]]
+    kitty: Sequence[Card]
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """A seat passes three cards."""
+
+    seat: int
+    cards: Sequence[Card]
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """A seat plays a card."""
+
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Moon:
+    """The moon shooter's option."""
+
+    seat: int
+    choice: MoonChoice | str
+
+
+#: Everything that moves a game on: :meth:`State.apply` takes one.
+Action = Deal | Pass | Play | Moon
+
+
 @dataclass(slots=True)
 class Trick:
     """One trick: its leader, the cards in playing order and, once complete, its winner.
@@ -186,6 +253,36 @@ class State:
         if self.phase is not Phase.PASSING:
             return []
         return [s for s, p in enumerate(self.passes) if p is None]
+
+    # ----------------------------------------------------------------- the decision API
+    def to_decide(self) -> Decision | None:
+        """Who must decide, and what, before the game can move on; None once it is over."""
+        phase = self.phase
+        if phase is Phase.PLAYING:
+            return Decision(DecisionKind.PLAY, (self.to_play,), self.hand_index)
+        if phase is Phase.PASSING:
+            return Decision(DecisionKind.PASS, tuple(self.awaiting_pass()), self.hand_index)
+        if phase is Phase.DEALING:
+            return Decision(DecisionKind.DEAL, (), self.hand_index + 1)
+        if phase is Phase.MOON_CHOICE:
+            assert self.moon_shooter is not None
+            return Decision(DecisionKind.MOON, (self.moon_shooter,), self.hand_index)
+        return None
+
+    def apply(self, action: Action) -> None:
+        """Applies one action, after the same checks as the action methods below.
+
+        Raises:
+            HeartsError: the rule the action breaks (nothing is changed then).
+        """
+        if isinstance(action, Play):
+            self.play(action.card, action.seat)
+        elif isinstance(action, Pass):
+            self.pass_cards(action.seat, action.cards)
+        elif isinstance(action, Deal):
+            self.start_hand(action.hands, action.kitty)
+        else:
+            self.choose_moon(action.choice, action.seat)
 
     # ----------------------------------------------------------------- dealing
     def start_hand(self, deal: Sequence[Sequence[Card]], kitty: Sequence[Card]) -> None:
