@@ -109,7 +109,7 @@ class RefereeServicer:
     async def _read(iterator: AsyncIterator[bytes], table: Table, seat: int, conn: Connection) -> None:
         try:
             async for raw in iterator:
-                if not table.on_message(seat, raw):
+                if table.seats[seat].connection is not conn or not _deliver(table, seat, raw):
                     break
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
             pass
@@ -119,6 +119,17 @@ class RefereeServicer:
         if table.seats[seat].connection is conn:
             table.detach(seat, conn)
             conn.close()
+
+
+def _deliver(table: Table, seat: int, raw: bytes) -> bool:
+    """Decodes one message a seat sent and hands it to the table; False: close the stream."""
+    try:
+        request = rpb.PlayRequest.FromString(raw)
+    except DecodeError:
+        return table.reject(seat, "MALFORMED", "the message is not a valid PlayRequest")
+    if request.WhichOneof("message") != "decision":
+        return table.reject(seat, "UNEXPECTED", "only decisions are expected after the join")
+    return table.answer(seat, request.decision)
 
 
 def _authorize(token: str | None, context: grpc.aio.ServicerContext[Any, Any]) -> bool:

@@ -201,6 +201,16 @@ def hand_started(view: View, *, spectator: bool = False) -> pb.HandStarted:
     )
 
 
+def public_hand_started(rules: Rules, hand_index: int) -> pb.HandStarted:
+    """HandStarted for spectators: the hand's public facts, built without any seat's View."""
+    return pb.HandStarted(
+        hand_index=hand_index,
+        dealer=rules.dealer(hand_index),
+        pass_direction=DIRECTION_TO_PB[PassDirection.for_hand(hand_index)],
+        kitty_size=rules.kitty_size,
+    )
+
+
 def cards_received(view: View) -> pb.CardsReceived:
     """CardsReceived for a seat, once every pass is in."""
     return pb.CardsReceived(

@@ -1,0 +1,52 @@
+"""Sending: each seat's feed of messages, and the public stream that spectators watch."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from cancellation_hearts.v1 import referee_service_pb2 as rpb
+
+if TYPE_CHECKING:
+    from hearts_server.table.decisions import Seat
+
+
+class Broadcaster:
+    """Delivers events to the seats (through each seat's :class:`~hearts_server.messages.SeatFeed`)
+    and to spectators (the public events only, also kept as the table's public log).
+
+    Args:
+        seats: The table's seats.
+    """
+
+    def __init__(self, seats: Sequence[Seat]) -> None:
+        self.seats = seats
+        self.public_log: list[rpb.Event] = []
+        self.watchers: list[asyncio.Queue[rpb.Event | None]] = []
+
+    def send(self, seat: Seat, messages: list[rpb.PlayResponse]) -> None:
+        """Queues messages for one seat (dropped while it has no stream: a reconnection catches up)."""
+        if seat.connection is not None:
+            for message in messages:
+                seat.connection.send(message)
+
+    def to_seat(self, seat: Seat, event: rpb.Event) -> None:
+        """Sends an event meant for one seat only."""
+        self.send(seat, seat.feed.event(event))
+
+    def publish(self, public: rpb.Event, per_seat: Callable[[int], rpb.Event] | None = None) -> None:
+        """Sends an event to every seat (``per_seat(seat)`` when seats differ) and to spectators."""
+        for seat in self.seats:
+            self.send(seat, seat.feed.event(per_seat(seat.index) if per_seat else public))
+        self.public_log.append(public)
+        for queue in self.watchers:
+            queue.put_nowait(public)
+
+    def close(self) -> None:
+        """Ends every seat's stream (status OK) and every spectator's."""
+        for seat in self.seats:
+            if seat.connection is not None:
+                seat.connection.close()
+        for queue in self.watchers:
+            queue.put_nowait(None)

@@ -1,0 +1,381 @@
+"""Deadlines and faults: asking a seat for a decision, checking its answer, deciding for it.
+
+Each decision may take at most the table's ``decision_ms``; the time a seat spends is also taken
+from its per-game time bank, and a request's deadline is the smaller of the two. A seat that is
+slow, silent, disconnected, retired or released is decided for by the default rule of
+:mod:`hearts_core.fallback`, and (but for a released seat) a fault is recorded. The clock is a
+dependency (:mod:`hearts_server.table.clock`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from cancellation_hearts.v1 import game_pb2 as pb
+from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_core.cards import Card
+from hearts_core.errors import BadMoonChoice, HeartsError
+from hearts_core.record import DecisionEntry, FaultEntry
+from hearts_core.rules import MoonChoice
+from hearts_core.state import Phase, State
+from hearts_core.view import View
+from hearts_protocol import convert as wire
+from hearts_server import messages as msg
+from hearts_server.logs import get_logger
+from hearts_server.table.broadcast import Broadcaster
+from hearts_server.table.clock import Clock
+from hearts_server.table.gamelog import GameLog
+from hearts_server.table.settings import TableSettings
+from hearts_server.table.streams import Connection, FloodGate
+
+log = get_logger(__name__)
+
+T = TypeVar("T")
+
+#: How long after a disconnection decisions still wait (each at most its deadline) for the bot.
+RECONNECT_GRACE_S = 5.0
+
+
+class FaultKind(enum.StrEnum):
+    """Why the referee decided for a seat."""
+
+    TIMEOUT = "timeout"
+    DISCONNECTED = "disconnected"
+    TIME_BANK_EXHAUSTED = "time_bank_exhausted"
+    FLOOD = "flood"
+
+
+FAULT_TO_PB = {
+    FaultKind.TIMEOUT: pb.FAULT_KIND_TIMEOUT,
+    FaultKind.DISCONNECTED: pb.FAULT_KIND_DISCONNECTED,
+    FaultKind.TIME_BANK_EXHAUSTED: pb.FAULT_KIND_TIME_BANK_EXHAUSTED,
+    FaultKind.FLOOD: pb.FAULT_KIND_FLOOD,
+}
+#: ``by_referee`` of a decision made for a seat retired after too many faults ...
+RETIRED = "retired"
+#: ... and for a seat the organiser released (nobody plays it; not a fault).
+RELEASED = "released"
+
+_KIND_NAMES = {
+    rpb.DECISION_KIND_PASS: "pass",
+    rpb.DECISION_KIND_PLAY: "play",
+    rpb.DECISION_KIND_MOON: "moon",
+}
+
+
+class Rejected(Exception):
+    """An answer the referee does not accept; sent back as a Rejection."""
+
+    def __init__(self, code: str, reason: str, request_id: int = 0) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+        self.request_id = request_id
+
+
+@dataclass(slots=True)
+class Pending(Generic[T]):
+    """An open decision request."""
+
+    request_id: int
+    kind: rpb.DecisionKind.ValueType
+    validate: Callable[[rpb.Decision], T]
+    future: asyncio.Future[T]
+    started: float
+    budget_ms: float
+
+
+@dataclass(slots=True)
+class Seat:
+    """A seat at the table, its bot's connection and its standing in the current game."""
+
+    index: int
+    name: str
+    token: str
+    flood: FloodGate
+    connection: Connection | None = None
+    ever_joined: bool = False
+    released: bool = False
+    disconnected_at: float | None = None
+    faults: int = 0
+    retired: bool = False
+    bank_ms: float = 0.0
+    answered: int = 0
+    by_referee: int = 0
+    pending: Pending[object] | None = None
+    feed: msg.SeatFeed = field(default_factory=msg.SeatFeed)
+
+    def new_game(self, time_bank_ms: int) -> None:
+        """Resets what is counted per game."""
+        self.faults = 0
+        self.retired = False
+        self.bank_ms = float(time_bank_ms)
+        self.answered = 0
+        self.by_referee = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome(Generic[T]):
+    """A decision made: the answer, and why the referee made it (None: the seat answered)."""
+
+    answer: T
+    by_referee: str | None
+
+
+class Decisions:
+    """Asks seats for decisions and takes their answers, for one table.
+
+    Args:
+        settings: The table's settings (limits).
+        seats: The table's seats.
+        clock: The referee's clock.
+        broadcaster: Sends requests, rejections and fault events.
+    """
+
+    def __init__(
+        self, settings: TableSettings, seats: Sequence[Seat], clock: Clock, broadcaster: Broadcaster
+    ) -> None:
+        self.settings = settings
+        self.seats = seats
+        self.clock = clock
+        self.broadcaster = broadcaster
+        self.log = GameLog()
+        self.state: State | None = None
+        self._game_clock = 0.0
+        self._next_request_id = 0
+        self._log: Any = log
+
+    def new_game(self, state: State, bound_log: Any) -> None:
+        """Starts the bookkeeping of a new game (``bound_log``: the table's logger)."""
+        self.state = state
+        self.log = GameLog()
+        self._game_clock = self.clock.now()
+        self._log = bound_log
+
+    # -------------------------------------------------------------- asking
+    async def decide(
+        self,
+        seat: Seat,
+        kind: rpb.DecisionKind.ValueType,
+        view: Callable[[], View],
+        validate: Callable[[rpb.Decision], T],
+        fallback: Callable[[], T],
+    ) -> Outcome[T]:
+        """Asks ``seat`` to decide; the referee decides by ``fallback`` when the seat cannot."""
+        state = self.state
+        assert state is not None
+        due = self.clock.now()
+        slot = self.log.reserve()
+        hand, play = state.hand_index, (len(state.plays) if kind == rpb.DECISION_KIND_PLAY else None)
+        at = round((due - self._game_clock) * 1000, 3)
+
+        def done(answer: T, by_referee: str | None, ms: float, referee_ms: float | None = None) -> Outcome[T]:
+            self.log.fill(
+                slot,
+                DecisionEntry(
+                    seat=seat.index,
+                    hand=hand,
+                    kind=_KIND_NAMES[kind],
+                    at=at,
+                    ms=round(ms, 3),
+                    play=play,
+                    by_referee=by_referee,
+                    referee_ms=referee_ms,
+                ),
+            )
+            if by_referee is None:
+                seat.answered += 1
+            else:
+                seat.by_referee += 1
+            return Outcome(answer, by_referee)
+
+        if seat.released:
+            return done(fallback(), RELEASED, 0)
+        if seat.retired:
+            return done(fallback(), RETIRED, 0)
+        budget = min(float(self.settings.decision_ms), seat.bank_ms)
+        if budget < 1:
+            self.fault(seat, FaultKind.TIME_BANK_EXHAUSTED, "the seat's time bank is used up")
+            return done(fallback(), FaultKind.TIME_BANK_EXHAUSTED.value, 0)
+        if seat.connection is None and not self._may_reconnect(seat):
+            self.fault(seat, FaultKind.DISCONNECTED, "the seat was not connected")
+            return done(fallback(), FaultKind.DISCONNECTED.value, 0)
+        self._next_request_id += 1
+        request_id = self._next_request_id
+        request = msg.decision_request(request_id, kind, view(), int(budget), int(seat.bank_ms))
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        # The seat's time starts once its request is built and queued: the referee's own work
+        # before that is recorded apart (referee_ms) and not charged to the seat.
+        started = self.clock.now()
+        pending: Pending[T] = Pending(request_id, kind, validate, future, started, budget)
+        seat.pending = pending  # type: ignore[assignment]
+        self.broadcaster.send(seat, seat.feed.request(request))
+        referee_ms = round((started - due) * 1000, 3)
+        try:
+            answer = await self.clock.wait_for(future, budget / 1000)
+        except TimeoutError:
+            seat.bank_ms = max(0.0, seat.bank_ms - budget)
+            if seat.connection is None:
+                fault, detail = FaultKind.DISCONNECTED, f"not reconnected within {int(budget)} ms"
+            else:
+                fault, detail = FaultKind.TIMEOUT, f"no legal answer within {int(budget)} ms"
+            self.fault(seat, fault, detail)
+            return done(fallback(), fault.value, budget, referee_ms)
+        finally:
+            seat.pending = None
+        spent = (self.clock.now() - started) * 1000
+        seat.bank_ms = max(0.0, seat.bank_ms - spent)
+        return done(answer, None, spent, referee_ms)
+
+    def _may_reconnect(self, seat: Seat) -> bool:
+        """Whether a disconnected seat lost its stream recently enough to wait for it.
+
+        Within RECONNECT_GRACE_S of a disconnection a decision is sent on reconnection and waits
+        its usual deadline; after that the referee decides for the seat at once.
+        """
+        return (
+            seat.disconnected_at is not None and self.clock.now() - seat.disconnected_at < RECONNECT_GRACE_S
+        )
+
+    def resend(self, seat: Seat, view: View) -> None:
+        """Sends a reconnected seat its open request again, with the time it has left."""
+        pending = seat.pending
+        if pending is None or pending.future.done() or seat.connection is None:
+            return
+        spent = (self.clock.now() - pending.started) * 1000
+        seat.connection.send(
+            msg.decision_request(
+                pending.request_id, pending.kind, view, int(pending.budget_ms - spent), int(seat.bank_ms)
+            )
+        )
+
+    # -------------------------------------------------------------- faults
+    def fault(self, seat: Seat, kind: FaultKind, detail: str) -> None:
+        """Records a fault (retiring the seat at ``max_faults``) and announces it."""
+        state = self.state
+        seat.faults += 1
+        newly_retired = not seat.retired and seat.faults >= self.settings.max_faults
+        if newly_retired:
+            seat.retired = True
+        hand = play = None
+        if state is not None:
+            hand = state.hand_index
+            if state.phase is Phase.PLAYING:
+                play = len(state.plays)
+        self.log.fault(FaultEntry(seat.index, kind.value, detail, hand, play, newly_retired))
+        self._log.warning(
+            "seat_fault", seat=seat.index, bot=seat.name, kind=kind.value, detail=detail, retired=seat.retired
+        )
+        self.broadcaster.publish(
+            rpb.Event(
+                seat_faulted=pb.SeatFaulted(
+                    seat=seat.index,
+                    kind=FAULT_TO_PB[kind],
+                    detail=detail,
+                    faults=seat.faults,
+                    retired=newly_retired,
+                )
+            )
+        )
+
+    # -------------------------------------------------------------- answers
+    def answer(self, seat: Seat, decision: rpb.Decision) -> None:
+        """Applies a seat's answer to its open request.
+
+        Raises:
+            Rejected: with the code and reason to send back.
+        """
+        pending = seat.pending
+        if pending is None or pending.future.done():
+            raise Rejected("NOT_YOUR_TURN", "no decision is open for this seat", decision.request_id)
+        if decision.request_id != pending.request_id:
+            raise Rejected(
+                "STALE_REQUEST",
+                f"request {decision.request_id} is not open; the open request is {pending.request_id}",
+                decision.request_id,
+            )
+        try:
+            answer = pending.validate(decision)
+        except Rejected as exc:
+            exc.request_id = decision.request_id
+            raise
+        pending.future.set_result(answer)
+
+    def reject(self, seat: Seat, rejected: Rejected) -> bool:
+        """Sends a rejection, drawing on the seat's flood allowance; False when it is exhausted.
+
+        A seat that exhausts it is faulted and its stream closed with RESOURCE_EXHAUSTED.
+        """
+        conn = seat.connection
+        if conn is None:
+            return False
+        if not seat.flood.allow(self.clock.now()):
+            self.fault(seat, FaultKind.FLOOD, "too many rejected messages")
+            conn.close(
+                "too many rejected messages: the stream was closed; reconnect and answer only requests"
+            )
+            return False
+        conn.send(msg.rejection(rejected.request_id, rejected.code, rejected.reason))
+        return True
+
+    # -------------------------------------------------------------- validators
+    def validate_pass(self, seat: int) -> Callable[[rpb.Decision], list[Card]]:
+        """Checks a pass answer against the true state."""
+
+        def validate(decision: rpb.Decision) -> list[Card]:
+            if decision.WhichOneof("answer") != "pass_cards":
+                raise Rejected("WRONG_ANSWER", "this request asks for pass_cards")
+            cards = parse_cards(decision.pass_cards.cards)
+            assert self.state is not None
+            try:
+                self.state.check_pass(seat, cards)
+            except HeartsError as exc:
+                raise Rejected(exc.code, exc.message) from None
+            return cards
+
+        return validate
+
+    def validate_play(self, seat: int) -> Callable[[rpb.Decision], Card]:
+        """Checks a play answer against the true state."""
+
+        def validate(decision: rpb.Decision) -> Card:
+            if decision.WhichOneof("answer") != "play_card":
+                raise Rejected("WRONG_ANSWER", "this request asks for play_card")
+            (card,) = parse_cards([decision.play_card.card])
+            assert self.state is not None
+            try:
+                self.state.check_play(card, seat)
+            except HeartsError as exc:
+                raise Rejected(exc.code, exc.message) from None
+            return card
+
+        return validate
+
+    @staticmethod
+    def validate_moon(decision: rpb.Decision) -> MoonChoice:
+        """Checks a moon answer."""
+        if decision.WhichOneof("answer") != "choose_moon":
+            raise Rejected("WRONG_ANSWER", "this request asks for choose_moon")
+        choice = wire.MOON_FROM_PB.get(decision.choose_moon.choice)
+        if choice is None:
+            raise Rejected(
+                BadMoonChoice.code, "choose MOON_CHOICE_SELF_MINUS_26 or MOON_CHOICE_OTHERS_PLUS_26"
+            )
+        return choice
+
+
+def parse_cards(codes: Sequence[str]) -> list[Card]:
+    """Card codes from an answer.
+
+    Raises:
+        Rejected: UNKNOWN_CARD for a code that is not a card.
+    """
+    try:
+        return [Card.parse(code) for code in codes]
+    except ValueError as exc:
+        raise Rejected("UNKNOWN_CARD", str(exc)) from None

@@ -1,0 +1,109 @@
+"""What a table writes down while a game is played, and the finished game it makes of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from cancellation_hearts.v1 import game_pb2 as pb
+from hearts_core.record import DecisionEntry, FaultEntry, GameRecord, GameResult, HandRecord, places_of
+from hearts_core.state import State
+
+
+@dataclass(frozen=True, slots=True)
+class SeatStats:
+    """How one seat's decisions were made in a game."""
+
+    answered: int
+    by_referee: int
+    faults: int
+    retired: bool
+    released: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedGame:
+    """A finished game: its result message, its record (also as JSON text, serialized once)."""
+
+    game_id: str
+    result: pb.GameCompleted
+    record: GameRecord
+    record_json: str
+    path: Path | None
+    seats: tuple[SeatStats, ...]
+
+
+class GameLog:
+    """The decisions and faults of the game in progress, in the order they fell due."""
+
+    def __init__(self) -> None:
+        self._decisions: list[DecisionEntry | None] = []
+        self.faults: list[FaultEntry] = []
+
+    def reserve(self) -> int:
+        """A place for a decision that just fell due (filled by :meth:`fill` once it is made)."""
+        self._decisions.append(None)
+        return len(self._decisions) - 1
+
+    def fill(self, slot: int, entry: DecisionEntry) -> None:
+        """Writes the decision of a reserved place."""
+        self._decisions[slot] = entry
+
+    def fault(self, entry: FaultEntry) -> None:
+        """Adds a fault."""
+        self.faults.append(entry)
+
+    @property
+    def decisions(self) -> tuple[DecisionEntry, ...]:
+        """The decisions made so far (a decision still open is left out)."""
+        return tuple(d for d in self._decisions if d is not None)
+
+    def record(
+        self,
+        state: State,
+        *,
+        game_id: str,
+        table_id: str,
+        game_number: int,
+        label: str,
+        bots: tuple[str, ...],
+        seed: str,
+        seed_commitment: str,
+        decision_ms: int,
+        time_bank_ms: int,
+        max_faults: int,
+        started_at: float,
+        finished_at: float,
+        seat_faults: tuple[int, ...],
+        retired: tuple[int, ...],
+    ) -> GameRecord:
+        """The game's record once it is over."""
+        rules = state.rules
+        return GameRecord(
+            record_version=1,
+            players=rules.players,
+            target_score=rules.target_score,
+            max_hands=rules.max_hands,
+            hands=tuple(HandRecord.of(h) for h in state.results),
+            game_id=game_id,
+            table_id=table_id,
+            game_number=game_number,
+            label=label,
+            bots=bots,
+            seed=seed,
+            seed_commitment=seed_commitment,
+            decision_ms=decision_ms,
+            time_bank_ms=time_bank_ms,
+            max_faults=max_faults,
+            started_at=started_at,
+            finished_at=finished_at,
+            decisions=self.decisions,
+            faults=tuple(self.faults),
+            result=GameResult(
+                totals=tuple(state.totals),
+                winners=tuple(state.winners),
+                places=places_of(state.totals),
+                faults=seat_faults,
+                retired=retired,
+            ),
+        )

@@ -1,0 +1,408 @@
+"""The live referee of one table: the game loop over its seats' streams.
+
+A :class:`Table` plays one or more games between the same seats. It owns each game's
+:class:`State` and runs it with the one game driver (:func:`hearts_core.driver.drive`),
+answering the driver's decisions by asking the seats (:mod:`.decisions`: deadlines, faults,
+the default rule) and turning the driver's events into what each seat and spectator may see
+(:mod:`.broadcast`; every seat message is built by :mod:`hearts_protocol.convert` from that
+seat's own :class:`View`). Each finished game's record (:mod:`.gamelog`) is written durably
+before anyone is told the game ended.
+
+The servicer (``hearts_server.service``) decodes what a bot sends and calls :meth:`Table.answer`
+or :meth:`Table.reject`; the table never sees protobuf bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from cancellation_hearts.v1 import game_pb2 as pb
+from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_core.cards import Card
+from hearts_core.deal import deal_hand, seed_commitment
+from hearts_core.driver import (
+    CardPlayed,
+    GameOver,
+    HandCompleted,
+    HandStarted,
+    PassesExchanged,
+    Step,
+    TrickCompleted,
+    drive,
+)
+from hearts_core.fallback import default_moon, default_pass, default_play
+from hearts_core.record import places_of, write_text_durably
+from hearts_core.state import Deal, Decision, DecisionKind, Moon, Pass, Play, State
+from hearts_core.view import View, build_view
+from hearts_protocol import convert as wire
+from hearts_server import messages as msg
+from hearts_server.logs import get_logger
+from hearts_server.table.broadcast import Broadcaster
+from hearts_server.table.clock import Clock, LoopClock
+from hearts_server.table.decisions import Decisions, Outcome, Rejected, Seat
+from hearts_server.table.gamelog import FinishedGame, SeatStats
+from hearts_server.table.settings import TableSettings, TableStatus
+from hearts_server.table.streams import AlreadyConnected, Connection, FloodGate
+
+log = get_logger(__name__)
+
+T = TypeVar("T")
+
+#: Builds the View a seat's message is made from (tests rebuild it from a re-dealt state).
+ViewBuilder = Callable[[State, int], View]
+
+
+class Table:
+    """One table: its seats, its games, and the asyncio task that referees them.
+
+    Args:
+        table_id: The table's id.
+        settings: How it plays.
+        record_dir: Where each finished game's record is written, or None to keep it in memory.
+        clock: The referee's clock (the event loop's by default).
+        view_builder: How a seat's View is built (``build_view``; the leak test re-deals hidden
+            cards here).
+    """
+
+    def __init__(
+        self,
+        table_id: str,
+        settings: TableSettings,
+        record_dir: Path | None,
+        clock: Clock | None = None,
+        view_builder: ViewBuilder = build_view,
+    ) -> None:
+        self.table_id = table_id
+        self.settings = settings
+        self.rules = settings.rules
+        self.record_dir = record_dir
+        self.clock: Clock = clock or LoopClock()
+        self.view_builder = view_builder
+        self.seats = [
+            Seat(index=i, name=name, token=secrets.token_hex(24), flood=FloodGate(0.0))  # hex: never "-..."
+            for i, name in enumerate(settings.bot_names)
+        ]
+        self.status = TableStatus.WAITING
+        self.finished: list[FinishedGame] = []
+        self.done = asyncio.Event()
+        self.broadcaster = Broadcaster(self.seats)
+        self.decisions = Decisions(settings, self.seats, self.clock, self.broadcaster)
+        self.state: State | None = None
+        self.game_id = ""
+        self.game_number = 0
+        self._all_joined = asyncio.Event()
+        self._game_started: pb.GameStarted | None = None
+        self._hand_events: list[pb.HandCompleted] = []
+        #: Whether the referee chose the card of the last play (shown on its CardPlayed event).
+        self._play_by_referee = False
+        self._log = log.bind(table_id=table_id)
+
+    @property
+    def public_log(self) -> list[rpb.Event]:
+        """Every public event so far (what a spectator joining now is sent first)."""
+        return self.broadcaster.public_log
+
+    @property
+    def watchers(self) -> list[asyncio.Queue[rpb.Event | None]]:
+        """The spectators' queues."""
+        return self.broadcaster.watchers
+
+    # ------------------------------------------------------------------ connections
+    def attach(self, seat_index: int) -> Connection:
+        """Attaches a new stream to a seat and brings it up to date.
+
+        Raises:
+            AlreadyConnected: if the seat already has a live stream.
+        """
+        seat = self.seats[seat_index]
+        if seat.connection is not None:
+            raise AlreadyConnected(f"seat {seat_index} already has a live stream")
+        conn = Connection()
+        seat.connection = conn
+        seat.flood = FloodGate(self.clock.now())
+        seat.feed.held.clear()  # a (re)joining seat is brought up to date by a snapshot
+        reconnect = seat.ever_joined
+        seat.ever_joined = True
+        self._log.info("seat_connected", seat=seat_index, bot=seat.name, reconnect=reconnect)
+        if self.state is not None and self._game_started is not None:
+            self._send_catch_up(seat)
+        self._check_all_joined()
+        return conn
+
+    def detach(self, seat_index: int, conn: Connection) -> None:
+        """Detaches a stream that ended.
+
+        An open decision keeps its deadline: a bot that reconnects in time gets the request
+        again and may still answer it.
+        """
+        seat = self.seats[seat_index]
+        if seat.connection is not conn:
+            return
+        seat.connection = None
+        seat.disconnected_at = self.clock.now()
+        self._log.info("seat_disconnected", seat=seat_index, bot=seat.name)
+
+    def release(self, seat_index: int) -> None:
+        """Gives a seat to the referee's default play: nobody is coming for it (not a fault).
+
+        The table stops waiting for it to join, and every decision of it is made at once by the
+        default rule, recorded as ``by_referee: "released"``.
+        """
+        seat = self.seats[seat_index]
+        seat.released = True
+        self._log.info("seat_released", seat=seat_index, bot=seat.name)
+        self._check_all_joined()
+
+    def _check_all_joined(self) -> None:
+        if all(s.ever_joined or s.released for s in self.seats):
+            self._all_joined.set()
+
+    def _send_catch_up(self, seat: Seat) -> None:
+        state = self.state
+        assert state is not None and self._game_started is not None and seat.connection is not None
+        started = pb.GameStarted()
+        started.CopyFrom(self._game_started)
+        started.your_seat = seat.index
+        seat.connection.send(rpb.PlayResponse(event=rpb.Event(game_started=started)))
+        view = self.view_builder(state, seat.index)
+        seat.connection.send(
+            rpb.PlayResponse(snapshot=rpb.Snapshot(view=wire.view_pb(view), hands=self._hand_events))
+        )
+        self.decisions.resend(seat, view)
+
+    # ------------------------------------------------------------------ what bots send
+    def answer(self, seat_index: int, decision: rpb.Decision) -> bool:
+        """Takes a seat's decision. Returns False when the stream must be closed (a flood).
+
+        An accepted answer is always welcome; a rejected one draws on the seat's flood
+        allowance (see :meth:`reject`).
+        """
+        seat = self.seats[seat_index]
+        try:
+            self.decisions.answer(seat, decision)
+        except Rejected as exc:
+            return self.decisions.reject(seat, exc)
+        return True
+
+    def reject(self, seat_index: int, code: str, reason: str) -> bool:
+        """Rejects something a seat sent that is not an answer (malformed, unexpected).
+
+        Returns False when the seat's flood allowance is used up and the stream must be closed.
+        """
+        return self.decisions.reject(self.seats[seat_index], Rejected(code, reason))
+
+    # ------------------------------------------------------------------ the game
+    async def run(self) -> None:
+        """Waits for the seats, plays every game, and closes the streams."""
+        try:
+            try:
+                await self.clock.wait_for(self._all_joined.wait(), self.settings.join_timeout_ms / 1000)
+            except TimeoutError:
+                missing = [s.index for s in self.seats if not s.ever_joined and not s.released]
+                self._log.warning("join_timeout", missing_seats=missing)
+            self.status = TableStatus.PLAYING
+            for number in range(self.settings.games):
+                await self._play_game(number)
+            self.status = TableStatus.DONE
+        except asyncio.CancelledError:
+            self.status = TableStatus.ABORTED
+            raise
+        except Exception:
+            self.status = TableStatus.ABORTED
+            self._log.exception("table_failed")
+            raise
+        finally:
+            self.broadcaster.close()
+            self.done.set()
+
+    async def _play_game(self, number: int) -> None:
+        settings = self.settings
+        rules = self.rules
+        seed = settings.game_seed(number)
+        self.game_number = number
+        self.game_id = f"{self.table_id}-{number}" if settings.games > 1 else self.table_id
+        state = State(rules)
+        self.state = state
+        self._hand_events = []
+        game_log = self._log.bind(game_id=self.game_id)
+        self.decisions.new_game(state, game_log)
+        for seat in self.seats:
+            seat.new_game(settings.time_bank_ms)
+        started_at = time.time()
+        commitment = seed_commitment(seed)
+        base = pb.GameStarted(
+            game_id=self.game_id,
+            protocol_version=msg.PROTOCOL_VERSION,
+            players=rules.players,
+            seats=[pb.SeatInfo(seat=s.index, bot_name=s.name) for s in self.seats],
+            target_score=rules.target_score,
+            max_hands=rules.max_hands,
+            first_dealer=rules.first_dealer,
+            seed_commitment=commitment,
+            decision_time_ms=settings.decision_ms,
+            time_bank_ms=settings.time_bank_ms,
+            max_faults=settings.max_faults,
+            game_number=number,
+            games_total=settings.games,
+        )
+        self._game_started = base
+
+        def started_for(seat: int) -> rpb.Event:
+            personal = pb.GameStarted()
+            personal.CopyFrom(base)
+            personal.your_seat = seat
+            return rpb.Event(game_started=personal)
+
+        game_log.info("game_started", seed_commitment=commitment)
+        self.broadcaster.publish(rpb.Event(game_started=base), started_for)
+
+        game = drive(state)
+        step: Step = next(game)
+        while True:
+            if isinstance(step, Decision):
+                answer = await self._answer(state, step, seed)
+                step = game.send(answer)
+                continue
+            self._on_event(state, step)
+            if isinstance(step, GameOver):
+                break
+            step = next(game)
+        game.close()
+        await self._finish(state, seed, commitment, started_at, game_log)
+
+    async def _answer(self, state: State, decision: Decision, seed: str) -> Deal | list[Pass] | Play | Moon:
+        """Gets the answer to one of the driver's decisions: the deal, or the seats' decisions."""
+        kind = decision.kind
+        if kind is DecisionKind.DEAL:
+            return Deal(*deal_hand(self.rules, seed, decision.hand_index))
+        if kind is DecisionKind.PASS:
+            outcomes = await asyncio.gather(*(self._ask_pass(state, s) for s in decision.seats))
+            return [Pass(s, o.answer) for s, o in zip(decision.seats, outcomes, strict=True)]
+        seat = self.seats[decision.seat]
+        if kind is DecisionKind.PLAY:
+            played = await self._ask(
+                state,
+                seat,
+                rpb.DECISION_KIND_PLAY,
+                self.decisions.validate_play(seat.index),
+                lambda: default_play(state.legal_plays()),
+            )
+            self._play_by_referee = played.by_referee is not None
+            return Play(seat.index, played.answer)
+        chosen = await self._ask(
+            state, seat, rpb.DECISION_KIND_MOON, self.decisions.validate_moon, default_moon
+        )
+        return Moon(seat.index, chosen.answer)
+
+    async def _ask_pass(self, state: State, seat_index: int) -> Outcome[list[Card]]:
+        seat = self.seats[seat_index]
+        return await self._ask(
+            state,
+            seat,
+            rpb.DECISION_KIND_PASS,
+            self.decisions.validate_pass(seat_index),
+            lambda: list(default_pass(state.hands[seat_index])),
+        )
+
+    async def _ask(
+        self,
+        state: State,
+        seat: Seat,
+        kind: rpb.DecisionKind.ValueType,
+        validate: Callable[[rpb.Decision], T],
+        fallback: Callable[[], T],
+    ) -> Outcome[T]:
+        outcome = await self.decisions.decide(
+            seat, kind, lambda: self.view_builder(state, seat.index), validate, fallback
+        )
+        return outcome
+
+    def _on_event(self, state: State, event: object) -> None:
+        """Turns one of the driver's events into the messages seats and spectators receive."""
+        publish = self.broadcaster.publish
+        if isinstance(event, CardPlayed):
+            played = wire.card_played(
+                event.hand_index, event.trick_index, event.seat, event.card, self._play_by_referee
+            )
+            publish(rpb.Event(card_played=played))
+        elif isinstance(event, TrickCompleted):
+            # A completed trick is public: who played what and who won it.
+            completed = wire.trick_completed(
+                event.hand_index, event.trick_index, event.trick, self.rules.players
+            )
+            publish(rpb.Event(trick_completed=completed))
+        elif isinstance(event, HandStarted):
+            spectator = wire.public_hand_started(self.rules, event.hand_index)
+            publish(
+                rpb.Event(hand_started=spectator),
+                lambda s: rpb.Event(hand_started=wire.hand_started(self.view_builder(state, s))),
+            )
+        elif isinstance(event, PassesExchanged):
+            for seat in self.seats:
+                received = wire.cards_received(self.view_builder(state, seat.index))
+                self.broadcaster.to_seat(seat, rpb.Event(cards_received=received))
+        elif isinstance(event, HandCompleted):
+            result = event.result
+            completed_hand = wire.hand_completed(result.summary, event.totals, result.moon_choice)
+            self._hand_events.append(completed_hand)
+            publish(rpb.Event(hand_completed=completed_hand))
+
+    async def _finish(
+        self, state: State, seed: str, commitment: str, started_at: float, game_log: Any
+    ) -> None:
+        settings = self.settings
+        record = self.decisions.log.record(
+            state,
+            game_id=self.game_id,
+            table_id=self.table_id,
+            game_number=self.game_number,
+            label=settings.label,
+            bots=tuple(settings.bot_names),
+            seed=seed,
+            seed_commitment=commitment,
+            decision_ms=settings.decision_ms,
+            time_bank_ms=settings.time_bank_ms,
+            max_faults=settings.max_faults,
+            started_at=started_at,
+            finished_at=time.time(),
+            seat_faults=tuple(s.faults for s in self.seats),
+            retired=tuple(s.index for s in self.seats if s.retired),
+        )
+        text = record.to_text()
+        path = self.record_dir / f"{self.game_id}.json" if self.record_dir is not None else None
+        if path is not None:
+            # Durable before anyone is told the game is over: a killed server never loses it.
+            await asyncio.to_thread(write_text_durably, path, text)
+        result = self._result_pb(state, seed)
+        stats = tuple(
+            SeatStats(s.answered, s.by_referee, s.faults, s.retired, s.released) for s in self.seats
+        )
+        self.finished.append(FinishedGame(self.game_id, result, record, text, path, stats))
+        self._log.info("game_completed", game_id=self.game_id, totals=state.totals, winners=state.winners)
+        self.broadcaster.publish(rpb.Event(game_completed=result))
+
+    def _result_pb(self, state: State, seed: str) -> pb.GameCompleted:
+        finish = places_of(state.totals)
+        return pb.GameCompleted(
+            game_id=self.game_id,
+            totals=state.totals,
+            winners=state.winners,
+            hands_played=len(state.results),
+            results=[
+                pb.SeatResult(
+                    seat=s.index,
+                    bot_name=s.name,
+                    total=state.totals[s.index],
+                    place=finish[s.index],
+                    faults=s.faults,
+                    retired=s.retired,
+                )
+                for s in self.seats
+            ],
+            seed=seed,
+        )
