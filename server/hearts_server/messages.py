@@ -6,8 +6,13 @@ The View and event messages themselves are built by :mod:`hearts_protocol.conver
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_core.driver import CardPlayed, Event, HandCompleted, HandStarted, PassesExchanged, TrickCompleted
+from hearts_core.rules import Rules
 from hearts_core.view import View
+from hearts_protocol import convert as wire
 from hearts_protocol.convert import codes, view_pb
 
 PROTOCOL_VERSION = 1
@@ -31,6 +36,44 @@ def decision_request(
             time_bank_ms=max(0, time_bank_ms),
         )
     )
+
+
+#: An event's messages: the public one (for spectators, and for every seat unless the second
+#: part is given) and, when seats get different messages, one per seat.
+Outgoing = tuple[rpb.Event | None, Callable[[int], rpb.Event] | None]
+
+
+def event_messages(
+    event: Event, view_of: Callable[[int], View], rules: Rules, by_referee: bool = False
+) -> Outgoing:
+    """The messages one of the driver's events makes, as the live referee and redacted replays send them.
+
+    Args:
+        event: The event.
+        view_of: The View of a seat now (the only source of anything private).
+        rules: The game's rules.
+        by_referee: For a CardPlayed, whether the referee chose the card.
+    """
+    if isinstance(event, CardPlayed):
+        played = wire.card_played(event.hand_index, event.trick_index, event.seat, event.card, by_referee)
+        return rpb.Event(card_played=played), None
+    if isinstance(event, TrickCompleted):
+        # A completed trick is public: who played what and who won it.
+        trick = wire.trick_completed(event.hand_index, event.trick_index, event.trick, rules.players)
+        return rpb.Event(trick_completed=trick), None
+    if isinstance(event, HandStarted):
+        return (
+            rpb.Event(hand_started=wire.public_hand_started(rules, event.hand_index)),
+            lambda s: rpb.Event(hand_started=wire.hand_started(view_of(s))),
+        )
+    if isinstance(event, PassesExchanged):
+        return None, lambda s: rpb.Event(cards_received=wire.cards_received(view_of(s)))
+    if isinstance(event, HandCompleted):
+        result = event.result
+        return rpb.Event(
+            hand_completed=wire.hand_completed(result.summary, event.totals, result.moon_choice)
+        ), None
+    return None, None  # GameOver: the referee announces GameCompleted once the record is safe
 
 
 def rejection(request_id: int, code: str, reason: str) -> rpb.PlayResponse:

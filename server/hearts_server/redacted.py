@@ -1,10 +1,13 @@
 """Per-seat redacted replays: the messages one seat received during a recorded game, in order.
 
-``hearts replay --seat K FILE`` prints them. They are built exactly as the live referee builds
-them (:mod:`hearts_server.messages` from the seat's :class:`View`), so what is printed is what
-seat K was entitled to see and nothing else. Two things are not reproduced from the record:
-request ids are renumbered 1, 2, ... within the game, and the time fields of decision requests
-are the game's decision limit and the seat's remaining bank computed from recorded timings.
+``hearts replay --seat K FILE`` prints them. The game is the one driver
+(:func:`hearts_core.driver.drive`) answered from the record, and every message is built by the
+same function as the live referee's (:func:`hearts_server.messages.event_messages`, from the
+seat's :class:`View`), so what is printed is what seat K was entitled to see and nothing else.
+Three things are not reproduced from the record: request ids are renumbered 1, 2, ... within
+the game (the live referee numbers requests across the whole table), the time fields of decision
+requests are the game's decision limit and the seat's remaining bank computed from recorded
+timings, and rejections and fault events are not replayed.
 
 The ``perturb`` hook of :func:`seat_messages` lets the leak test rebuild every message from a
 state whose hidden cards were re-dealt.
@@ -19,14 +22,13 @@ from google.protobuf.json_format import MessageToDict
 
 from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
-from hearts_core.cards import Card
+from hearts_core.driver import CardPlayed, drive
 from hearts_core.errors import HeartsError
-from hearts_core.replay import rules_of
-from hearts_core.rules import DEFAULT_MOON_CHOICE
-from hearts_core.state import Phase, State
-from hearts_core.view import build_view
-from hearts_protocol import convert as wire
+from hearts_core.replay import RecordEnds, record_answers, rules_of
+from hearts_core.state import Decision, DecisionKind, State
+from hearts_core.view import View, build_view
 from hearts_server import messages as msg
+from hearts_server.table.settings import DEFAULT_DECISION_MS, DEFAULT_TIME_BANK_MS
 
 #: Returns the state a seat's message is built from (the identity, or a re-dealt copy in tests).
 Perturb = Callable[[State, int], State]
@@ -51,8 +53,8 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
     if not 0 <= seat < n:
         raise ValueError(f"--seat must be 0..{n - 1} for a {n}-player game")
     names = record.get("bots") or [f"seat-{i}" for i in range(n)]
-    decision_ms = int(record.get("decision_ms", 1000))
-    bank = float(record.get("time_bank_ms", 60_000))
+    decision_ms = int(record.get("decision_ms", DEFAULT_DECISION_MS))
+    bank = float(record.get("time_bank_ms", DEFAULT_TIME_BANK_MS))
     by_referee = {
         (d.get("hand"), d.get("play")): True
         for d in record.get("decisions", [])
@@ -98,44 +100,36 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
         )
     )
     state = State(rules)
+    view_of: Callable[[int], View] = lambda s: build_view(perturb(state, s), s)  # noqa: E731
+    requests = {DecisionKind.PASS: rpb.DECISION_KIND_PASS, DecisionKind.MOON: rpb.DECISION_KIND_MOON}
+    answers = record_answers(state, record["hands"])
+    game = drive(state)
     try:
-        for index, hand in enumerate(record["hands"]):
-            deal = [[Card.parse(c) for c in h] for h in hand["deal"]]
-            state.start_hand(deal, [Card.parse(c) for c in hand["kitty"]])
-            started = wire.hand_started(build_view(perturb(state, seat), seat))
-            yield from feed.event(rpb.Event(hand_started=started))
-            yield from request(state, rpb.DECISION_KIND_PASS, (index, "pass", None))
-            for s, cards in enumerate(hand["passes"]):
-                state.pass_cards(s, [Card.parse(c) for c in cards])
-            received = wire.cards_received(build_view(perturb(state, seat), seat))
-            yield from feed.event(rpb.Event(cards_received=received))
-            for play, code in enumerate(hand["plays"]):
-                if state.phase is not Phase.PLAYING:
-                    raise HeartsError("extra plays", hand=index, play=play)
-                if state.to_play == seat:
-                    yield from request(state, rpb.DECISION_KIND_PLAY, (index, "play", play))
-                player, trick_index = state.to_play, state.trick_index
-                card = Card.parse(code)
-                state.play(card)
-                played = wire.card_played(
-                    index, trick_index, player, card, by_referee.get((index, play), False)
-                )
-                yield from feed.event(rpb.Event(card_played=played))
-                if len(state.tricks) > trick_index:
-                    trick = state.trick_views[trick_index]
-                    completed = wire.trick_completed(index, trick_index, trick, n)
-                    yield from feed.event(rpb.Event(trick_completed=completed))
-            if state.phase is Phase.MOON_CHOICE:
-                if state.moon_shooter == seat:
-                    yield from request(state, rpb.DECISION_KIND_MOON, (index, "moon", None))
-                state.choose_moon(hand.get("moon_choice", DEFAULT_MOON_CHOICE.value))
-            if state.phase in (Phase.PASSING, Phase.PLAYING):
-                raise HeartsError("incomplete hand", hand=index)
-            result = state.results[-1]
-            summary = wire.hand_completed(result.summary, state.totals, result.moon_choice)
-            yield from feed.event(rpb.Event(hand_completed=summary))
+        step = next(game)
+        while True:
+            if isinstance(step, Decision):
+                if seat in step.seats:
+                    kind = requests.get(step.kind, rpb.DECISION_KIND_PLAY)
+                    play = len(state.plays) if step.kind is DecisionKind.PLAY else None
+                    yield from request(state, kind, (step.hand_index, _KIND_NAMES[kind], play))
+                step = game.send(answers(step))
+                continue
+            chosen = isinstance(step, CardPlayed) and by_referee.get(
+                (step.hand_index, len(state.plays) - 1), False
+            )
+            public, per_seat = msg.event_messages(step, view_of, rules, chosen)
+            event = per_seat(seat) if per_seat is not None else public
+            if event is not None:
+                yield from feed.event(event)
+            step = next(game)
+    except StopIteration:
+        pass
+    except RecordEnds:
+        pass
     except (HeartsError, KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"the record is not a legal game ({exc}); replay it without --seat") from None
+    finally:
+        game.close()
     if state.game_over:
         yield from feed.event(
             rpb.Event(
@@ -148,6 +142,9 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
                 )
             )
         )
+
+
+_KIND_NAMES = {rpb.DECISION_KIND_PASS: "pass", rpb.DECISION_KIND_PLAY: "play", rpb.DECISION_KIND_MOON: "moon"}
 
 
 def redacted_replay(record: dict[str, Any], seat: int) -> Iterator[dict[str, Any]]:

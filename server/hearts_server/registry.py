@@ -10,6 +10,7 @@ from pathlib import Path
 from cancellation_hearts.v1 import admin_service_pb2 as apb
 from hearts_core.deal import new_seed
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, Rules
+from hearts_core.view import build_view
 from hearts_server.logs import get_logger
 from hearts_server.table import (
     DEFAULT_DECISION_MS,
@@ -19,6 +20,7 @@ from hearts_server.table import (
     Table,
     TableSettings,
 )
+from hearts_server.table.table import ViewBuilder
 
 log = get_logger(__name__)
 
@@ -70,6 +72,8 @@ class Registry:
     def __init__(self, record_dir: Path | None, defaults: ServerDefaults | None = None) -> None:
         self.record_dir = record_dir
         self.defaults = defaults or ServerDefaults()
+        #: How the tables build a seat's View (the leak test swaps in one that re-deals hidden cards).
+        self.view_builder: ViewBuilder = build_view
         self.tables: dict[str, Table] = {}
         self._by_token: dict[str, tuple[Table, int]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -77,7 +81,7 @@ class Registry:
     def create(self, settings: TableSettings) -> Table:
         """Creates a table and starts refereeing it (it waits for its seats to join)."""
         table_id = secrets.token_hex(6)
-        table = Table(table_id, settings, self.record_dir)
+        table = Table(table_id, settings, self.record_dir, view_builder=self.view_builder)
         self.tables[table_id] = table
         for seat in table.seats:
             self._by_token[seat.token] = (table, seat.index)

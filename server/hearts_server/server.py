@@ -159,9 +159,7 @@ class RefereeServer:
         await self.server.start()
         for name in (*SERVICE_NAMES, ""):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        log.info(
-            "server_started", address=self.address, unix=self.unix_address, tls=self.tls is not None
-        )
+        log.info("server_started", address=self.address, unix=self.unix_address, tls=self.tls is not None)
 
     async def stop(self, grace: float = 2.0) -> None:
         """Stops tables still running and the server."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -94,7 +94,18 @@ def safe_answer(request: rpb.DecisionRequest) -> rpb.Decision:
     return decision
 
 
-async def _session(channel: grpc.aio.Channel, bot: Bot, token: str, name: str, session: _Session) -> None:
+#: Called with every message the referee sends, before the SDK handles it (for logging or tests).
+MessageObserver = Callable[[rpb.PlayResponse], None]
+
+
+async def _session(
+    channel: grpc.aio.Channel,
+    bot: Bot,
+    token: str,
+    name: str,
+    session: _Session,
+    on_message: MessageObserver | None = None,
+) -> None:
     """One stream: join, then answer requests until the referee closes it.
 
     Raises:
@@ -113,6 +124,8 @@ async def _session(channel: grpc.aio.Channel, bot: Bot, token: str, name: str, s
     try:
         async for response in call:
             session.connected = True
+            if on_message is not None:
+                on_message(response)
             kind = response.WhichOneof("message")
             if kind == "decision_request":
                 last_request = response.decision_request
@@ -169,11 +182,13 @@ async def run_async(
     root_certificates: bytes | None = None,
     max_backoff: float = 2.0,
     give_up_after: float = 30.0,
+    on_message: MessageObserver | None = None,
 ) -> int:
     """Plays the seat of ``token`` at ``address`` with ``bot`` until the table is done.
 
     Reconnects with exponential backoff (0.1 s doubling to ``max_backoff``, with jitter) when the
     stream breaks, and gives up after ``give_up_after`` seconds without a working stream.
+    ``on_message`` sees every message the referee sends, as it arrives.
 
     Returns:
         The number of games completed.
@@ -196,7 +211,7 @@ async def run_async(
         session.connected = False
         try:
             async with channel:
-                await _session(channel, bot, token, bot_name, session)
+                await _session(channel, bot, token, bot_name, session, on_message)
             log.info("table_done", games=session.games_completed, rejections=session.rejections)
             return session.games_completed
         except grpc.aio.AioRpcError as exc:

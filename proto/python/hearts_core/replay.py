@@ -70,7 +70,7 @@ def _cards(codes: Any, error: type[HeartsError], **where: int) -> list[Card]:
         raise error(str(exc), **where) from None
 
 
-def _record_answers(state: State, hands: list[Any]) -> Callable[[Decision], Answer]:
+def record_answers(state: State, hands: list[Any]) -> Callable[[Decision], Answer]:
     """Answers a game's decisions from a record's hands, checking the record as it goes.
 
     Problems come out as the :class:`HeartsError` of the first illegal thing, in the order the
@@ -86,7 +86,7 @@ def _record_answers(state: State, hands: list[Any]) -> Callable[[Decision], Answ
 
     def deal(index: int) -> Deal:
         if index >= len(hands):
-            raise _RecordEnds
+            raise RecordEnds
         hand = hand_of(index)
         direction = PassDirection.for_hand(index)
         if hand.get("dealer") != rules.dealer(index) or hand.get("pass_direction") != direction.value:
@@ -143,7 +143,7 @@ def _record_answers(state: State, hands: list[Any]) -> Callable[[Decision], Answ
     return answer
 
 
-class _RecordEnds(Exception):
+class RecordEnds(Exception):
     """The record has no further hand: replay stops there."""
 
 
@@ -169,10 +169,10 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     state = State(rules)
     hands = record["hands"]
     try:
-        play_through(state, _record_answers(state, hands))
+        play_through(state, record_answers(state, hands))
         if len(state.results) < len(hands):
             raise GameAlreadyOver("the game was over before this hand", hand=len(state.results))
-    except _RecordEnds:
+    except RecordEnds:
         pass
     except HeartsError as exc:
         outcome = outcome_of(state)

@@ -35,13 +35,19 @@ class Broadcaster:
         """Sends an event meant for one seat only."""
         self.send(seat, seat.feed.event(event))
 
-    def publish(self, public: rpb.Event, per_seat: Callable[[int], rpb.Event] | None = None) -> None:
-        """Sends an event to every seat (``per_seat(seat)`` when seats differ) and to spectators."""
+    def publish(self, public: rpb.Event | None, per_seat: Callable[[int], rpb.Event] | None = None) -> None:
+        """Sends an event to every seat (``per_seat(seat)`` when seats differ) and to spectators.
+
+        With no ``public`` event, only the seats get theirs (spectators see nothing of it).
+        """
         for seat in self.seats:
-            self.send(seat, seat.feed.event(per_seat(seat.index) if per_seat else public))
-        self.public_log.append(public)
-        for queue in self.watchers:
-            queue.put_nowait(public)
+            event = per_seat(seat.index) if per_seat is not None else public
+            if event is not None:
+                self.send(seat, seat.feed.event(event))
+        if public is not None:
+            self.public_log.append(public)
+            for queue in self.watchers:
+                queue.put_nowait(public)
 
     def close(self) -> None:
         """Ends every seat's stream (status OK) and every spectator's."""

@@ -25,16 +25,7 @@ from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_core.cards import Card
 from hearts_core.deal import deal_hand, seed_commitment
-from hearts_core.driver import (
-    CardPlayed,
-    GameOver,
-    HandCompleted,
-    HandStarted,
-    PassesExchanged,
-    Step,
-    TrickCompleted,
-    drive,
-)
+from hearts_core.driver import Event, GameOver, HandCompleted, Step, drive
 from hearts_core.fallback import default_moon, default_pass, default_play
 from hearts_core.record import places_of, write_text_durably
 from hearts_core.state import Deal, Decision, DecisionKind, Moon, Pass, Play, State
@@ -322,35 +313,14 @@ class Table:
         )
         return outcome
 
-    def _on_event(self, state: State, event: object) -> None:
+    def _on_event(self, state: State, event: Event) -> None:
         """Turns one of the driver's events into the messages seats and spectators receive."""
-        publish = self.broadcaster.publish
-        if isinstance(event, CardPlayed):
-            played = wire.card_played(
-                event.hand_index, event.trick_index, event.seat, event.card, self._play_by_referee
-            )
-            publish(rpb.Event(card_played=played))
-        elif isinstance(event, TrickCompleted):
-            # A completed trick is public: who played what and who won it.
-            completed = wire.trick_completed(
-                event.hand_index, event.trick_index, event.trick, self.rules.players
-            )
-            publish(rpb.Event(trick_completed=completed))
-        elif isinstance(event, HandStarted):
-            spectator = wire.public_hand_started(self.rules, event.hand_index)
-            publish(
-                rpb.Event(hand_started=spectator),
-                lambda s: rpb.Event(hand_started=wire.hand_started(self.view_builder(state, s))),
-            )
-        elif isinstance(event, PassesExchanged):
-            for seat in self.seats:
-                received = wire.cards_received(self.view_builder(state, seat.index))
-                self.broadcaster.to_seat(seat, rpb.Event(cards_received=received))
-        elif isinstance(event, HandCompleted):
-            result = event.result
-            completed_hand = wire.hand_completed(result.summary, event.totals, result.moon_choice)
-            self._hand_events.append(completed_hand)
-            publish(rpb.Event(hand_completed=completed_hand))
+        public, per_seat = msg.event_messages(
+            event, lambda seat: self.view_builder(state, seat), self.rules, self._play_by_referee
+        )
+        if isinstance(event, HandCompleted) and public is not None:
+            self._hand_events.append(public.hand_completed)
+        self.broadcaster.publish(public, per_seat)
 
     async def _finish(
         self, state: State, seed: str, commitment: str, started_at: float, game_log: Any
