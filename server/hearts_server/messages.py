@@ -77,8 +77,15 @@ def event_messages(
 
 
 def rejection(request_id: int, code: str, reason: str) -> rpb.PlayResponse:
-    """A Rejection of the last answer."""
-    return rpb.PlayResponse(rejection=rpb.Rejection(request_id=request_id, code=code, reason=reason))
+    """A Rejection of the last answer, its code both as the v1 string and as the enum."""
+    return rpb.PlayResponse(
+        rejection=rpb.Rejection(
+            request_id=request_id,
+            code=code,
+            reason=reason,
+            rejection_code=rpb.RejectionCode.Value(f"REJECTION_CODE_{code}"),
+        )
+    )
 
 
 class SeatFeed:

@@ -203,6 +203,19 @@ class AdminServicer(agrpc.AdminServiceServicer):
         await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id!r}")
         raise AssertionError("unreachable")
 
+    async def ReleaseSeat(
+        self, request: apb.ReleaseSeatRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> apb.ReleaseSeatResponse:
+        await self._check(context)
+        table = await self._table(request.table_id, context)
+        if request.seat >= len(table.seats):
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"seat {request.seat} is not a seat of a {len(table.seats)}-seat table",
+            )
+        table.release(request.seat, request.faulted)
+        return apb.ReleaseSeatResponse()
+
 
 def _commitment(table: Table) -> str:
     return seed_commitment(table.settings.game_seed(0))
@@ -214,7 +227,22 @@ def table_pb(table: Table) -> apb.GetTableResponse:
         table_id=table.table_id,
         status=_STATUS_TO_PB[table.status],
         games=[
-            apb.FinishedGame(game_id=g.game_id, result=g.result, record_json=g.record_json)
+            apb.FinishedGame(
+                game_id=g.game_id,
+                result=g.result,
+                record_json=g.record_json,
+                seats=[
+                    apb.SeatStats(
+                        seat=i,
+                        answered=s.answered,
+                        by_referee=s.by_referee,
+                        faults=s.faults,
+                        retired=s.retired,
+                        released=s.released,
+                    )
+                    for i, s in enumerate(g.seats)
+                ],
+            )
             for g in table.finished
         ],
         connected=[s.connection is not None for s in table.seats],

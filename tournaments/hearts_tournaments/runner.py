@@ -11,19 +11,18 @@ at any moment, a tournament resumes with exactly the games that were not committ
 Faulty bots never stop a tournament: the referee plays for a seat whose bot is absent, slow or
 retired (its fault policy), and a bot with ``quarantine_after`` failed games is quarantined:
 its remaining games are still played, the referee deciding for its seats, and its process is no
-longer started. So that such a table does not wait for its join timeout, the runner joins the
-empty seat and leaves at once, which tells the referee nobody is coming; it does the same for a
-bot whose process exits before its table starts.
+longer started. So that such a table does not wait for its join timeout, the runner releases
+the empty seat (``AdminService.ReleaseSeat``), which tells the referee nobody is coming; it does
+the same for a bot whose process exits before its table starts.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
 import signal
-from collections.abc import AsyncIterator, Coroutine, Iterator
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,8 +31,6 @@ import grpc
 
 from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
-from cancellation_hearts.v1 import referee_service_pb2 as rpb
-from cancellation_hearts.v1 import referee_service_pb2_grpc as rgrpc
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
 from hearts_tournaments.config import ConfigError, TournamentConfig, parse_config
@@ -337,7 +334,9 @@ class _GamePlay:
         log.info("game_starting", key=game.key, table_id=self.table_id, absent=list(self.absent))
         for seat, absent in enumerate(self.absent):
             if absent:
-                await _declare_absent(self.channel, self.tokens[seat])
+                # A quarantined bot's seat: the referee plays it, and what it decides for the
+                # seat counts against the bot (as faults, until the seat is retired).
+                await self._release(seat, faulted=True)
         processes: list[BotProcess] = []
         watchers: list[asyncio.Task[None]] = []
         over = asyncio.Event()
@@ -388,7 +387,14 @@ class _GamePlay:
             self.crashed[seat] = True
         if table.status == apb.TABLE_STATUS_WAITING and not table.connected[seat]:
             # Nobody is coming for this seat: do not let the table wait for its join timeout.
-            await _declare_absent(self.channel, self.tokens[seat])
+            # Its bot failed, so each decision the referee makes for it is the bot's fault.
+            await self._release(seat, faulted=True)
+
+    async def _release(self, seat: int, faulted: bool) -> None:
+        """Gives a seat nobody will play to the referee's default rule."""
+        await self.admin.ReleaseSeat(
+            apb.ReleaseSeatRequest(table_id=self.table_id, seat=seat, faulted=faulted), metadata=self.metadata
+        )
 
     def _outcome(self, table: apb.GetTableResponse) -> GameOutcome:
         game = self.game
@@ -413,37 +419,9 @@ class _GamePlay:
             retired=tuple(r.retired for r in seats),
             absent=self.absent,
             crashed=tuple(self.crashed),
-            never_answered=_never_answered(finished.record_json, len(game.seats)),
+            never_answered=tuple(s.answered == 0 for s in sorted(finished.seats, key=lambda s: s.seat)),
             record_json=finished.record_json,
         )
-
-
-def _never_answered(record_json: str, players: int) -> tuple[bool, ...]:
-    """Per seat, whether the referee made every one of its decisions (from the game record)."""
-    try:
-        decisions = json.loads(record_json).get("decisions", [])
-    except (ValueError, AttributeError):
-        return (False,) * players
-    answered = {d.get("seat") for d in decisions if isinstance(d, dict) and not d.get("by_referee")}
-    return tuple(seat not in answered for seat in range(players))
-
-
-async def _declare_absent(channel: grpc.aio.Channel, token: str) -> None:
-    """Joins a seat and leaves at once: the table stops waiting for it and the referee plays it.
-
-    The seat then counts as joined but disconnected, exactly like a bot that joined and died:
-    the referee records a fault for each of its decisions until the seat is retired.
-    """
-
-    async def join_and_leave() -> AsyncIterator[rpb.PlayRequest]:
-        yield rpb.PlayRequest(join=rpb.Join(token=token, bot_name="(absent)", protocol_version=1))
-
-    call = rgrpc.RefereeServiceStub(channel).Play(join_and_leave())
-    try:
-        async for _ in call:
-            pass
-    except grpc.aio.AioRpcError:
-        pass  # the seat is taken or the table is over: nothing to unblock
 
 
 def _one_error(errors: BaseExceptionGroup[BaseException], address: str) -> BaseException:

@@ -138,15 +138,21 @@ class Table:
         seat.disconnected_at = self.clock.now()
         self._log.info("seat_disconnected", seat=seat_index, bot=seat.name)
 
-    def release(self, seat_index: int) -> None:
-        """Gives a seat to the referee's default play: nobody is coming for it (not a fault).
+    def release(self, seat_index: int, faulted: bool = False) -> None:
+        """Gives a seat to the referee's default play: nobody is coming for it.
 
         The table stops waiting for it to join, and every decision of it is made at once by the
-        default rule, recorded as ``by_referee: "released"``.
+        default rule, recorded as ``by_referee: "released"`` (not a fault). With ``faulted``
+        (its bot died) each decision is a DISCONNECTED fault instead, until the seat is retired,
+        exactly as for a bot that joined and left.
         """
         seat = self.seats[seat_index]
-        seat.released = True
-        self._log.info("seat_released", seat=seat_index, bot=seat.name)
+        if faulted:
+            seat.ever_joined = True
+            seat.disconnected_at = float("-inf")  # long gone: no reconnection grace
+        else:
+            seat.released = True
+        self._log.info("seat_released", seat=seat_index, bot=seat.name, faulted=faulted)
         self._check_all_joined()
 
     def _check_all_joined(self) -> None:

@@ -247,6 +247,7 @@ class FinishedGame(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     RECORD_JSON_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     record_json: _builtins.str
@@ -257,20 +258,67 @@ class FinishedGame(_message.Message):
     def result(self) -> _game_pb2.GameCompleted:
         """Its result."""
 
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatStats]:
+        """Per seat, in seat order: how its decisions were made in this game."""
+
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         result: _game_pb2.GameCompleted | None = ...,
         record_json: _builtins.str = ...,
+        seats: _abc.Iterable[Global___SeatStats] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "record_json", b"record_json", "result", b"result"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "record_json", b"record_json", "result", b"result", "seats", b"seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___FinishedGame: _TypeAlias = FinishedGame  # noqa: Y015
+
+@_typing.final
+class SeatStats(_message.Message):
+    """How one seat's decisions were made in a game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    ANSWERED_FIELD_NUMBER: _builtins.int
+    BY_REFEREE_FIELD_NUMBER: _builtins.int
+    FAULTS_FIELD_NUMBER: _builtins.int
+    RETIRED_FIELD_NUMBER: _builtins.int
+    RELEASED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    answered: _builtins.int
+    """Decisions the seat's bot answered itself, in time and legally."""
+    by_referee: _builtins.int
+    """Decisions the referee made for it by the default rule (faults, retired, released)."""
+    faults: _builtins.int
+    """Faults recorded against it."""
+    retired: _builtins.bool
+    """Whether it was retired after max_faults faults."""
+    released: _builtins.bool
+    """Whether the organiser released it (AdminService.ReleaseSeat)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        answered: _builtins.int = ...,
+        by_referee: _builtins.int = ...,
+        faults: _builtins.int = ...,
+        retired: _builtins.bool = ...,
+        released: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answered", b"answered", "by_referee", b"by_referee", "faults", b"faults", "released", b"released", "retired", b"retired", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatStats: _TypeAlias = SeatStats  # noqa: Y015
 
 @_typing.final
 class GetTableResponse(_message.Message):
@@ -355,6 +403,56 @@ class AwaitTableResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___AwaitTableResponse: _TypeAlias = AwaitTableResponse  # noqa: Y015
+
+@_typing.final
+class ReleaseSeatRequest(_message.Message):
+    """The request of AdminService.ReleaseSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    FAULTED_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table's id."""
+    seat: _builtins.int
+    """The seat to release, 0-based."""
+    faulted: _builtins.bool
+    """Count each of the seat's decisions as a fault (FAULT_KIND_DISCONNECTED, until the seat is
+    retired), as for a bot that joined and left: for a seat whose bot died. Without it the
+    seat's decisions are the referee's and no fault is counted (a bot the organiser excluded).
+    """
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        faulted: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["faulted", b"faulted", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReleaseSeatRequest: _TypeAlias = ReleaseSeatRequest  # noqa: Y015
+
+@_typing.final
+class ReleaseSeatResponse(_message.Message):
+    """The response of AdminService.ReleaseSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReleaseSeatResponse: _TypeAlias = ReleaseSeatResponse  # noqa: Y015
 
 @_typing.final
 class GetGameRecordRequest(_message.Message):

@@ -55,6 +55,11 @@ class AdminServiceStub:
                 request_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.GetGameRecordRequest.SerializeToString,
                 response_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.GetGameRecordResponse.FromString,
                 _registered_method=True)
+        self.ReleaseSeat = channel.unary_unary(
+                '/cancellation_hearts.v1.AdminService/ReleaseSeat',
+                request_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.ReleaseSeatRequest.SerializeToString,
+                response_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.ReleaseSeatResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
@@ -92,6 +97,18 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReleaseSeat(self, request, context):
+        """Gives a seat to the referee for the rest of the table: nobody is coming for it (its bot is
+        quarantined, or its process died before joining). The table stops waiting for the seat to
+        join, and every decision of the seat is made at once by the default rule and recorded with
+        `by_referee: "released"`; this is not counted as a fault unless `faulted` is set. A
+        released seat's token is still accepted (a late bot may watch), but the referee keeps
+        deciding for it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -114,6 +131,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.GetGameRecord,
                     request_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.GetGameRecordRequest.FromString,
                     response_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.GetGameRecordResponse.SerializeToString,
+            ),
+            'ReleaseSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReleaseSeat,
+                    request_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.ReleaseSeatRequest.FromString,
+                    response_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.ReleaseSeatResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -225,6 +247,33 @@ class AdminService:
             '/cancellation_hearts.v1.AdminService/GetGameRecord',
             cancellation__hearts_dot_v1_dot_admin__service__pb2.GetGameRecordRequest.SerializeToString,
             cancellation__hearts_dot_v1_dot_admin__service__pb2.GetGameRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReleaseSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cancellation_hearts.v1.AdminService/ReleaseSeat',
+            cancellation__hearts_dot_v1_dot_admin__service__pb2.ReleaseSeatRequest.SerializeToString,
+            cancellation__hearts_dot_v1_dot_admin__service__pb2.ReleaseSeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -51,6 +51,14 @@ class AdminServiceStub:
     """
     GetGameRecord: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.GetGameRecordRequest, _admin_service_pb2.GetGameRecordResponse]
     """Returns a finished game's record (FAILED_PRECONDITION while the game is running)."""
+    ReleaseSeat: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.ReleaseSeatRequest, _admin_service_pb2.ReleaseSeatResponse]
+    """Gives a seat to the referee for the rest of the table: nobody is coming for it (its bot is
+    quarantined, or its process died before joining). The table stops waiting for the seat to
+    join, and every decision of the seat is made at once by the default rule and recorded with
+    `by_referee: "released"`; this is not counted as a fault unless `faulted` is set. A
+    released seat's token is still accepted (a late bot may watch), but the referee keeps
+    deciding for it.
+    """
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
@@ -70,6 +78,14 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """
     GetGameRecord: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.GetGameRecordRequest, _admin_service_pb2.GetGameRecordResponse]  # type: ignore[assignment]
     """Returns a finished game's record (FAILED_PRECONDITION while the game is running)."""
+    ReleaseSeat: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.ReleaseSeatRequest, _admin_service_pb2.ReleaseSeatResponse]  # type: ignore[assignment]
+    """Gives a seat to the referee for the rest of the table: nobody is coming for it (its bot is
+    quarantined, or its process died before joining). The table stops waiting for the seat to
+    join, and every decision of the seat is made at once by the default rule and recorded with
+    `by_referee: "released"`; this is not counted as a fault unless `faulted` is set. A
+    released seat's token is still accepted (a late bot may watch), but the referee keeps
+    deciding for it.
+    """
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
     """Table management for organisers."""
@@ -110,5 +126,19 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_admin_service_pb2.GetGameRecordResponse, _abc.Awaitable[_admin_service_pb2.GetGameRecordResponse]]:
         """Returns a finished game's record (FAILED_PRECONDITION while the game is running)."""
+
+    @_abc_1.abstractmethod
+    def ReleaseSeat(
+        self,
+        request: _admin_service_pb2.ReleaseSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.ReleaseSeatResponse, _abc.Awaitable[_admin_service_pb2.ReleaseSeatResponse]]:
+        """Gives a seat to the referee for the rest of the table: nobody is coming for it (its bot is
+        quarantined, or its process died before joining). The table stops waiting for the seat to
+        join, and every decision of the seat is made at once by the default rule and recorded with
+        `by_referee: "released"`; this is not counted as a fault unless `faulted` is set. A
+        released seat's token is still accepted (a late bot may watch), but the referee keeps
+        deciding for it.
+        """
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

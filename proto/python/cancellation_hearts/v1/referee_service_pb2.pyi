@@ -102,6 +102,74 @@ DECISION_KIND_MOON: DecisionKind.ValueType  # 3
 """You took every heart and both Black Marias this hand. Answer with Decision.choose_moon."""
 Global___DecisionKind: _TypeAlias = DecisionKind  # noqa: Y015
 
+class _RejectionCode:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RejectionCodeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RejectionCode.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    REJECTION_CODE_UNSPECIFIED: _RejectionCode.ValueType  # 0
+    """Not set (a referee older than this field)."""
+    REJECTION_CODE_NOT_IN_HAND: _RejectionCode.ValueType  # 1
+    """The card is not in the seat's hand."""
+    REJECTION_CODE_MUST_FOLLOW_SUIT: _RejectionCode.ValueType  # 2
+    """The seat holds a card of the suit led and must play one."""
+    REJECTION_CODE_HEARTS_NOT_BROKEN: _RejectionCode.ValueType  # 3
+    """Hearts may not be led before they are broken."""
+    REJECTION_CODE_FIRST_LEAD_RESTRICTED: _RejectionCode.ValueType  # 4
+    """The first lead of a hand may not be a point card (unless the leader holds nothing else)."""
+    REJECTION_CODE_BAD_PASS_COUNT: _RejectionCode.ValueType  # 5
+    """A pass must be exactly three cards."""
+    REJECTION_CODE_PASS_NOT_IN_HAND: _RejectionCode.ValueType  # 6
+    """A passed card is not in the seat's hand."""
+    REJECTION_CODE_BAD_MOON_CHOICE: _RejectionCode.ValueType  # 7
+    """The moon choice is not one of the two options."""
+    REJECTION_CODE_MALFORMED: _RejectionCode.ValueType  # 8
+    """The message could not be parsed as a PlayRequest."""
+    REJECTION_CODE_UNKNOWN_CARD: _RejectionCode.ValueType  # 9
+    """A card code is not a valid two-character code."""
+    REJECTION_CODE_WRONG_ANSWER: _RejectionCode.ValueType  # 10
+    """The answer's kind does not match the request's kind."""
+    REJECTION_CODE_STALE_REQUEST: _RejectionCode.ValueType  # 11
+    """The request_id is not the open request (already answered, or old)."""
+    REJECTION_CODE_NOT_YOUR_TURN: _RejectionCode.ValueType  # 12
+    """There is no open request for this seat."""
+    REJECTION_CODE_UNEXPECTED: _RejectionCode.ValueType  # 13
+    """A second join, or an empty message."""
+
+class RejectionCode(_RejectionCode, metaclass=_RejectionCodeEnumTypeWrapper):
+    """Why an answer was rejected (see Rejection.code for the string form)."""
+
+REJECTION_CODE_UNSPECIFIED: RejectionCode.ValueType  # 0
+"""Not set (a referee older than this field)."""
+REJECTION_CODE_NOT_IN_HAND: RejectionCode.ValueType  # 1
+"""The card is not in the seat's hand."""
+REJECTION_CODE_MUST_FOLLOW_SUIT: RejectionCode.ValueType  # 2
+"""The seat holds a card of the suit led and must play one."""
+REJECTION_CODE_HEARTS_NOT_BROKEN: RejectionCode.ValueType  # 3
+"""Hearts may not be led before they are broken."""
+REJECTION_CODE_FIRST_LEAD_RESTRICTED: RejectionCode.ValueType  # 4
+"""The first lead of a hand may not be a point card (unless the leader holds nothing else)."""
+REJECTION_CODE_BAD_PASS_COUNT: RejectionCode.ValueType  # 5
+"""A pass must be exactly three cards."""
+REJECTION_CODE_PASS_NOT_IN_HAND: RejectionCode.ValueType  # 6
+"""A passed card is not in the seat's hand."""
+REJECTION_CODE_BAD_MOON_CHOICE: RejectionCode.ValueType  # 7
+"""The moon choice is not one of the two options."""
+REJECTION_CODE_MALFORMED: RejectionCode.ValueType  # 8
+"""The message could not be parsed as a PlayRequest."""
+REJECTION_CODE_UNKNOWN_CARD: RejectionCode.ValueType  # 9
+"""A card code is not a valid two-character code."""
+REJECTION_CODE_WRONG_ANSWER: RejectionCode.ValueType  # 10
+"""The answer's kind does not match the request's kind."""
+REJECTION_CODE_STALE_REQUEST: RejectionCode.ValueType  # 11
+"""The request_id is not the open request (already answered, or old)."""
+REJECTION_CODE_NOT_YOUR_TURN: RejectionCode.ValueType  # 12
+"""There is no open request for this seat."""
+REJECTION_CODE_UNEXPECTED: RejectionCode.ValueType  # 13
+"""A second join, or an empty message."""
+Global___RejectionCode: _TypeAlias = RejectionCode  # noqa: Y015
+
 @_typing.final
 class PlayRequest(_message.Message):
     """A message from the bot to the referee."""
@@ -338,6 +406,7 @@ class Rejection(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     CODE_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
+    REJECTION_CODE_FIELD_NUMBER: _builtins.int
     request_id: _builtins.int
     """The request_id of the answer that was rejected; 0 when the message carried none (it could
     not be parsed, or it was not a decision).
@@ -353,19 +422,28 @@ class Rejection(_message.Message):
       STALE_REQUEST  the request_id is not the open request (already answered, or old);
       NOT_YOUR_TURN  there is no open request for this seat;
       UNEXPECTED     a second join, or an empty message.
+    The same code is also given as an enum in `rejection_code`; v1 clients may use either.
     """
     reason: _builtins.str
     """A readable explanation for the bot author."""
+    rejection_code: Global___RejectionCode.ValueType
+    """The code as an enum (the string `code` is kept for clients written against the first v1).
+    Worth answering again within the same request: the rule codes, UNKNOWN_CARD and
+    WRONG_ANSWER (fix the answer and resend it with the same request_id). Not worth retrying:
+    STALE_REQUEST and NOT_YOUR_TURN (wait for the next DecisionRequest), MALFORMED and
+    UNEXPECTED (a bug in the client).
+    """
     def __init__(
         self,
         *,
         request_id: _builtins.int = ...,
         code: _builtins.str = ...,
         reason: _builtins.str = ...,
+        rejection_code: Global___RejectionCode.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "reason", b"reason", "request_id", b"request_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "reason", b"reason", "rejection_code", b"rejection_code", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
