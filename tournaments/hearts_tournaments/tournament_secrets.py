@@ -54,8 +54,7 @@ def parse_deal_secret(text: str, source: str) -> bytes:
     value = text.strip()
     if len(value) != 2 * SECRET_BYTES or any(c not in string.hexdigits for c in value):
         raise DealSecretError(
-            f"{source}: a deal secret is {2 * SECRET_BYTES} hex digits "
-            "(make one with `openssl rand -hex 32`)"
+            f"{source}: a deal secret is {2 * SECRET_BYTES} hex digits (make one with `openssl rand -hex 32`)"
         )
     return bytes.fromhex(value)
 

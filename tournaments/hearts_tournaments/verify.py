@@ -60,10 +60,7 @@ class Verification:
         if self.problems:
             return f"verify: {len(self.problems)} problem(s) in {self.games} stored games"
         files = f", {self.record_files} record files" if self.record_files else ""
-        return (
-            f"verify: ok: {self.games} games{files}: seeds, deals, records, outcomes and "
-            "standings agree"
-        )
+        return f"verify: ok: {self.games} games{files}: seeds, deals, records, outcomes and standings agree"
 
 
 def verify_tournament(tournament: Tournament) -> Verification:
