@@ -7,7 +7,9 @@ guesses checked against the seed commitment. Afterwards its guesses are compared
 records. The database and record files are only protected from it by their modes and, once
 bots run sandboxed, by not being visible at all; under ``sandbox = "none"`` (as here) a bot of
 the same user can still open them, so those two routes are checked by the files' modes and as
-the positive control that shows the spy's guessing works.
+the positive control that shows the spy's guessing works. The same holds for a bot's memory of
+the hands it held in an earlier rotation of the deal: only a sandbox that leaves it no storage
+that outlives its game closes that route.
 """
 
 from __future__ import annotations
@@ -41,10 +43,12 @@ SPY = Path(__file__).parent / "hostile_secrets" / "spy_bot.py"
 SECRET = "ab" * 32
 #: Routes the referee and runner close by themselves, whatever the sandbox.
 CLOSED_ROUTES = {"config", "revealed", "admin", "commitment"}
+#: Routes only the sandbox closes: files of the organiser's user, and storage outliving a game.
+SANDBOX_ROUTES = {"db", "records", "memory"}
 DENIED = {"UNAUTHENTICATED", "PERMISSION_DENIED"}
 
 
-def _config(folder: Path, spy_dir: Path, deals: int = 1, duplicate: bool = True) -> Path:
+def _config(folder: Path, spy_dir: Path, deals: int = 1, duplicate: bool = True, server: str = "") -> Path:
     config = folder / "spied.toml"
     command = [sys.executable, str(SPY), "--spy-dir", str(spy_dir), "--config", str(config)]
     command += ["--output", str(folder / "out")]
@@ -61,6 +65,7 @@ duplicate = {json.dumps(duplicate)}
 concurrency = 1
 decision_ms = 5000
 join_timeout_ms = 60000
+server = "{server}"
 
 [[bots]]
 name = "spy"
@@ -140,6 +145,7 @@ def test_a_spying_entrant_learns_no_other_hand(spied: Path) -> None:
     assert len(reports) == 12 and all(r["hands_seen"] >= 1 for r in reports)
     assert all(r["config_readable"] for r in reports)  # sandbox "none": the attack was possible
     for report in reports:
+        assert {g["route"] for g in report["guesses"]} <= CLOSED_ROUTES | SANDBOX_ROUTES
         closed = [g for g in report["guesses"] if g["route"] in CLOSED_ROUTES]
         assert _learned(closed, records) == [], f"learned other hands: {closed[:3]}"
         # GameCompleted reveals no seed, so later rotations of the deal stay unknown.
@@ -331,6 +337,38 @@ def test_admin_calls_without_the_token_fail(tmp_path: Path) -> None:
         return codes
 
     assert asyncio.run(scenario()) == [grpc.StatusCode.UNAUTHENTICATED] * 3
+
+
+def test_an_external_referees_admin_token_reaches_the_runner_only(tmp_path: Path) -> None:
+    token_file = tmp_path / "admin.token"
+    token_file.write_text("the-external-admin-token\n")
+    serve_args = ["serve", "--port", "0", "--records", str(tmp_path / "games"), "--admin-token-file"]
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "hearts_tournaments", "--log-format", "json", *serve_args, str(token_file)],
+        stdout=subprocess.PIPE,
+        stderr=(tmp_path / "serve.log").open("wb"),
+        text=True,
+    )
+    assert serve.stdout is not None
+    try:
+        line = serve.stdout.readline()
+        assert line.startswith("referee listening on "), line
+        address = line.split()[-1]
+        (tmp_path / "spy").mkdir()
+        config = _config(tmp_path, tmp_path / "spy", duplicate=False, server=address)
+        result = _run(config, env={"HEARTS_ADMIN_TOKEN": "the-external-admin-token"})
+        assert result.returncode == 0, result.stderr
+    finally:
+        serve.terminate()
+        serve.wait(30)
+    reports = _reports(tmp_path)
+    assert len(reports) == 2
+    for report in reports:
+        assert "HEARTS_ADMIN_TOKEN" not in report["env"]
+        assert report["admin"] and {c["code"] for c in report["admin"]} <= DENIED
+    verified = _verify(tmp_path / "out")
+    assert verified.returncode == 0, verified.stdout
+    assert verified.stdout.startswith("verify: ok: 1 games: ")
 
 
 # ---------------------------------------------------------------------- hearts host

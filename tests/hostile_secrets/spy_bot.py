@@ -11,7 +11,10 @@ candidate deal seeds by every route an entrant has:
   with its own seat token: GetGameRecord of every game it saw before, GetTable, CreateTable;
 * ``db`` / ``records``: the tournament's database and record files, if it can open them;
 * ``commitment``: small seeds and config-derived guesses tested against GameStarted's
-  commitment (the default seed ``1`` fell in 22 guesses).
+  commitment (the default seed ``1`` fell in 22 guesses);
+* ``memory``: the hands it held itself in earlier games of the same deal (every rotation of a
+  deal has the same commitment), which another seat holds now. Only a sandbox that leaves a bot
+  no storage surviving its game closes this one.
 
 At each hand it keeps the candidates whose deal gives exactly its own hand, and writes their
 guesses of every other seat's hand to ``--spy-dir/report-PID.json`` with what it tried. The test
@@ -80,12 +83,13 @@ class Spy:
         self.token = token
         self.spy_dir = Path(args.spy_dir)
         # What earlier processes learned (one file each: two seats of a game run at once).
-        self.memory: dict[str, list[str]] = {"seeds": [], "games": []}
+        self.memory: dict[str, list[Any]] = {"seeds": [], "games": [], "hands": []}
         for path in sorted(self.spy_dir.glob("memory-*.json")):
             earlier = json.loads(path.read_text())
-            self.memory["seeds"] += earlier["seeds"]
-            self.memory["games"] += earlier["games"]
-        self.learned: dict[str, list[str]] = {"seeds": [], "games": []}
+            for key in self.memory:
+                self.memory[key] += earlier[key]
+        self.learned: dict[str, list[Any]] = {"seeds": [], "games": [], "hands": []}
+        self.commitment = ""
         self.report: dict[str, Any] = {
             "pid": os.getpid(),
             "config_readable": False,
@@ -218,6 +222,7 @@ class Spy:
         if which == "game_started":
             started = event.game_started
             self.game_id, self.seat, self.players = started.game_id, started.your_seat, started.players
+            self.commitment = started.seed_commitment
             self.rules = Rules(players=started.players, target_score=started.target_score)
             # A seed is a small number, or the schedule's derivation of a small config seed.
             guesses = [str(n) for n in range(SMALL_SEEDS)]
@@ -231,6 +236,21 @@ class Spy:
             hand = event.hand_started
             self.report["hands_seen"] += 1
             mine = sorted(hand.hand)
+            self.learned["hands"].append(
+                {"commitment": self.commitment, "hand": hand.hand_index, "seat": self.seat, "cards": mine}
+            )
+            for held in self.memory["hands"]:
+                same_deal = (held["commitment"], held["hand"]) == (self.commitment, hand.hand_index)
+                if same_deal and held["seat"] != self.seat:
+                    self.report["guesses"].append(
+                        {
+                            "route": "memory",
+                            "game_id": self.game_id,
+                            "hand": hand.hand_index,
+                            "seat": held["seat"],
+                            "cards": held["cards"],
+                        }
+                    )
             for route, seed in dict.fromkeys(self.candidates):
                 if not seed:
                     continue

@@ -155,6 +155,13 @@ def serve(
             "--admin-token", envvar="HEARTS_ADMIN_TOKEN", help="Require this bearer token on admin calls."
         ),
     ] = None,
+    admin_token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--admin-token-file",
+            help="Read the admin token from this file (safer than --admin-token: not on the command line).",
+        ),
+    ] = None,
     tls_cert: Annotated[
         Path | None, typer.Option("--tls-cert", help="PEM certificate chain: serve TLS.")
     ] = None,
@@ -176,6 +183,13 @@ def serve(
 
     if (tls_cert is None) != (tls_key is None):
         raise fail("--tls-cert and --tls-key go together")
+    if admin_token_file is not None:
+        try:
+            admin_token = admin_token_file.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise fail(f"cannot read the admin token file {admin_token_file}: {exc}") from None
+        if not admin_token:
+            raise fail(f"the admin token file {admin_token_file} is empty")
     tls = TlsFiles(tls_cert, tls_key) if tls_cert is not None and tls_key is not None else None
     defaults = ServerDefaults(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
     try:
