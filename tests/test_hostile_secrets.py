@@ -248,6 +248,14 @@ def test_verify_catches_a_tampered_record_file(copy: Path) -> None:
     assert f"the record file {path} differs from the database's copy" in result.stdout
 
 
+def test_verify_catches_a_deleted_row(copy: Path) -> None:
+    with sqlite3.connect(copy / "tournament.sqlite") as db:
+        db.execute("DELETE FROM games WHERE key = 'd000-r03'")
+    result = _verify(copy)
+    assert result.returncode == 1
+    assert "d000-r03: the record file" in result.stdout and "the database lacks" in result.stdout
+
+
 def test_verify_catches_a_record_forged_in_the_database(copy: Path) -> None:
     with sqlite3.connect(copy / "tournament.sqlite") as db:
         seq, text = db.execute("SELECT seq, record FROM games ORDER BY seq LIMIT 1").fetchone()

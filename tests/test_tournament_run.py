@@ -218,6 +218,8 @@ def test_a_tournament_killed_midway_resumes_to_exactly_the_uninterrupted_results
     # Asked for only now, so that another worker can play it while this one kills and resumes.
     uninterrupted: Path = request.getfixturevalue("uninterrupted")
     assert report_json(folder) == report_json(uninterrupted)
+    verified = hearts("tournament", "verify", str(folder))
+    assert verified.returncode == 0, verified.stdout
     # Resuming a finished tournament plays nothing and prints the same standings.
     again = hearts("tournament", "resume", str(folder), timeout=RUN_TIMEOUT_S)
     assert again.returncode == 0 and stored_keys(folder) == after

@@ -8,7 +8,8 @@ with a single changed row), so nothing in it is taken on trust. For every stored
 * the record replays without error to the end, and the replay gives the stored outcome: totals,
   places, winners, hands played; the record's fault list gives the stored faults, retirements
   and never-answered seats, and the record's bots are the schedule's seats;
-* the record file the referee wrote (``records/<game_id>.json``) is the same record.
+* the record file the referee wrote (``records/<game_id>.json``) is the same record; and no
+  record file holds a game of the tournament that the database lacks (a deleted row).
 
 Then the standings are recomputed from the records alone and compared with what ``hearts
 tournament report`` shows, and the stored schedule with the one the stored configuration gives.
@@ -106,6 +107,9 @@ def verify_tournament(tournament: Tournament) -> Verification:
         if check_files:
             files += 1
             problems.extend(f"{outcome.key}: {p}" for p in _check_file(records_dir, outcome.game_id, record))
+
+    if check_files:
+        problems.extend(_unstored_games(records_dir, config.name, {o.game_id for o in stored}, set(seen)))
 
     reported = tournament_standings(tournament)
     recomputed = compute_standings(
@@ -220,6 +224,24 @@ def _check_file(folder: Path, game_id: str, record: dict[str, Any]) -> Iterator[
         return
     if on_disk != record:
         yield f"the record file {path} differs from the database's copy"
+
+
+def _unstored_games(folder: Path, name: str, game_ids: set[str], keys: set[str]) -> Iterator[str]:
+    """Record files of this tournament's games whose game is not stored at all.
+
+    A game whose row was deleted would be played again on resume: a second chance for a bot
+    that did badly. (A game played again after a kill has its first record file too, but its
+    key is stored, under its new game id.)
+    """
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        if path.stem in game_ids:
+            continue
+        try:
+            label = json.loads(path.read_text(encoding="utf-8")).get("label", "")
+        except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+            continue
+        if isinstance(label, str) and label.startswith(f"{name}/") and label[len(name) + 1 :] not in keys:
+            yield f"{label[len(name) + 1 :]}: the record file {path} holds a finished game the database lacks"
 
 
 def _compare_standings(reported: Standings, recomputed: Standings) -> Iterator[str]:
