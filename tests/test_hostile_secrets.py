@@ -305,19 +305,36 @@ def test_later_games_of_a_table_have_independent_seeds_and_no_seed_is_revealed(t
 
 
 def test_reveal_seed_is_explicit_and_refused_where_it_would_leak(tmp_path: Path) -> None:
-    async def scenario() -> tuple[list[str], grpc.StatusCode]:
+    async def refused(address: str, **config: Any) -> grpc.StatusCode:
+        try:
+            await create_table(address, ["spy"] * 6, **config)
+        except grpc.aio.AioRpcError as exc:
+            return exc.code()
+        return grpc.StatusCode.OK
+
+    async def scenario() -> tuple[list[str], list[str], list[grpc.StatusCode]]:
         async with running_server(tmp_path) as server:
             table = await create_table(server.address, ["spy"] * 6, max_hands=1, reveal_seed=True)
             seen = await _play_table(server.address, table)
-            try:
-                await create_table(server.address, ["spy"] * 6, seed="chosen", games=2, reveal_seed=True)
-            except grpc.aio.AioRpcError as exc:
-                return [e.game_completed.seed for e in _completed(seen[0])], exc.code()
-            return [], grpc.StatusCode.OK
+            chosen = await create_table(
+                server.address, ["spy"] * 6, max_hands=1, games=2, game_seeds=["one", "two"], reveal_seed=True
+            )
+            chosen_seen = await _play_table(server.address, chosen)
+            codes = [
+                await refused(server.address, seed="chosen", games=2, reveal_seed=True),
+                await refused(server.address, games=2, game_seeds=["only-one"]),
+                await refused(server.address, games=2, game_seeds=["one", ""]),
+            ]
+            return (
+                [e.game_completed.seed for e in _completed(seen[0])],
+                [e.game_completed.seed for e in _completed(chosen_seen[3])],
+                codes,
+            )
 
-    revealed, code = asyncio.run(scenario())
+    revealed, chosen, codes = asyncio.run(scenario())
     assert len(revealed) == 1 and revealed[0]
-    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    assert chosen == ["one", "two"]
+    assert codes == [grpc.StatusCode.INVALID_ARGUMENT] * 3
 
 
 def test_admin_calls_without_the_token_fail(tmp_path: Path) -> None:
