@@ -47,6 +47,7 @@ from hearts_tournaments.schedule import ScheduledGame, make_schedule
 from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder
 from hearts_tournaments.tournament_secrets import (
     ADMIN_TOKEN_ENV,
+    DEAL_SECRET_ENV,
     bot_seed,
     deal_seed,
     take_env_secret,
@@ -238,6 +239,7 @@ class _Runner:
         # holds; an external referee's comes from the environment, which is then cleared of it
         # so that no bot process inherits it.
         external = take_env_secret(ADMIN_TOKEN_ENV)
+        take_env_secret(DEAL_SECRET_ENV)  # used by `run` only, if at all: never handed down
         token = external if self.config.server else secrets.token_hex(32)
         self.admin_token = token or None
         self.metadata = (("authorization", f"Bearer {token}"),) if token else ()

@@ -13,6 +13,7 @@ and every finished record, so it is private: the output folder is made mode 0700
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -76,11 +77,13 @@ class Store:
 
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:
-        # SQLite gives the WAL and shared-memory files the main file's mode: 0600 for all three.
+        # SQLite gives the WAL and shared-memory files the main file's mode: 0600 for all three
+        # (an older database is tightened here; another user's is only read, as it is).
         for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
             sibling = path.with_name(name)
             if sibling.exists():
-                sibling.chmod(FILE_MODE)
+                with contextlib.suppress(PermissionError):
+                    sibling.chmod(FILE_MODE)
         db = sqlite3.connect(path, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         # FULL: a commit is on disk before the runner counts the game as finished.
