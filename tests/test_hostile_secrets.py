@@ -36,7 +36,7 @@ from hearts_server.deal import derive_seed, keyed_seed
 from hearts_server.server import make_server
 from tests.conftest import hearts
 from tests.harness import create_table, running_server
-from tests.hostile_secrets.spy_bot import play_seat
+from tests.hostile_secrets.spy_bot import REPORT_PREFIX, play_seat
 
 SPY = Path(__file__).parent / "hostile_secrets" / "spy_bot.py"
 #: A deal secret the organiser passes in the environment (and that no bot may see).
@@ -119,7 +119,13 @@ def spied(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _reports(folder: Path) -> list[dict[str, Any]]:
-    return [json.loads(p.read_text()) for p in sorted((folder / "spy").glob("report-*.json"))]
+    """The spy's reports, one per process, from the bot logs the runner keeps."""
+    lines = (
+        line
+        for log in sorted((folder / "out" / "logs").rglob("*.log"))
+        for line in log.read_text().splitlines()
+    )
+    return [json.loads(line[len(REPORT_PREFIX) :]) for line in lines if line.startswith(REPORT_PREFIX)]
 
 
 def _records(out: Path) -> dict[str, dict[str, Any]]:
@@ -143,7 +149,6 @@ def test_a_spying_entrant_learns_no_other_hand(spied: Path) -> None:
     assert len(records) == 6
     # The spy holds two seats of each of the six games, each its own process.
     assert len(reports) == 12 and all(r["hands_seen"] >= 1 for r in reports)
-    assert all(r["config_readable"] for r in reports)  # sandbox "none": the attack was possible
     for report in reports:
         assert {g["route"] for g in report["guesses"]} <= CLOSED_ROUTES | SANDBOX_ROUTES
         closed = [g for g in report["guesses"] if g["route"] in CLOSED_ROUTES]

@@ -16,15 +16,17 @@ candidate deal seeds by every route an entrant has:
   deal has the same commitment), which another seat holds now. Only a sandbox that leaves a bot
   no storage surviving its game closes this one.
 
-At each hand it keeps the candidates whose deal gives exactly its own hand, and writes their
-guesses of every other seat's hand to ``--spy-dir/report-PID.json`` with what it tried. The test
-compares those guesses with the records afterwards.
+At each hand it keeps the candidates whose deal gives exactly its own hand, and prints their
+guesses of every other seat's hand, with what it tried, as one ``SPY-REPORT {json}`` line on
+stdout at the end (the runner keeps it in the bot's log, sandboxed or not). The test compares
+those guesses with the records afterwards.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import sqlite3
@@ -44,6 +46,8 @@ from hearts_client.sdk import safe_answer
 from hearts_server.deal import deal_hand, derive_seed, keyed_seed, seed_commitment
 from hearts_server.rules import Rules
 
+#: What starts the report line on stdout.
+REPORT_PREFIX = "SPY-REPORT "
 #: Small seeds tried against the commitment...
 SMALL_SEEDS = 2000
 #: ... and small config seeds whose schedule derivation is tried.
@@ -84,10 +88,11 @@ class Spy:
         self.spy_dir = Path(args.spy_dir)
         # What earlier processes learned (one file each: two seats of a game run at once).
         self.memory: dict[str, list[Any]] = {"seeds": [], "games": [], "hands": []}
-        for path in sorted(self.spy_dir.glob("memory-*.json")):
-            earlier = json.loads(path.read_text())
-            for key in self.memory:
-                self.memory[key] += earlier[key]
+        with contextlib.suppress(OSError):  # a sandbox may leave it nothing that outlives a game
+            for path in sorted(self.spy_dir.glob("memory-*.json")):
+                earlier = json.loads(path.read_text())
+                for key in self.memory:
+                    self.memory[key] += earlier[key]
         self.learned: dict[str, list[Any]] = {"seeds": [], "games": [], "hands": []}
         self.commitment = ""
         self.report: dict[str, Any] = {
@@ -277,8 +282,9 @@ class Spy:
     def save(self) -> None:
         if self.game_id:
             self.learned["games"].append(self.game_id)
-        (self.spy_dir / f"memory-{os.getpid()}.json").write_text(json.dumps(self.learned))
-        (self.spy_dir / f"report-{os.getpid()}.json").write_text(json.dumps(self.report))
+        with contextlib.suppress(OSError):
+            (self.spy_dir / f"memory-{os.getpid()}.json").write_text(json.dumps(self.learned))
+        print(REPORT_PREFIX + json.dumps(self.report), flush=True)
 
 
 def main() -> int:
