@@ -92,9 +92,7 @@ def test_the_documented_bot_runs_from_the_sdk_install_against_hearts_host(
         assert host.stdout is not None
         first = json.loads(host.stdout.readline())
         (seat,) = first["seats"]
-        token_file = tmp_path / "token"
-        token_file.write_text(seat["token"])
-        token_file.chmod(0o600)
+        token_file = seat["token_file"]  # hearts host hands the token over in a 0600 file
         env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}
         bot = subprocess.run(
             [str(sdk_python), str(script), "--server", first["address"], "--token-file", str(token_file)],

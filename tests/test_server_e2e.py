@@ -27,8 +27,17 @@ from tests.harness import await_table, create_table, running_server, sdk_bot
 
 def bot_process(name: str, address: str, token: str, seed: str, log: Path) -> subprocess.Popen[bytes]:
     """A built-in bot as its own process, started exactly as ``hearts host`` starts one."""
+    token_file = log.with_suffix(".token")
+    token_file.write_text(token)
+    return bot_process_with_file(name, address, token_file, seed, log)
+
+
+def bot_process_with_file(
+    name: str, address: str, token_file: Path, seed: str, log: Path
+) -> subprocess.Popen[bytes]:
+    """A built-in bot as its own process reading its token from a file, as ``hearts host`` starts one."""
     return subprocess.Popen(
-        bot_command(name, address, token, seed), stdout=subprocess.DEVNULL, stderr=log.open("wb")
+        bot_command(name, address, token_file, seed), stdout=subprocess.DEVNULL, stderr=log.open("wb")
     )
 
 
@@ -256,8 +265,11 @@ def test_hearts_host_with_an_external_bot(tmp_path: Path) -> None:
     assert host.stdout is not None
     invitation = json.loads(host.stdout.readline())
     assert [s["seat"] for s in invitation["seats"]] == [2]
-    external = bot_process(
-        "heuristic", invitation["address"], invitation["seats"][0]["token"], "x", tmp_path / "ext.log"
+    (seat,) = invitation["seats"]
+    assert "token" not in seat and (Path(seat["token_file"]).stat().st_mode & 0o777) == 0o600
+    assert seat["command"].endswith(f"--token-file {seat['token_file']}")
+    external = bot_process_with_file(
+        "heuristic", invitation["address"], Path(seat["token_file"]), "x", tmp_path / "ext.log"
     )
     assert external.wait(300) == 0
     summary = json.loads(host.stdout.readline())

@@ -50,6 +50,8 @@ name = "dice"
 builtin = "random"
 """
 GAMES = 6
+#: The deal secret of both runs compared: the same secret and config give the same deals.
+DEAL_SECRET = "5eed" * 16
 #: Generous: the suite shares two loaded cores.
 RUN_TIMEOUT_S = 900
 
@@ -75,12 +77,26 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> P
             config = root / "resumable.toml"
             config.write_text(CONFIG)
             result = hearts(
-                "tournament", "run", str(config), "--output", str(folder), "--fresh", timeout=RUN_TIMEOUT_S
+                "tournament",
+                "run",
+                str(config),
+                "--output",
+                str(folder),
+                "--fresh",
+                "--deal-secret-file",
+                str(secret_file(root)),
+                timeout=RUN_TIMEOUT_S,
             )
             assert result.returncode == 0, result.stderr
             (folder / "stderr.txt").write_text(result.stderr)
             (folder / "stdout.txt").write_text(result.stdout)
     return folder
+
+
+def secret_file(folder: Path) -> Path:
+    path = folder / "deal.secret"
+    path.write_text(DEAL_SECRET)
+    return path
 
 
 def report(folder: Path, fmt: str = "json") -> str:
@@ -174,6 +190,8 @@ def test_a_tournament_killed_midway_resumes_to_exactly_the_uninterrupted_results
                 str(config),
                 "--output",
                 str(folder),
+                "--deal-secret-file",
+                str(secret_file(tmp_path)),
             ],
             stdout=log,
             stderr=log,
@@ -200,6 +218,8 @@ def test_a_tournament_killed_midway_resumes_to_exactly_the_uninterrupted_results
     # Asked for only now, so that another worker can play it while this one kills and resumes.
     uninterrupted: Path = request.getfixturevalue("uninterrupted")
     assert report_json(folder) == report_json(uninterrupted)
+    verified = hearts("tournament", "verify", str(folder))
+    assert verified.returncode == 0, verified.stdout
     # Resuming a finished tournament plays nothing and prints the same standings.
     again = hearts("tournament", "resume", str(folder), timeout=RUN_TIMEOUT_S)
     assert again.returncode == 0 and stored_keys(folder) == after

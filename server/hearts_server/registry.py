@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cancellation_hearts.v1 import admin_service_pb2 as apb
-from hearts_core.deal import new_seed
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, Rules
 from hearts_core.view import build_view
 from hearts_server.logs import get_logger
@@ -52,7 +51,9 @@ def settings_from_pb(config: apb.TableConfig, defaults: ServerDefaults) -> Table
         rules=rules,
         bot_names=tuple(config.bot_names),
         games=config.games or 1,
-        seed=config.seed or new_seed(),
+        seed=config.seed,
+        game_seeds=tuple(config.game_seeds),
+        reveal_seed=config.reveal_seed,
         decision_ms=config.decision_time_ms or defaults.decision_ms,
         time_bank_ms=config.time_bank_ms or defaults.time_bank_ms,
         max_faults=config.max_faults or defaults.max_faults,

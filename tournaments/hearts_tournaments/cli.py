@@ -155,6 +155,13 @@ def serve(
             "--admin-token", envvar="HEARTS_ADMIN_TOKEN", help="Require this bearer token on admin calls."
         ),
     ] = None,
+    admin_token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--admin-token-file",
+            help="Read the admin token from this file (safer than --admin-token: not on the command line).",
+        ),
+    ] = None,
     tls_cert: Annotated[
         Path | None, typer.Option("--tls-cert", help="PEM certificate chain: serve TLS.")
     ] = None,
@@ -176,6 +183,13 @@ def serve(
 
     if (tls_cert is None) != (tls_key is None):
         raise fail("--tls-cert and --tls-key go together")
+    if admin_token_file is not None:
+        try:
+            admin_token = admin_token_file.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise fail(f"cannot read the admin token file {admin_token_file}: {exc}") from None
+        if not admin_token:
+            raise fail(f"the admin token file {admin_token_file} is empty")
     tls = TlsFiles(tls_cert, tls_key) if tls_cert is not None and tls_key is not None else None
     defaults = ServerDefaults(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
     try:
@@ -201,7 +215,12 @@ def host(
     ],
     games: Annotated[int, typer.Option("--games", help="Games to play in a row.")] = 1,
     seed: Annotated[
-        str | None, typer.Option("--seed", help="Deal seed (default: an unguessable one).")
+        str | None,
+        typer.Option(
+            "--seed",
+            help="Deal seed of the first game, later games derived from it: whoever knows it knows "
+            "every deal (default: a fresh unguessable seed per game).",
+        ),
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="Folder for the game records.")] = Path("games"),
     port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 0,
@@ -217,10 +236,14 @@ def host(
     ] = 600.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines only.")] = False,
 ) -> None:
-    """Host games between built-in bots and your own: prints the address and a token per external seat.
+    """Host games between built-in bots and your own: prints the address and a token file per external seat.
 
-    With --json the first line is {"address": ..., "seats": [{"seat": K, "token": ...}]} and the
-    last line holds the results; start your bot with that address and token.
+    Each seat's token is in its own file, readable by you only (0600, in a private temporary
+    folder removed at the end), and never printed: start your bot with the printed command,
+    `--server ADDRESS --token-file PATH` (or HEARTS_TOKEN_FILE=PATH), not with the token on its
+    command line, where other processes could read it. With --json the first line is
+    {"address": ..., "seats": [{"seat": K, "token_file": PATH, "command": ...}]} and the last line
+    holds the results. Without --seed every game's deals come from a fresh unguessable seed.
     """
     import asyncio
 
@@ -252,8 +275,7 @@ def host(
         invitation = json.loads(line)
         typer.echo(f"referee listening on {invitation['address']}")
         for seat in invitation["seats"]:
-            address, token = invitation["address"], seat["token"]
-            typer.echo(f"  seat {seat['seat']}: <your bot> --server {address} --token {token}")
+            typer.echo(f"  seat {seat['seat']}: {seat['command']}")
         if not invitation["seats"]:
             typer.echo("  (no external seats: built-in bots only)")
         typer.echo("waiting for the bots...")
@@ -282,6 +304,14 @@ def bot(
     token: Annotated[
         str | None, typer.Option("--token", envvar="HEARTS_TOKEN", help="The seat's secret token.")
     ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file",
+            envvar="HEARTS_TOKEN_FILE",
+            help="Read the seat's token from this file (safer than --token: not on the command line).",
+        ),
+    ] = None,
     bot_name: Annotated[
         str | None, typer.Option("--name", envvar="HEARTS_BOT_NAME", help="Name to announce (logs only).")
     ] = None,
@@ -292,10 +322,12 @@ def bot(
 ) -> None:
     """Run a built-in bot in one seat of a referee server (through the Python SDK)."""
     from hearts_client.bots import make_bot
-    from hearts_client.sdk import BotRunError, run
+    from hearts_client.sdk import BotRunError, TokenError, read_token, run
 
-    if not token:
-        raise fail("a seat token is needed: --token T or HEARTS_TOKEN")
+    try:
+        token = read_token(token, token_file)
+    except TokenError as exc:
+        raise fail(str(exc)) from None
     try:
         player = make_bot(name, seed)
     except ValueError as exc:

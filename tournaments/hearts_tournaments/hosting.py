@@ -1,16 +1,27 @@
 """``hearts host``: a referee server with built-in bots in some seats and yours in the others.
 
 Starts a server, creates one table, starts every built-in seat's bot as a separate process
-through the SDK (``hearts bot NAME``), prints the address and a token for every ``external``
-seat, waits for those bots, plays the games and writes each game record to ``DIR/<game_id>.json``.
+through the SDK (``python -m hearts_tournaments.builtin_bot NAME``), prints the address and, for
+every ``external`` seat, the path of a file holding its token, waits for those bots, plays the
+games and writes each game record to ``DIR/<game_id>.json``.
+
+Tokens never appear on a command line or in the output, where other processes and logs could
+read them: each seat's token is written to its own 0600 file in a private (0700) temporary
+folder, removed when the games are over, and every bot gets it with ``--token-file PATH``. The
+server requires a random admin token that nobody is told (``hearts host`` needs no admin call),
+and without ``--seed`` every game gets its own fresh, unguessable deal seed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import secrets
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,23 +67,29 @@ def parse_seats(text: str) -> tuple[str, ...]:
     return seats
 
 
-def bot_command(name: str, address: str, token: str, seed: str) -> list[str]:
-    """The command that runs built-in bot ``name`` as its own process."""
+def bot_command(name: str, address: str, token_file: Path, seed: str) -> list[str]:
+    """The command that runs built-in bot ``name`` as its own process, its token in a file."""
     return [
         sys.executable,
         "-m",
-        "hearts_tournaments",
-        "--log-format",
-        "json",
-        "bot",
+        "hearts_tournaments.builtin_bot",
         name,
         "--server",
         address,
-        "--token",
-        token,
+        "--token-file",
+        str(token_file),
         "--seed",
         seed,
     ]
+
+
+def write_token_file(folder: Path, seat: int, token: str) -> Path:
+    """Writes a seat's token to ``folder/seat-K.token``, readable by its owner only (0600)."""
+    path = folder / f"seat-{seat}.token"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(token + "\n")
+    return path
 
 
 async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[dict[str, Any]]:
@@ -86,32 +103,37 @@ async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[
         One summary per finished game: game id, record path, totals, winners, faults.
     """
     out = options.out
-    out.mkdir(parents=True, exist_ok=True)
-    server = make_server(out, host=options.host, port=options.port)
+    logs = out / "logs"
+    for folder in (out, logs):
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder.chmod(0o700)
+    # Nobody needs the admin API here, so nobody gets its token: no seat can read records or
+    # create tables behind the host's back.
+    server = make_server(out, host=options.host, port=options.port, admin_token=secrets.token_hex(32))
     await server.start()
-    seed = options.seed or new_seed()
     names = tuple(f"{EXTERNAL}-{i}" if name == EXTERNAL else name for i, name in enumerate(options.seats))
     settings = TableSettings(
         rules=Rules(players=len(options.seats), target_score=options.target_score),
         bot_names=names,
         games=options.games,
-        seed=seed,
+        seed=options.seed or "",  # empty: a fresh seed per game
         decision_ms=options.decision_ms,
         time_bank_ms=options.time_bank_ms,
         join_timeout_ms=options.join_timeout_ms,
     )
     table = server.registry.create(settings)
-    emit(json.dumps(_invitation(server.address, table, options.seats)))
+    private = Path(tempfile.mkdtemp(prefix="hearts-host-"))  # mode 0700
+    token_files = [write_token_file(private, seat.index, seat.token) for seat in table.seats]
     processes: list[tuple[subprocess.Popen[bytes], IO[bytes]]] = []
-    logs = out / "logs"
-    logs.mkdir(exist_ok=True)
     try:
+        emit(json.dumps(_invitation(server.address, table, options.seats, token_files)))
         for seat in table.seats:
             if options.seats[seat.index] == EXTERNAL:
                 continue
             log_file: IO[bytes] = (logs / f"{table.table_id}-seat{seat.index}-{seat.name}.log").open("ab")
+            bot_seed = f"{options.seed}/{seat.index}" if options.seed else new_seed()
             command = bot_command(
-                options.seats[seat.index], server.address, seat.token, f"{seed}/{seat.index}"
+                options.seats[seat.index], server.address, token_files[seat.index], bot_seed
             )
             processes.append(
                 (
@@ -130,6 +152,7 @@ async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[
                 process.kill()
             log_file.close()
         await server.stop()
+        shutil.rmtree(private, ignore_errors=True)
     return [
         {
             "game_id": game.game_id,
@@ -142,9 +165,20 @@ async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[
     ]
 
 
-def _invitation(address: str, table: Table, seats: Sequence[str]) -> dict[str, Any]:
+def _invitation(
+    address: str, table: Table, seats: Sequence[str], token_files: Sequence[Path]
+) -> dict[str, Any]:
+    """What the user needs to seat their bots: the address, and per external seat its token file."""
     return {
         "address": address,
         "table_id": table.table_id,
-        "seats": [{"seat": s.index, "token": s.token} for s in table.seats if seats[s.index] == EXTERNAL],
+        "seats": [
+            {
+                "seat": s.index,
+                "token_file": str(token_files[s.index]),
+                "command": f"<your bot> --server {address} --token-file {token_files[s.index]}",
+            }
+            for s in table.seats
+            if seats[s.index] == EXTERNAL
+        ],
     }

@@ -1,12 +1,15 @@
 """Running a tournament's games on a referee server, several tables at once.
 
 The runner starts a referee in-process (``make_server`` on ``127.0.0.1:0``, records into
-``OUTPUT/records``) unless the config names an external one, and plays every game of the
-schedule that the database does not hold yet, ``concurrency`` tables at a time, in schedule
-order. For each game it creates a table with ``AdminService.CreateTable`` (one game, the deal's
-seed, the seats' bot names, the game key as label), starts one bot process per seat, waits with
-``AwaitTable`` and commits the finished game to the database before counting it done. Stopped
-at any moment, a tournament resumes with exactly the games that were not committed.
+``OUTPUT/records``, a fresh random admin token known only to the runner's memory) unless the
+config names an external one (whose admin token it reads from ``HEARTS_ADMIN_TOKEN`` and removes
+from its environment), and plays every game of the schedule that the database does not hold
+yet, ``concurrency`` tables at a time, in schedule order. For each game it creates a table with
+``AdminService.CreateTable`` (one game, the deal's seed derived from the tournament's deal
+secret, the seats' bot names, the game key as label, the seed not revealed to the seats),
+starts one bot process per seat, waits with ``AwaitTable`` and commits the finished game to the
+database before counting it done. Stopped at any moment, a tournament resumes with exactly the
+games that were not committed.
 
 Faulty bots never stop a tournament: the referee plays for a seat whose bot is absent, slow or
 retired (its fault policy), and a bot with ``quarantine_after`` failed games is quarantined:
@@ -19,7 +22,7 @@ the same for a bot whose process exits before its table starts.
 from __future__ import annotations
 
 import asyncio
-import os
+import secrets
 import shutil
 import signal
 from collections.abc import Coroutine, Iterator
@@ -38,12 +41,17 @@ from hearts_tournaments.entrants import BotProcess, launch_for
 from hearts_tournaments.outcome import GameOutcome, Quarantine, QuarantineTracker
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.schedule import ScheduledGame, make_schedule
-from hearts_tournaments.store import DB_NAME, Store, StoreError
+from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder
+from hearts_tournaments.tournament_secrets import (
+    ADMIN_TOKEN_ENV,
+    DEAL_SECRET_ENV,
+    bot_seed,
+    deal_seed,
+    take_env_secret,
+)
 
 log = get_logger(__name__)
 
-#: Environment variable holding the admin token of an external referee.
-ADMIN_TOKEN_ENV = "HEARTS_ADMIN_TOKEN"
 #: Seconds to wait for an external referee to answer at start.
 CONNECT_TIMEOUT_S = 10.0
 #: What the runner owns in an output folder (removed by ``--fresh``).
@@ -94,7 +102,11 @@ class Tournament:
 
 
 def create_tournament(
-    config: TournamentConfig, config_text: str, output: Path, fresh: bool = False
+    config: TournamentConfig,
+    config_text: str,
+    output: Path,
+    fresh: bool = False,
+    deal_secret: bytes | None = None,
 ) -> Tournament:
     """Schedules a new tournament and stores it in ``output``.
 
@@ -103,6 +115,8 @@ def create_tournament(
         config_text: The configuration file's text (kept in the database).
         output: The output folder.
         fresh: Remove a previous tournament's database, records and logs from ``output`` first.
+        deal_secret: The secret to seed the deals from, to replay a tournament's deals
+            (default: a fresh one, drawn now).
 
     Raises:
         StoreError: if ``output`` already holds a tournament (and not ``fresh``).
@@ -120,7 +134,7 @@ def create_tournament(
             f"{output}`, or add --fresh to start it over"
         )
     schedule = make_schedule(config.bot_names, config.table_size, config.deals, config.seed, config.duplicate)
-    store = Store.create(output, config_text, config.base_dir, config.name, schedule)
+    store = Store.create(output, config_text, config.base_dir, config.name, schedule, deal_secret)
     return Tournament(config, store, output)
 
 
@@ -217,8 +231,15 @@ class _Runner:
             self.quarantine.add(outcome)
             self.faults += sum(outcome.faults)
         self._reaping: dict[asyncio.Task[None], list[BotProcess]] = {}
-        token = os.environ.get(ADMIN_TOKEN_ENV, "")
-        self.metadata = (("authorization", f"Bearer {token}"),) if token and self.config.server else ()
+        self.deal_secret = self.store.deal_secret()
+        # The in-process referee always requires a fresh admin token that only this object
+        # holds; an external referee's comes from the environment, which is then cleared of it
+        # so that no bot process inherits it.
+        external = take_env_secret(ADMIN_TOKEN_ENV)
+        take_env_secret(DEAL_SECRET_ENV)  # used by `run` only, if at all: never handed down
+        token = external if self.config.server else secrets.token_hex(32)
+        self.admin_token = token or None
+        self.metadata = (("authorization", f"Bearer {token}"),) if token else ()
 
     async def run(self) -> None:
         done = self.store.finished_keys()
@@ -228,8 +249,14 @@ class _Runner:
             return
         server = None
         address = self.config.server
+        try:
+            # Records and bot logs tell about hands: only the organiser may read them.
+            for folder in (self.output, self.output / "records", self.output / "logs"):
+                private_folder(folder)
+        except OSError as exc:
+            raise RunnerError(f"cannot prepare {self.output}: {exc}") from None
         if not address:
-            server = make_server(self.output / "records")
+            server = make_server(self.output / "records", admin_token=self.admin_token)
             try:
                 await server.start()
             except OSError as exc:
@@ -321,7 +348,9 @@ class _GamePlay:
             target_score=config.target_score,
             max_hands=config.max_hands,
             games=1,
-            seed=game.seed,
+            # The real seed: keyed by the tournament's secret, never the schedule's public id.
+            seed=deal_seed(self.runner.deal_secret, game),
+            reveal_seed=False,
             decision_time_ms=config.decision_ms,
             time_bank_ms=config.time_bank_ms,
             max_faults=config.max_faults,
@@ -346,7 +375,8 @@ class _GamePlay:
                 if self.absent[seat]:
                     continue
                 spec = config.bot(bot)
-                launch = launch_for(spec, self.address, self.tokens[seat], game.bot_seeds[seat])
+                seed = bot_seed(self.runner.deal_secret, game, seat)
+                launch = launch_for(spec, self.address, self.tokens[seat], seed)
                 log_path = self.runner.output / "logs" / bot / f"{game.key}-s{seat}.log"
                 process = await BotProcess.start(seat, launch, log_path)
                 processes.append(process)

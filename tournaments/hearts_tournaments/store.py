@@ -5,11 +5,17 @@ record), each committed the moment the game ends. WAL mode with ``synchronous=FU
 commit durable before the runner moves on, so a ``kill -9`` (or a power cut) loses at most the
 games still being played; :mod:`hearts_tournaments.runner` replays exactly those on resume. A
 game is stored at most once: its key is the primary key, and a second insert is refused.
+
+The database holds the tournament's deal secret (:mod:`hearts_tournaments.tournament_secrets`)
+and every finished record, so it is private: the output folder is made mode 0700 and the database
+(with its WAL and shared-memory files) 0600, whatever the umask.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -17,11 +23,16 @@ from typing import Any
 
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.schedule import Schedule
+from hearts_tournaments.tournament_secrets import DealSecretError, new_deal_secret, parse_deal_secret
 
 #: The database's file name inside the output folder.
 DB_NAME = "tournament.sqlite"
-#: Bumped when the tables change meaning.
-SCHEMA_VERSION = 1
+#: Bumped when the tables change meaning (2: deals are seeded from the meta ``deal_secret``;
+#: the schedule's ``seed`` column is only the deal's public id).
+SCHEMA_VERSION = 2
+#: Modes of the output folder and of the database's files.
+FOLDER_MODE = 0o700
+FILE_MODE = 0o600
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,6 +77,13 @@ class Store:
 
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:
+        # SQLite gives the WAL and shared-memory files the main file's mode: 0600 for all three
+        # (an older database is tightened here; another user's is only read, as it is).
+        for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
+            sibling = path.with_name(name)
+            if sibling.exists():
+                with contextlib.suppress(PermissionError):
+                    sibling.chmod(FILE_MODE)
         db = sqlite3.connect(path, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         # FULL: a commit is on disk before the runner counts the game as finished.
@@ -75,15 +93,24 @@ class Store:
         return db
 
     @classmethod
-    def create(cls, folder: Path, config_text: str, base_dir: Path, name: str, schedule: Schedule) -> Store:
+    def create(
+        cls,
+        folder: Path,
+        config_text: str,
+        base_dir: Path,
+        name: str,
+        schedule: Schedule,
+        deal_secret: bytes | None = None,
+    ) -> Store:
         """Creates the database of a new tournament in ``folder``.
 
         Args:
-            folder: The output folder (created if needed).
+            folder: The output folder (created if needed, and made mode 0700).
             config_text: The configuration file's text, kept verbatim.
             base_dir: The configuration's folder (bot commands run there).
             name: The tournament's name.
             schedule: Its schedule.
+            deal_secret: The secret its deals are seeded from (default: a fresh one).
 
         Raises:
             StoreError: if ``folder`` already holds a tournament or cannot be written.
@@ -91,8 +118,11 @@ class Store:
         path = cls.path_in(folder)
         if path.exists():
             raise StoreError(f"{folder} already holds a tournament")
+        secret = deal_secret if deal_secret is not None else new_deal_secret()
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            private_folder(folder)
+            # Created 0600 before SQLite opens it, so the secret is never readable by others.
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
             db = cls._connect(path)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot create {path}: {exc}") from None
@@ -110,6 +140,7 @@ class Store:
                 "schedule": json.dumps(schedule.to_json()),
                 "balance": json.dumps(schedule.balance().to_json()),
                 "created_at": repr(time.time()),
+                "deal_secret": secret.hex(),
             }
             db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
             db.executemany(
@@ -135,11 +166,19 @@ class Store:
         try:
             db = cls._connect(path)
             version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        except sqlite3.Error as exc:
+        except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"{path} is not a tournament database: {exc}") from None
         if version is None or version[0] != str(SCHEMA_VERSION):
             db.close()
-            raise StoreError(f"{path} has schema version {version and version[0]}, not {SCHEMA_VERSION}")
+            hint = (
+                ": it was created before deals were seeded from a secret, so its deals are "
+                "predictable; start it over with `hearts tournament run CONFIG --fresh`"
+                if version is not None and version[0] == "1"
+                else ""
+            )
+            raise StoreError(
+                f"{path} has schema version {version and version[0]}, not {SCHEMA_VERSION}{hint}"
+            )
         return cls(path, db)
 
     def close(self) -> None:
@@ -169,6 +208,17 @@ class Store:
     def base_dir(self) -> Path:
         """The configuration file's folder."""
         return Path(self.meta("base_dir"))
+
+    def deal_secret(self) -> bytes:
+        """The secret the tournament's deals and bot seeds are derived from.
+
+        Raises:
+            StoreError: if it is missing or not a valid secret.
+        """
+        try:
+            return parse_deal_secret(self.meta("deal_secret"), f"{self.path} deal_secret")
+        except DealSecretError as exc:
+            raise StoreError(str(exc)) from None
 
     def schedule(self) -> Schedule:
         """The stored schedule."""
@@ -214,3 +264,13 @@ class Store:
                 )
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"game {outcome.key} cannot be stored: {exc}") from None
+
+
+def private_folder(folder: Path) -> None:
+    """Creates ``folder`` (and its parents) if needed and makes it mode 0700.
+
+    Raises:
+        OSError: if it cannot be created or its mode cannot be set.
+    """
+    folder.mkdir(parents=True, exist_ok=True, mode=FOLDER_MODE)
+    folder.chmod(FOLDER_MODE)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +34,8 @@ from hearts_tournaments.runner import (
 )
 from hearts_tournaments.schedule import make_schedule, suggest_deals
 from hearts_tournaments.store import StoreError
+from hearts_tournaments.tournament_secrets import DealSecretError, read_deal_secret
+from hearts_tournaments.verify import verify_tournament
 
 tournament_app = typer.Typer(
     name="tournament",
@@ -87,12 +90,25 @@ def run_command(
             "--fresh", help="Replace a tournament already in the output folder (--demo always does)."
         ),
     ] = False,
+    deal_secret_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--deal-secret-file",
+            help="Seed the deals from this secret (64 hex digits; or env HEARTS_DEAL_SECRET) to replay "
+            "another tournament's deals. Default: a fresh secret, kept in the output folder's "
+            "database. Never put it in the config: bots may read that.",
+        ),
+    ] = None,
     concurrency: ConcurrencyOption = None,
     progress: ProgressOption = ProgressMode.AUTO,
 ) -> None:
     """Schedule and run a tournament, then print the ranked standings."""
     if demo == (config is not None):
         raise _fail("give a tournament config file, or --demo (not both)")
+    try:
+        secret = read_deal_secret(deal_secret_file)
+    except DealSecretError as exc:
+        raise _fail(str(exc)) from None
     try:
         if config is not None:
             settings, text = load_config(config)
@@ -103,7 +119,7 @@ def run_command(
         raise _fail(f"{config or 'demo'}: {exc}") from None
     folder = output or (DEMO_OUTPUT if demo else settings.output)
     try:
-        tournament = create_tournament(settings, text, folder, fresh=fresh or demo)
+        tournament = create_tournament(settings, text, folder, fresh=fresh or demo, deal_secret=secret)
     except StoreError as exc:
         raise _fail(str(exc)) from None
     _print_balance(tournament)
@@ -137,6 +153,26 @@ def report_command(
     text = render(standings, fmt)
     if text is not None:
         sys.stdout.write(text)
+
+
+@tournament_app.command("verify")
+def verify_command(
+    folder: Annotated[Path, typer.Argument(help="The tournament's output folder.")],
+) -> None:
+    """Check every stored game against its record and seed, and the standings against the records.
+
+    Prints one line per problem and exits 1 if there is any; else a summary line and exit 0.
+    """
+    tournament = _open(folder)
+    with tournament.store:
+        try:
+            verification = verify_tournament(tournament)
+        except StoreError as exc:
+            raise _fail(str(exc)) from None
+    for problem in verification.problems:
+        typer.echo(problem)
+    typer.echo(verification.summary())
+    raise typer.Exit(0 if verification.ok else 1)
 
 
 @tournament_app.command("schedule")
@@ -211,6 +247,9 @@ def _log_to(path: Path) -> Iterator[None]:
     configure_logging(LogFormat.JSON, logging.getLevelName(root.level))
     formatter = root.handlers[0].formatter
     path.parent.mkdir(parents=True, exist_ok=True)
+    # The log names games and bots' faults: the organiser's only, like the database (0600).
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    path.chmod(0o600)
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(formatter)
     root.handlers[:] = [handler]

@@ -4,11 +4,16 @@ A game is fully determined by its rules, its seed and the players' decisions: th
 ``k`` is a shuffle driven by ``SHA-256(seed, k)``, so any hand can be re-dealt on its own. Before
 a game starts the referee publishes :func:`seed_commitment`; the game record reveals the seed,
 and anyone can check that the deals are the ones the seed gives.
+
+A seed anyone can guess gives every hand away, and the commitment lets a guess be checked, so
+real seeds are secrets: :func:`new_seed` draws one, and :func:`keyed_seed` derives one from a
+secret key (a tournament's deal secret) and a public id, so that knowing the id tells nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import random
 import secrets
 
@@ -49,3 +54,13 @@ def derive_seed(seed: str | int, *parts: object) -> str:
     """A child seed, e.g. one per game of a tournament: ``sha256(seed, parts...)`` in hex."""
     text = "/".join(str(p) for p in (seed, *parts))
     return hashlib.sha256(f"{_DOMAIN}/derive:{text}".encode()).hexdigest()[:32]
+
+
+def keyed_seed(key: bytes, *parts: object) -> str:
+    """A seed only the holder of ``key`` can compute: ``HMAC-SHA256(key, parts...)`` in hex.
+
+    A tournament derives each deal's seed this way from its secret and the schedule's public id
+    of the deal, so the schedule (or the config it comes from) tells nothing about the cards.
+    """
+    text = "/".join(str(p) for p in parts)
+    return hmac.new(key, f"{_DOMAIN}/keyed:{text}".encode(), hashlib.sha256).hexdigest()[:32]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from hearts_core.deal import derive_seed
+from hearts_core.deal import derive_seed, new_seed
 from hearts_core.rules import Rules
 
 #: Limit for any single decision.
@@ -37,7 +37,11 @@ class TableSettings:
         rules: The rules of every game.
         bot_names: The name shown for each seat.
         games: Games played in a row.
-        seed: The first game's deal seed; game ``k`` > 0 uses ``derive_seed(seed, k)``.
+        seed: The first game's deal seed, chosen by the organiser; game ``k`` > 0 uses
+            ``derive_seed(seed, "game", k)``. Empty (and no ``game_seeds``): every game gets a
+            fresh :func:`new_seed`, independent of the others.
+        game_seeds: Each game's deal seed (exactly ``games`` of them); overrides ``seed``.
+        reveal_seed: Whether GameCompleted tells the seats the seed (else only the record does).
         decision_ms: Limit for any single decision.
         time_bank_ms: Total thinking time per seat per game.
         max_faults: Faults that retire a seat for the rest of a game.
@@ -54,6 +58,8 @@ class TableSettings:
     max_faults: int = DEFAULT_MAX_FAULTS
     join_timeout_ms: int = DEFAULT_JOIN_TIMEOUT_MS
     label: str = ""
+    game_seeds: tuple[str, ...] = ()
+    reveal_seed: bool = False
 
     def __post_init__(self) -> None:
         if len(self.bot_names) != self.rules.players:
@@ -62,7 +68,22 @@ class TableSettings:
             raise ValueError("a table plays at least one game")
         if self.decision_ms < 1 or self.time_bank_ms < 0 or self.max_faults < 1:
             raise ValueError("decision_ms and max_faults must be positive, time_bank_ms not negative")
+        if self.game_seeds:
+            if len(self.game_seeds) != self.games or not all(self.game_seeds):
+                raise ValueError(f"game_seeds needs exactly {self.games} non-empty seeds, one per game")
+        elif self.seed:
+            if self.reveal_seed and self.games > 1:
+                raise ValueError(
+                    "reveal_seed with a chosen seed and several games would reveal the later games' "
+                    "deals: give game_seeds (one per game) instead"
+                )
+        else:
+            # No seed chosen: each game's is drawn now, independently, so that revealing one
+            # (in its record or its GameCompleted) tells nothing about the next.
+            object.__setattr__(self, "game_seeds", tuple(new_seed() for _ in range(self.games)))
 
     def game_seed(self, game_number: int) -> str:
         """The deal seed of game ``game_number`` of the table."""
+        if self.game_seeds:
+            return self.game_seeds[game_number]
         return self.seed if game_number == 0 else derive_seed(self.seed, "game", game_number)

@@ -380,5 +380,7 @@ class Table:
                 )
                 for s in self.seats
             ],
-            seed=seed,
+            # Revealed here only if asked: a seat must not learn the seed of a deal that is
+            # played again later (the next rotation of a duplicate tournament).
+            seed=seed if self.settings.reveal_seed else "",
         )

@@ -79,6 +79,8 @@ class TableConfig(_message.Message):
     MAX_FAULTS_FIELD_NUMBER: _builtins.int
     JOIN_TIMEOUT_MS_FIELD_NUMBER: _builtins.int
     LABEL_FIELD_NUMBER: _builtins.int
+    REVEAL_SEED_FIELD_NUMBER: _builtins.int
+    GAME_SEEDS_FIELD_NUMBER: _builtins.int
     players: _builtins.int
     """The table size, 6 to 11."""
     target_score: _builtins.int
@@ -90,9 +92,11 @@ class TableConfig(_message.Message):
     games: _builtins.int
     """Games to play in a row; 0 means 1."""
     seed: _builtins.str
-    """The deal seed of the table's first game (later games derive theirs from it). Empty: the
-    referee draws an unguessable seed. A seed chosen by the organiser makes the deals
-    reproducible (duplicate tournaments) but anyone who knows it can predict them.
+    """The deal seed of the table's first game; later games derive theirs from it. Empty: the
+    referee draws a fresh unguessable seed for every game, so no game's seed tells anything
+    about another's. A seed chosen by the organiser makes the deals reproducible (duplicate
+    tournaments) but anyone who knows it can predict every game of the table: keep it secret,
+    or give `game_seeds` instead. Ignored when `game_seeds` is given.
     """
     decision_time_ms: _builtins.int
     """Per-decision time limit in milliseconds; 0 means the server's default (1000)."""
@@ -106,9 +110,23 @@ class TableConfig(_message.Message):
     """
     label: _builtins.str
     """Optional label stored in the game records, e.g. a tournament's game key."""
+    reveal_seed: _builtins.bool
+    """Whether GameCompleted reveals the finished game's deal seed to the seats and spectators.
+    Default false: the seed is revealed only in the game record (the record file and the admin
+    API), so that a seat never learns the seed of a deal that is played again later (a
+    duplicate tournament's next rotation, or a later game derived from `seed`). Turning it on
+    with a chosen `seed` and more than one game is refused (INVALID_ARGUMENT): the first
+    game's seed would reveal the later games' deals.
+    """
     @_builtins.property
     def bot_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The bot name shown for each seat; exactly `players` names."""
+
+    @_builtins.property
+    def game_seeds(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The deal seed of each game of the table, in order: exactly `games` seeds (each non-empty)
+        or none. When given, `seed` is ignored and every game's seed is independent of the others.
+        """
 
     def __init__(
         self,
@@ -125,10 +143,12 @@ class TableConfig(_message.Message):
         max_faults: _builtins.int = ...,
         join_timeout_ms: _builtins.int = ...,
         label: _builtins.str = ...,
+        reveal_seed: _builtins.bool = ...,
+        game_seeds: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_names", b"bot_names", "decision_time_ms", b"decision_time_ms", "first_dealer", b"first_dealer", "games", b"games", "join_timeout_ms", b"join_timeout_ms", "label", b"label", "max_faults", b"max_faults", "max_hands", b"max_hands", "players", b"players", "seed", b"seed", "target_score", b"target_score", "time_bank_ms", b"time_bank_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_names", b"bot_names", "decision_time_ms", b"decision_time_ms", "first_dealer", b"first_dealer", "game_seeds", b"game_seeds", "games", b"games", "join_timeout_ms", b"join_timeout_ms", "label", b"label", "max_faults", b"max_faults", "max_hands", b"max_hands", "players", b"players", "reveal_seed", b"reveal_seed", "seed", b"seed", "target_score", b"target_score", "time_bank_ms", b"time_bank_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -196,7 +216,9 @@ class CreateTableResponse(_message.Message):
     table_id: _builtins.str
     """The table's id."""
     seed_commitment: _builtins.str
-    """The SHA-256 commitment to the first game's deal seed."""
+    """The SHA-256 commitment to the first game's deal seed (each game's GameStarted carries its
+    own).
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatToken]:
         """One token per seat, in seat order."""

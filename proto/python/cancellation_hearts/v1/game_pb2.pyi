@@ -428,7 +428,8 @@ class GameStarted(_message.Message):
     """The dealer of hand 0."""
     seed_commitment: _builtins.str
     """Hex SHA-256 commitment to the deal seed, published before the first deal. The game record
-    reveals the seed; `hearts replay` checks it against this and against every deal.
+    reveals the seed once the game is over; `hearts replay` checks it against this and against
+    every deal.
     """
     decision_time_ms: _builtins.int
     """The limit for any single decision, in milliseconds."""
@@ -794,7 +795,10 @@ class GameCompleted(_message.Message):
     hands_played: _builtins.int
     """How many hands were played."""
     seed: _builtins.str
-    """The deal seed, revealed; its SHA-256 commitment was sent in GameStarted."""
+    """The deal seed, revealed, when the table's configuration asks for it (TableConfig.
+    reveal_seed); empty by default, when only the game record reveals it. Its SHA-256
+    commitment was sent in GameStarted.
+    """
     @_builtins.property
     def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Per seat, the final totals."""
