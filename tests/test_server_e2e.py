@@ -26,9 +26,11 @@ from tests.harness import await_table, create_table, running_server, sdk_bot
 
 
 def bot_process(name: str, address: str, token: str, seed: str, log: Path) -> subprocess.Popen[bytes]:
-    """A built-in bot as its own process, started exactly as ``hearts host`` starts one."""
+    """A built-in bot as its own process (unsandboxed), its token in a file beside its log."""
+    token_file = log.with_suffix(".token")
+    token_file.write_text(token)
     return subprocess.Popen(
-        bot_command(name, address, token, seed), stdout=subprocess.DEVNULL, stderr=log.open("wb")
+        bot_command(name, address, token_file, seed), stdout=subprocess.DEVNULL, stderr=log.open("wb")
     )
 
 

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from hearts_server.logs import LogFormat, configure_logging
+from hearts_tournaments.sandbox import SandboxError, SandboxKind
 
 app = typer.Typer(
     name="hearts",
@@ -216,6 +217,10 @@ def host(
         float, typer.Option("--join-timeout", help="Seconds to wait for external bots.")
     ] = 600.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines only.")] = False,
+    sandbox: Annotated[
+        SandboxKind,
+        typer.Option("--sandbox", help="Run the built-in bots in the bwrap sandbox, or unconfined (none)."),
+    ] = SandboxKind.BWRAP,
 ) -> None:
     """Host games between built-in bots and your own: prints the address and a token per external seat.
 
@@ -243,6 +248,7 @@ def host(
         decision_ms=decision_ms,
         time_bank_ms=time_bank_ms,
         join_timeout_ms=int(join_timeout * 1000),
+        sandbox=sandbox,
     )
 
     def emit(line: str) -> None:
@@ -261,7 +267,7 @@ def host(
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     try:
         results = asyncio.run(host_games(options, emit))
-    except OSError as exc:
+    except (OSError, SandboxError) as exc:
         raise fail(str(exc)) from None
     if as_json:
         typer.echo(json.dumps({"games": results}))
@@ -280,7 +286,12 @@ def bot(
         str, typer.Option("--server", envvar="HEARTS_SERVER", help="Referee address host:port.")
     ] = "127.0.0.1:50051",
     token: Annotated[
-        str | None, typer.Option("--token", envvar="HEARTS_TOKEN", help="The seat's secret token.")
+        str | None,
+        typer.Option("--token", envvar="HEARTS_TOKEN", help="The seat's secret token (manual use only)."),
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option("--token-file", envvar="HEARTS_TOKEN_FILE", help="A file holding the seat's token."),
     ] = None,
     bot_name: Annotated[
         str | None, typer.Option("--name", envvar="HEARTS_BOT_NAME", help="Name to announce (logs only).")
@@ -292,10 +303,12 @@ def bot(
 ) -> None:
     """Run a built-in bot in one seat of a referee server (through the Python SDK)."""
     from hearts_client.bots import make_bot
-    from hearts_client.sdk import BotRunError, run
+    from hearts_client.sdk import BotRunError, TokenError, read_token, run
 
-    if not token:
-        raise fail("a seat token is needed: --token T or HEARTS_TOKEN")
+    try:
+        token = read_token(token, token_file)
+    except TokenError as exc:
+        raise fail(str(exc)) from None
     try:
         player = make_bot(name, seed)
     except ValueError as exc:
@@ -304,6 +317,21 @@ def bot(
         run(player, server, token, name=bot_name or name, tls_ca=tls_ca)
     except BotRunError as exc:
         raise fail(str(exc), code=1) from None
+
+
+@app.command()
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of lines.")] = False,
+) -> None:
+    """Show which isolation features this machine offers and which the tournament runner uses."""
+    from hearts_tournaments.sandbox import machine_features
+
+    features = machine_features()
+    if as_json:
+        typer.echo(json.dumps({"features": [f.to_json() for f in features]}))
+        return
+    for feature in features:
+        typer.echo(feature.line())
 
 
 from hearts_tournaments.tournament_cli import tournament_app  # noqa: E402

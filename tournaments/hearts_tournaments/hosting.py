@@ -1,26 +1,31 @@
 """``hearts host``: a referee server with built-in bots in some seats and yours in the others.
 
 Starts a server, creates one table, starts every built-in seat's bot as a separate process
-through the SDK (``hearts bot NAME``), prints the address and a token for every ``external``
-seat, waits for those bots, plays the games and writes each game record to ``DIR/<game_id>.json``.
+exactly as the tournament runner does (:class:`~hearts_tournaments.entrants.BotProcess`: in its
+sandbox, reaching the referee through a private Unix socket, its token in a file), prints the
+address and a token for every ``external`` seat, waits for those bots, plays the games and
+writes each game record to ``DIR/<game_id>.json``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_server.deal import new_seed
 from hearts_server.rules import Rules
 from hearts_server.server import make_server
 from hearts_server.table import DEFAULT_JOIN_TIMEOUT_MS, Table, TableSettings
+from hearts_tournaments.config import BotSpec
+from hearts_tournaments.entrants import BotProcess, SeatAccess
+from hearts_tournaments.sandbox import Limits, SandboxKind, Watchdog, require_bwrap
 
 EXTERNAL = "external"
 
@@ -39,6 +44,8 @@ class HostOptions:
     decision_ms: int = 1000
     time_bank_ms: int = 60_000
     join_timeout_ms: int = DEFAULT_JOIN_TIMEOUT_MS
+    sandbox: SandboxKind = SandboxKind.BWRAP
+    limits: Limits = field(default_factory=Limits)
 
 
 def parse_seats(text: str) -> tuple[str, ...]:
@@ -56,22 +63,16 @@ def parse_seats(text: str) -> tuple[str, ...]:
     return seats
 
 
-def bot_command(name: str, address: str, token: str, seed: str) -> list[str]:
-    """The command that runs built-in bot ``name`` as its own process."""
+def bot_command(name: str, address: str, token_file: Path, seed: str) -> list[str]:
+    """A command that runs built-in bot ``name`` as its own process, unsandboxed (for tests)."""
     return [
         sys.executable,
         "-m",
-        "hearts_tournaments",
-        "--log-format",
-        "json",
-        "bot",
+        "hearts_tournaments.builtin_bot",
         name,
-        "--server",
-        address,
-        "--token",
-        token,
-        "--seed",
-        seed,
+        f"--server={address}",
+        f"--token-file={token_file}",
+        f"--seed={seed}",
     ]
 
 
@@ -84,10 +85,22 @@ async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[
 
     Returns:
         One summary per finished game: game id, record path, totals, winners, faults.
+
+    Raises:
+        SandboxError: if the bots are to be sandboxed and bwrap is missing.
     """
+    if options.sandbox is SandboxKind.BWRAP and any(s != EXTERNAL for s in options.seats):
+        require_bwrap()
+    with tempfile.TemporaryDirectory(prefix="hearts-host-") as private, Watchdog() as watchdog:
+        return await _host(options, emit, Path(private) / "referee.sock", watchdog)
+
+
+async def _host(
+    options: HostOptions, emit: Callable[[str], None], socket: Path, watchdog: Watchdog
+) -> list[dict[str, Any]]:
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
-    server = make_server(out, host=options.host, port=options.port)
+    server = make_server(out, host=options.host, port=options.port, unix_socket=socket)
     await server.start()
     seed = options.seed or new_seed()
     names = tuple(f"{EXTERNAL}-{i}" if name == EXTERNAL else name for i, name in enumerate(options.seats))
@@ -102,33 +115,33 @@ async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[
     )
     table = server.registry.create(settings)
     emit(json.dumps(_invitation(server.address, table, options.seats)))
-    processes: list[tuple[subprocess.Popen[bytes], IO[bytes]]] = []
+    processes: list[BotProcess] = []
     logs = out / "logs"
     logs.mkdir(exist_ok=True)
+    done = False
     try:
         for seat in table.seats:
-            if options.seats[seat.index] == EXTERNAL:
+            name = options.seats[seat.index]
+            if name == EXTERNAL:
                 continue
-            log_file: IO[bytes] = (logs / f"{table.table_id}-seat{seat.index}-{seat.name}.log").open("ab")
-            command = bot_command(
-                options.seats[seat.index], server.address, seat.token, f"{seed}/{seat.index}"
+            process = await BotProcess.start(
+                seat.index,
+                BotSpec(name=name, builtin=name),
+                SeatAccess(socket, seat.token, f"{seed}/{seat.index}"),
+                logs / f"{table.table_id}-seat{seat.index}-{seat.name}.log",
+                sandbox=options.sandbox,
+                limits=options.limits,
+                watchdog=watchdog,
             )
-            processes.append(
-                (
-                    subprocess.Popen(
-                        command, stdout=subprocess.DEVNULL, stderr=log_file, stdin=subprocess.DEVNULL
-                    ),
-                    log_file,
-                )
-            )
+            processes.append(process)
         await table.done.wait()
+        done = True
     finally:
-        for process, log_file in processes:
-            try:
-                await asyncio.to_thread(process.wait, 10)
-            except subprocess.TimeoutExpired:
+        if done:
+            await asyncio.gather(*(p.stop() for p in processes))
+        else:
+            for process in processes:
                 process.kill()
-            log_file.close()
         await server.stop()
     return [
         {

@@ -200,7 +200,7 @@ async def _until_terminated(work: Coroutine[Any, Any, None]) -> None:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
-def check_sandbox(tournament: Tournament) -> list[str]:
+def check_sandbox(config: TournamentConfig, output: Path) -> list[str]:
     """Checks that every bot can be sandboxed as configured, before anything is played.
 
     Returns:
@@ -210,13 +210,12 @@ def check_sandbox(tournament: Tournament) -> list[str]:
         SandboxError: bwrap is needed and missing, or a bot's files would show it the config
             file or the output folder.
     """
-    config = tournament.config
     unsandboxed = [spec.name for spec in config.bots if config.sandbox_of(spec) is SandboxKind.NONE]
     if len(unsandboxed) < len(config.bots):
         require_bwrap()
     for spec in config.bots:
         if config.sandbox_of(spec) is SandboxKind.BWRAP:
-            check_files(spec, tournament.output)
+            check_files(spec, output)
     if not unsandboxed:
         return []
     return [
@@ -266,7 +265,7 @@ class _Runner:
         if not pending:
             return
         try:
-            check_sandbox(Tournament(self.config, self.store, self.output))
+            check_sandbox(self.config, self.output)
         except SandboxError as exc:
             raise RunnerError(str(exc)) from None
         with tempfile.TemporaryDirectory(prefix="hearts-referee-") as private, self.watchdog:

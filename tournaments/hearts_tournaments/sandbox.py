@@ -222,6 +222,11 @@ def bwrap_argv(bwrap: str, spec: SandboxSpec) -> list[str]:
         "--dev",
         "/dev",
     ]
+    # The scratch tmpfs first: a bot's files under /tmp on this machine are bound on top of it.
+    scratch = str(INSIDE_SCRATCH)
+    size = str(spec.limits.scratch_mb * 1024 * 1024)
+    argv += ["--size", size, "--perms", "1777", "--tmpfs", scratch]
+    argv += ["--size", size, "--perms", "1777", "--tmpfs", "/dev/shm"]
     for name in SYSTEM_DIRS:
         path = Path(name)
         if path.is_symlink():
@@ -236,10 +241,6 @@ def bwrap_argv(bwrap: str, spec: SandboxSpec) -> list[str]:
             argv += ["--tmpfs", name]
     for path in _outermost((*spec.extra, *spec.files)):
         argv += ["--ro-bind", str(path), str(path)]
-    scratch = str(INSIDE_SCRATCH)
-    size = str(spec.limits.scratch_mb * 1024 * 1024)
-    argv += ["--size", size, "--perms", "1777", "--tmpfs", scratch]
-    argv += ["--size", size, "--perms", "1777", "--tmpfs", "/dev/shm"]
     argv += ["--dir", str(INSIDE_TOKEN.parent)]
     argv += ["--ro-bind", str(spec.token_file), str(INSIDE_TOKEN)]
     argv += ["--bind", str(spec.socket), str(INSIDE_SOCKET)]
