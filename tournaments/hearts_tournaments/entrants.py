@@ -156,7 +156,7 @@ def bot_files(spec: BotSpec) -> tuple[Path, ...]:
 
 
 def check_files(spec: BotSpec, output: Path) -> None:
-    """Refuses ``files`` that would show a bot the config file's folder or the output folder.
+    """Refuses ``files`` that are missing or would show a bot the config or the output folder.
 
     Raises:
         SandboxError: naming the bot and the folder.
@@ -164,6 +164,8 @@ def check_files(spec: BotSpec, output: Path) -> None:
     base = spec.workdir.resolve()
     out = output.resolve()
     for path in bot_files(spec):
+        if not path.exists():
+            raise SandboxError(f"bot {spec.name!r}: files {str(path)!r} does not exist")
         for secret, what in ((base, "the config file"), (out, "the output folder")):
             if path == secret or path in secret.parents:
                 raise SandboxError(

@@ -211,11 +211,11 @@ def check_sandbox(config: TournamentConfig, output: Path) -> list[str]:
             file or the output folder.
     """
     unsandboxed = [spec.name for spec in config.bots if config.sandbox_of(spec) is SandboxKind.NONE]
-    if len(unsandboxed) < len(config.bots):
-        require_bwrap()
     for spec in config.bots:
         if config.sandbox_of(spec) is SandboxKind.BWRAP:
             check_files(spec, output)
+    if len(unsandboxed) < len(config.bots):
+        require_bwrap()
     if not unsandboxed:
         return []
     return [
