@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -363,3 +364,42 @@ builtin = "random"
         # What it can still see unsandboxed: every process's command line carries no token.
         cmdlines = " ".join(c for c in findings["processes"]["cmdlines"].values() if c)
         assert not set(TOKEN_SHAPE.findall(cmdlines)), "a token on some command line"
+
+
+def test_killing_the_runner_kills_every_sandbox_and_its_children(tmp_path: Path) -> None:
+    require_bwrap()
+    folder = tmp_path / "cfg"
+    (folder / "bots").mkdir(parents=True)
+    shutil.copy(HOSTILE, folder / "bots" / "hostile.py")
+    config = folder / "tournament.toml"
+    command = f'[{json.dumps(sys.executable)}, "bots/hostile.py", "forkhang"]'
+    bots = "".join(f'[[bots]]\nname = "hang{i}"\ncommand = {command}\n' for i in range(2))
+    config.write_text(
+        f'[tournament]\nname = "killed"\ntable_size = 6\ndeals = 1\nduplicate = false\n'
+        f'output = "{folder / "out"}"\ndecision_ms = 60000\n{bots}'
+    )
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "hearts_tournaments", "tournament", "run", str(config), "--progress", "never"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        logs = folder / "out" / "logs"
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            forked = [p for p in logs.glob("*/*.log") if '"forked"' in p.read_text(errors="replace")]
+            if len(forked) == 6:
+                break
+            time.sleep(0.2)
+        assert len(forked) == 6, "the bots did not start"
+        assert len(processes_mentioning(str(tmp_path))) >= 12  # six bots and their six daemons
+        runner.kill()
+        runner.wait(60)
+        deadline = time.monotonic() + 60
+        while processes_mentioning(str(tmp_path)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert processes_mentioning(str(tmp_path)) == []
+    finally:
+        runner.kill()
+        for line in processes_mentioning(str(tmp_path)):
+            os.kill(int(line.split(":")[0]), 9)

@@ -11,6 +11,7 @@ Modes:
     net PORT...     connects to 127.0.0.1:PORT for each port (TCP listeners of the host), then
                     to every port of 127.0.0.1 (the referee's TCP port among them).
     fork            leaves a daemonised child behind (double fork, setsid), then plays.
+    forkhang        the same, then never answers (to be killed with the runner).
     log             writes far past any log cap, and fills its scratch folder.
     mem             at its first decision, allocates (and touches) 2 GB, 8 MB at a time.
     cpu             forks two children that burn CPU, reporting their CPU time.
@@ -197,6 +198,8 @@ class Hostile(RandomBot):
         return super().choose_play(view)
 
     def attack(self) -> None:
+        if self.mode == "forkhang":
+            time.sleep(3600)
         if self.mode == "cpu":
             time.sleep(60)  # while its children burn: the game goes on without it
             return
@@ -227,6 +230,7 @@ def main() -> None:
         "peek": lambda: snoop((), walk=False),
         "net": lambda: net(args.args),
         "fork": fork,
+        "forkhang": fork,
         "log": flood,
         "cpu": burn,
     }
