@@ -403,3 +403,21 @@ def test_killing_the_runner_kills_every_sandbox_and_its_children(tmp_path: Path)
         runner.kill()
         for line in processes_mentioning(str(tmp_path)):
             os.kill(int(line.split(":")[0]), 9)
+
+
+def test_doctor_prints_one_line_per_feature_and_json() -> None:
+    result = run_cli("doctor")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    names = ["bubblewrap", "user namespaces", "sandbox start", "cgroup memory limit", "memory watchdog"]
+    for name in names:
+        assert sum(line.startswith(f"{name}:") for line in lines) == 1, result.stdout
+    assert lines[-1].startswith("runner:")
+    report = json.loads(run_cli("doctor", "--json").stdout)
+    features = {f["name"]: f for f in report["features"]}
+    assert features["bubblewrap"]["available"] is (find_bwrap() is not None)
+    assert features["memory watchdog"]["used"] is True and features["cgroup memory limit"]["used"] is False
+    assert report["runner"]["memory_cap"] == "watchdog"
+    if find_bwrap() is not None:
+        assert features["sandbox start"]["available"] is True, features["sandbox start"]
+        assert report["runner"]["sandbox"] == "bwrap"

@@ -324,14 +324,19 @@ def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of lines.")] = False,
 ) -> None:
     """Show which isolation features this machine offers and which the tournament runner uses."""
-    from hearts_tournaments.sandbox import machine_features
+    from hearts_tournaments.sandbox import machine_features, runner_choice
 
     features = machine_features()
+    choice = runner_choice(features)
     if as_json:
-        typer.echo(json.dumps({"features": [f.to_json() for f in features]}))
+        typer.echo(json.dumps({"features": [f.to_json() for f in features], "runner": choice}))
         return
     for feature in features:
         typer.echo(feature.line())
+    typer.echo(
+        f"{'runner:':<22} sandbox {choice['sandbox']}, memory cap by the {choice['memory_cap']}, "
+        f"rlimits by {choice['rlimits']}"
+    )
 
 
 from hearts_tournaments.tournament_cli import tournament_app  # noqa: E402

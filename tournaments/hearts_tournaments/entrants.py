@@ -246,7 +246,7 @@ class BotProcess:
         self._watch = watch
         self._watchdog = watchdog
         self._copier = copier
-        self._finished = False
+        self._finishing: asyncio.Task[None] | None = None
 
     @classmethod
     async def start(
@@ -371,10 +371,15 @@ class BotProcess:
                 self.process.kill()
 
     async def _finish(self) -> None:
-        """Once the process has exited: kills what it left, drains its log, notes a watchdog kill."""
-        if self._finished:
-            return
-        self._finished = True
+        """Once the process has exited: drains its log, notes a watchdog kill, cleans up (once).
+
+        A task of its own, shielded, so that a waiter cancelled meanwhile does not cut it short.
+        """
+        if self._finishing is None:
+            self._finishing = asyncio.ensure_future(self._wrap_up())
+        await asyncio.shield(self._finishing)
+
+    async def _wrap_up(self) -> None:
         # A sandbox's PID namespace died with its first process; the pid may be reused now, so
         # nothing is signalled here.
         if self._copier is not None:

@@ -565,6 +565,17 @@ def machine_features() -> tuple[Feature, ...]:
     return tuple(features)
 
 
+def runner_choice(features: Sequence[Feature]) -> dict[str, str]:
+    """What the tournament runner uses on this machine, from :func:`machine_features`."""
+    by_name = {f.name: f for f in features}
+    works = by_name["sandbox start"].available
+    return {
+        "sandbox": "bwrap" if works else "none possible only (bwrap missing or not working)",
+        "memory_cap": "watchdog",
+        "rlimits": "prlimit" if shutil.which("prlimit") else "preexec",
+    }
+
+
 def _bwrap_version(bwrap: str) -> str:
     try:
         out = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=10, check=False)
