@@ -9,6 +9,7 @@ those findings, the logs, the stored game and the machine's processes afterwards
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -25,7 +26,9 @@ from typing import Any
 
 import pytest
 
-from hearts_tournaments.sandbox import INSIDE_TOKEN, PASSED_ENV, find_bwrap, runtime_paths
+from hearts_tournaments.config import BotSpec
+from hearts_tournaments.entrants import BotProcess, SeatAccess, bot_files
+from hearts_tournaments.sandbox import INSIDE_TOKEN, PASSED_ENV, Limits, Watchdog, find_bwrap, runtime_paths
 
 HOSTILE = Path(__file__).parent / "hostile" / "hostile.py"
 CANARY = "admin-canary-7f3e9c1d"
@@ -421,3 +424,58 @@ def test_doctor_prints_one_line_per_feature_and_json() -> None:
     if find_bwrap() is not None:
         assert features["sandbox start"]["available"] is True, features["sandbox start"]
         assert report["runner"]["sandbox"] == "bwrap"
+
+
+def start_alone(tmp_path: Path, code: str, limits: Limits) -> tuple[BotProcess, str]:
+    """Runs ``python -c code`` as a sandboxed bot (no referee needed), to its end or its kill."""
+    spec = BotSpec(name="alone", command=(sys.executable, "-c", code), workdir=tmp_path)
+    socket_file = tmp_path / "no-referee.sock"
+    socket_file.touch()
+    log = tmp_path / "alone.log"
+
+    async def scenario() -> BotProcess:
+        with Watchdog() as watchdog:
+            process = await BotProcess.start(
+                0, spec, SeatAccess(socket_file, "0" * 48, "1"), log, limits=limits, watchdog=watchdog
+            )
+            await asyncio.wait_for(process.wait(), 120)
+            return process
+
+    process = asyncio.run(scenario())
+    return process, log.read_text(errors="replace")
+
+
+def test_a_fork_bomb_is_killed_past_the_process_cap(tmp_path: Path) -> None:
+    require_bwrap()
+    code = "import os, time\nfor _ in range(40):\n    os.fork() or time.sleep(60)\ntime.sleep(60)"
+    process, log = start_alone(tmp_path, code, Limits(processes=8))
+    assert process.killed is not None and "processes over the cap of 8" in process.killed
+    assert "hearts sandbox: killed:" in log
+    assert processes_mentioning("range(40)") == []
+
+
+def test_the_rlimits_are_set_inside_the_sandbox(tmp_path: Path) -> None:
+    require_bwrap()
+    code = (
+        "import resource as r\n"
+        "print([r.getrlimit(x) for x in (r.RLIMIT_NOFILE, r.RLIMIT_FSIZE, r.RLIMIT_CORE, r.RLIMIT_CPU)])"
+    )
+    process, log = start_alone(tmp_path, code, Limits(open_files=100, file_mb=2, cpu_s=7))
+    assert process.returncode == 0, log
+    assert "[(100, 100), (2097152, 2097152), (0, 0), (7, 8)]" in log
+
+
+def test_a_bots_default_files_are_its_own_folder_or_file(tmp_path: Path) -> None:
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "mine.py").write_text("")
+    (tmp_path / "alone.py").write_text("")
+
+    def files(*command: str) -> tuple[Path, ...]:
+        return bot_files(BotSpec(name="b", command=command, workdir=tmp_path))
+
+    assert files("python", "bots/mine.py") == (tmp_path / "bots",)
+    assert files(str(tmp_path / "bots" / "mine.py")) == (tmp_path / "bots",)
+    assert files("python", "alone.py") == (tmp_path / "alone.py",)  # never the config's folder
+    assert files("python", "-c", "print(1)") == ()
+    assert files("/usr/bin/env", "python") == ()
+    assert bot_files(BotSpec(name="b", builtin="random", workdir=tmp_path)) == ()
