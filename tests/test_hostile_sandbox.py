@@ -479,3 +479,32 @@ def test_a_bots_default_files_are_its_own_folder_or_file(tmp_path: Path) -> None
     assert files("python", "-c", "print(1)") == ()
     assert files("/usr/bin/env", "python") == ()
     assert bot_files(BotSpec(name="b", builtin="random", workdir=tmp_path)) == ()
+
+
+def test_sandboxed_bots_reach_an_external_referee_through_the_relayed_socket(tmp_path: Path) -> None:
+    require_bwrap()
+    referee = subprocess.Popen(
+        [sys.executable, "-m", "hearts_tournaments", "serve", "--port", "0", "--records", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert referee.stdout is not None
+        line = referee.stdout.readline()
+        address = line.strip().rsplit(" ", 1)[-1]
+        assert line.startswith("referee listening on "), line
+        config = tmp_path / "external.toml"
+        config.write_text(
+            f'[tournament]\nname = "external"\ntable_size = 6\ndeals = 1\nduplicate = false\n'
+            f'target_score = 20\nserver = "{address}"\noutput = "{tmp_path / "out"}"\n'
+            '[[bots]]\nname = "a"\nbuiltin = "random"\n[[bots]]\nname = "b"\nbuiltin = "heuristic"\n'
+        )
+        result = run_cli("tournament", "run", str(config), "--progress", "never")
+        assert result.returncode == 0, result.stderr[-3000:]
+        report = json.loads(run_cli("tournament", "report", str(tmp_path / "out"), "--format", "json").stdout)
+        assert report["tournament"]["complete"] is True
+        assert sum(line["faults"] for line in report["standings"]) == 0
+    finally:
+        referee.terminate()
+        referee.wait(30)
