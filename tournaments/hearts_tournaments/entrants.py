@@ -328,6 +328,13 @@ class BotProcess:
         return self.process.returncode
 
     @property
+    def peak(self) -> tuple[int, float] | None:
+        """The most resident memory (MB) and CPU time (s) its processes used together, as sampled."""
+        if self._watch is None:
+            return None
+        return self._watch.peak.rss_bytes // (1024 * 1024), round(self._watch.peak.cpu_s, 2)
+
+    @property
     def killed(self) -> str | None:
         """Why the watchdog killed the bot (memory, CPU, processes), or None."""
         return self._watch.killed if self._watch is not None else None

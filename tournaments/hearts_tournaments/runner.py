@@ -329,7 +329,17 @@ class _Runner:
         for process, code in zip(processes, codes, strict=True):
             seat = process.seat
             event = "bot_lingered" if process.lingered else "bot_exited"
-            log.info(event, key=game.key, seat=seat, bot=game.seats[seat], code=code, killed=process.killed)
+            peak_mb, cpu_s = process.peak or (None, None)
+            log.info(
+                event,
+                key=game.key,
+                seat=seat,
+                bot=game.seats[seat],
+                code=code,
+                killed=process.killed,
+                peak_mb=peak_mb,
+                cpu_s=cpu_s,
+            )
 
     def _finish(self, outcome: GameOutcome) -> None:
         self.store.add(outcome)

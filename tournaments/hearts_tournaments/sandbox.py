@@ -12,7 +12,7 @@ no other process, runs with no capabilities as uid 65534, and sees only:
   the shadow files and ``/etc/ssh``), a fresh ``/proc`` and a minimal ``/dev``;
 * this Python's prefixes (the interpreter, the virtual environment) and the project's
   installed package folders, read-only, at the same paths (never the repository root);
-* the bot's own files (:func:`bot_files`), read-only, at the same paths;
+* the bot's own files (:func:`hearts_tournaments.entrants.bot_files`), read-only, same paths;
 * its seat token at :data:`INSIDE_TOKEN` (read-only) and the referee's socket;
 * a private size-capped tmpfs at :data:`INSIDE_SCRATCH`: its home, temp folder and cwd.
 
@@ -36,7 +36,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import util
@@ -425,9 +424,8 @@ class Watchdog:
     bots. Use as a context manager, or :meth:`start` and :meth:`stop`.
     """
 
-    def __init__(self, interval_s: float = SAMPLE_S, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, interval_s: float = SAMPLE_S) -> None:
         self.interval_s = interval_s
-        self._clock = clock
         self._watches: dict[int, Watch] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -530,7 +528,7 @@ def machine_features() -> tuple[Feature, ...]:
             bwrap is not None,
         )
     )
-    userns, userns_detail = _user_namespaces(bwrap)
+    userns, userns_detail = _user_namespaces()
     features.append(Feature("user namespaces", userns, userns_detail, userns and bwrap is not None))
     sandbox_ok, sandbox_detail = _sandbox_works(bwrap)
     features.append(Feature("sandbox start", sandbox_ok, sandbox_detail, sandbox_ok))
@@ -584,7 +582,7 @@ def _bwrap_version(bwrap: str) -> str:
     return out.stdout.strip() or out.stderr.strip()
 
 
-def _user_namespaces(bwrap: str | None) -> tuple[bool, str]:
+def _user_namespaces() -> tuple[bool, str]:
     limit = _read("/proc/sys/user/max_user_namespaces")
     if limit is None or limit.strip() == "0":
         return False, f"max_user_namespaces = {limit.strip() if limit else 'unknown'}"
