@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml proto/python/pyproject.toml clients/python/pyproject.toml | md5sum | cut -c1-8)
 
-.PHONY: run test install dev lint typecheck proto clients bench clean
+.PHONY: run test install dev lint typecheck proto clients bench clean sandbox
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,12 +19,16 @@ $(STAMP): pyproject.toml proto/python/pyproject.toml clients/python/pyproject.to
 
 install: $(STAMP)
 
+## sandbox: bubblewrap, the sandbox every tournament bot runs in (docs/SECURITY.md)
+sandbox:
+	@command -v bwrap >/dev/null || (apt-get update && apt-get install -y bubblewrap)
+
 ## run: a round-robin tournament of the built-in bots over the real gRPC server
-run: install
+run: install sandbox
 	$(VENV)/bin/hearts tournament run --demo
 
 ## test: lint, type-check, build the example clients and run the whole suite
-test: install lint typecheck clients
+test: install sandbox lint typecheck clients
 	$(PY) -m pytest -n auto -q
 
 lint: install

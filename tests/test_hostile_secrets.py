@@ -70,6 +70,7 @@ server = "{server}"
 [[bots]]
 name = "spy"
 command = {json.dumps(command)}
+files = {json.dumps(str(SPY.parent))}
 
 [[bots]]
 name = "heuristic"
@@ -438,9 +439,10 @@ def test_hearts_host_keeps_tokens_off_command_lines_and_out_of_its_output(tmp_pa
             command_lines = _children_command_lines(host.pid)
         assert len(command_lines) == 5
         for args in command_lines:
-            assert "--token-file" in args and not any(
-                a == "--token" or a.startswith("--token=") for a in args
-            )
+            # Sandboxed or not, the bot is told a file, never the token itself.
+            assert any(a == "--token-file" or a.startswith("--token-file=") for a in args), args
+            assert not any(a == "--token" or a.startswith("--token=") for a in args), args
+            assert token not in " ".join(args)
         external = subprocess.run(
             [
                 sys.executable,

@@ -16,6 +16,7 @@ from hearts_tournaments.config import (
     load_config,
     parse_config,
 )
+from hearts_tournaments.sandbox import LIMIT_KEYS, Limits, SandboxKind
 from tests.conftest import ROOT, hearts
 
 GOOD = """
@@ -96,6 +97,22 @@ BAD = [
         "bots[0].options: not accepted by 'random'",
     ),
     ('[tournament]\ntable_size = 6\n[[bots]]\nbuiltin = "random"\n' + BOTS, "bots[0].name: missing"),
+    ('[tournament]\ntable_size = 6\nsandbox = "docker"\n' + BOTS, 'tournament.sandbox: must be "bwrap"'),
+    ("[tournament]\ntable_size = 6\n" + BOTS + "[limits]\nmemory_mb = 0\n", "limits.memory_mb: must be at"),
+    ("[tournament]\ntable_size = 6\n" + BOTS + "[limits]\ncolour = 1\n", "limits.colour: unknown key"),
+    ('[tournament]\ntable_size = 6\n' + BOTS + '[limits]\ncpu_s = "lots"\n', "limits.cpu_s: must be a whole"),
+    (
+        '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\nbuiltin = "random"\nfiles = "x"\n' + BOTS,
+        "bots[0].files: only command bots",
+    ),
+    (
+        '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\ncommand = ["x"]\nfiles = 3\n' + BOTS,
+        "bots[0].files: must be a path or a list of paths",
+    ),
+    (
+        '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\nbuiltin = "random"\nsandbox = "off"\n' + BOTS,
+        'bots[0].sandbox: must be "bwrap"',
+    ),
 ]
 
 
@@ -163,6 +180,41 @@ def test_a_good_config_reads_with_defaults_and_commands_run_in_its_folder(tmp_pa
     assert mine.command == ("python", "my_bot.py") and mine.workdir == tmp_path
 
 
+def test_sandbox_keys_read_per_tournament_and_per_bot(tmp_path: Path) -> None:
+    text = (
+        '[tournament]\ntable_size = 6\nsandbox = "none"\n[limits]\nmemory_mb = 256\nlog_bytes = 5000\n'
+        '[[bots]]\nname = "a"\ncommand = ["bin/a"]\nfiles = ["bin", "data"]\nsandbox = "bwrap"\n'
+        '[[bots]]\nname = "b"\nbuiltin = "random"\n'
+    )
+    config = parse_config(text, tmp_path)
+    assert config.sandbox is SandboxKind.NONE
+    assert config.limits == Limits(memory_mb=256, log_bytes=5000)
+    a, b = config.bots
+    assert a.files == (tmp_path / "bin", tmp_path / "data") and config.sandbox_of(a) is SandboxKind.BWRAP
+    assert b.files is None and config.sandbox_of(b) is SandboxKind.NONE
+    assert a.to_json()["files"] == [str(tmp_path / "bin"), str(tmp_path / "data")]
+
+
+@pytest.mark.parametrize(
+    ("files", "needle"),
+    [(".", "holds the config file"), ("out", "holds the output folder"), ("nowhere", "does not exist")],
+)
+def test_bot_files_that_would_show_the_config_or_the_output_are_refused(
+    tmp_path: Path, files: str, needle: str
+) -> None:
+    (tmp_path / "out").mkdir()
+    config = tmp_path / "league.toml"
+    config.write_text(
+        '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\nbuiltin = "random"\n'
+        f'[[bots]]\nname = "b"\ncommand = ["b"]\nfiles = "{files}"\n'
+    )
+    result = run_cli("tournament", "run", str(config), "--output", str(tmp_path / "out" / "run"))
+    assert result.exit_code == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("hearts: error: bot 'b': files") and needle in line, line
+    assert not (tmp_path / "out" / "run").exists()
+
+
 def test_the_demo_config_reads() -> None:
     config = parse_config(demo_config_text(), Path.cwd())
     assert config.name == "demo" and config.table_size == 6
@@ -184,3 +236,6 @@ def test_the_documented_example_is_complete_and_reads(tmp_path: Path) -> None:
     assert config.name == "spring" and len(config.bots) == 3
     for key in TOURNAMENT_KEYS:
         assert re.search(rf"^{key} = ", example, flags=re.M), f"docs/TOURNAMENTS.md lacks {key}"
+    for key in LIMIT_KEYS:
+        assert re.search(rf"^{key} = ", example, flags=re.M), f"docs/TOURNAMENTS.md lacks limits.{key}"
+    assert config.limits == Limits() and config.sandbox is SandboxKind.BWRAP

@@ -13,6 +13,7 @@ import os
 import time
 
 from hearts_client import Bot, run
+from hearts_client.sdk import read_token
 
 
 class Hang(Bot):
@@ -23,7 +24,7 @@ class Hang(Bot):
         time.sleep(3600)
 
 
-run(Hang(), os.environ["HEARTS_SERVER"], os.environ["HEARTS_TOKEN"])
+run(Hang(), os.environ["HEARTS_SERVER"], read_token(None, os.environ["HEARTS_TOKEN_FILE"]))
 """
 
 

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from hearts_server.logs import LogFormat, configure_logging
+from hearts_tournaments.sandbox import SandboxError, SandboxKind
 
 app = typer.Typer(
     name="hearts",
@@ -235,6 +236,10 @@ def host(
         float, typer.Option("--join-timeout", help="Seconds to wait for external bots.")
     ] = 600.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines only.")] = False,
+    sandbox: Annotated[
+        SandboxKind,
+        typer.Option("--sandbox", help="Run the built-in bots in the bwrap sandbox, or unconfined (none)."),
+    ] = SandboxKind.BWRAP,
 ) -> None:
     """Host games between built-in bots and your own: prints the address and a token file per external seat.
 
@@ -266,6 +271,7 @@ def host(
         decision_ms=decision_ms,
         time_bank_ms=time_bank_ms,
         join_timeout_ms=int(join_timeout * 1000),
+        sandbox=sandbox,
     )
 
     def emit(line: str) -> None:
@@ -283,7 +289,7 @@ def host(
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     try:
         results = asyncio.run(host_games(options, emit))
-    except OSError as exc:
+    except (OSError, SandboxError) as exc:
         raise fail(str(exc)) from None
     if as_json:
         typer.echo(json.dumps({"games": results}))
@@ -302,7 +308,8 @@ def bot(
         str, typer.Option("--server", envvar="HEARTS_SERVER", help="Referee address host:port.")
     ] = "127.0.0.1:50051",
     token: Annotated[
-        str | None, typer.Option("--token", envvar="HEARTS_TOKEN", help="The seat's secret token.")
+        str | None,
+        typer.Option("--token", envvar="HEARTS_TOKEN", help="The seat's secret token (manual use only)."),
     ] = None,
     token_file: Annotated[
         Path | None,
@@ -336,6 +343,26 @@ def bot(
         run(player, server, token, name=bot_name or name, tls_ca=tls_ca)
     except BotRunError as exc:
         raise fail(str(exc), code=1) from None
+
+
+@app.command()
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of lines.")] = False,
+) -> None:
+    """Show which isolation features this machine offers and which the tournament runner uses."""
+    from hearts_tournaments.sandbox import machine_features, runner_choice
+
+    features = machine_features()
+    choice = runner_choice(features)
+    if as_json:
+        typer.echo(json.dumps({"features": [f.to_json() for f in features], "runner": choice}))
+        return
+    for feature in features:
+        typer.echo(feature.line())
+    typer.echo(
+        f"{'runner:':<22} sandbox {choice['sandbox']}, memory cap by the {choice['memory_cap']}, "
+        f"rlimits by {choice['rlimits']}"
+    )
 
 
 from hearts_tournaments.tournament_cli import tournament_app  # noqa: E402

@@ -19,6 +19,7 @@ from typing import Any, cast
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
+from hearts_tournaments.sandbox import LIMIT_KEYS, Limits, SandboxKind
 
 #: Bot names end up in file names (logs) and in tables: keep them plain.
 BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -51,9 +52,13 @@ class BotSpec:
         name: Its unique name in the tournament.
         builtin: A built-in bot's name (``heuristic``, ``random``, ...), or None.
         command: The command that starts the bot, or None; the runner appends
-            ``--server HOST:PORT --token TOKEN`` and runs it in :attr:`workdir`.
+            ``--server unix:SOCKET --token-file FILE``.
         options: Keyword arguments for a built-in bot's constructor (e.g. ``worlds``).
-        workdir: The folder of the config file: where a command runs.
+        workdir: The folder of the config file: relative paths start there, and an unsandboxed
+            command runs there.
+        files: The files and folders the bot sees in its sandbox (absolute), or None for the
+            default (see :func:`hearts_tournaments.entrants.bot_files`).
+        sandbox: This bot's sandbox, or None for the tournament's.
     """
 
     name: str
@@ -61,6 +66,8 @@ class BotSpec:
     command: tuple[str, ...] | None = None
     options: Mapping[str, int | float | str | bool] = field(default_factory=dict)
     workdir: Path = Path(".")
+    files: tuple[Path, ...] | None = None
+    sandbox: SandboxKind | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The bot as it appears in the stored configuration."""
@@ -71,6 +78,10 @@ class BotSpec:
                 out["options"] = dict(self.options)
         if self.command is not None:
             out["command"] = list(self.command)
+        if self.files is not None:
+            out["files"] = [str(p) for p in self.files]
+        if self.sandbox is not None:
+            out["sandbox"] = str(self.sandbox)
         return out
 
 
@@ -96,6 +107,8 @@ class TournamentConfig:
         quarantine_after: Failed games (a seat retired or never answering, or the bot's process
             crashed) before a bot is quarantined.
         server: Address of an external referee, or empty for one started by the runner.
+        sandbox: How bots are isolated (``bwrap``, the default, or ``none`` for trusted bots).
+        limits: What each bot may use per game (the ``[limits]`` table).
         bots: The entrants, in the order given.
         base_dir: The config file's folder.
     """
@@ -116,6 +129,8 @@ class TournamentConfig:
     join_timeout_ms: int = 15_000
     quarantine_after: int = 3
     server: str = ""
+    sandbox: SandboxKind = SandboxKind.BWRAP
+    limits: Limits = field(default_factory=Limits)
     base_dir: Path = Path(".")
 
     @property
@@ -134,6 +149,10 @@ class TournamentConfig:
                 return spec
         raise KeyError(name)
 
+    def sandbox_of(self, spec: BotSpec) -> SandboxKind:
+        """The sandbox ``spec`` runs in: its own, else the tournament's."""
+        return spec.sandbox or self.sandbox
+
 
 #: Keys of [tournament]: the expected type (for messages) and a validator per key.
 _INT_RANGES: dict[str, tuple[int, int | None]] = {
@@ -149,8 +168,11 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
     "quarantine_after": (1, None),
 }
 #: Every key of [tournament].
-TOURNAMENT_KEYS = frozenset({*_INT_RANGES, "name", "seed", "output", "duplicate", "server"})
-_BOT_KEYS = frozenset({"name", "builtin", "command", "options"})
+TOURNAMENT_KEYS = frozenset({*_INT_RANGES, "name", "seed", "output", "duplicate", "server", "sandbox"})
+_BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox"})
+#: Lowest value of each key of [limits].
+_LIMIT_MINIMA = {"memory_mb": 16, "cpu_s": 1, "processes": 1, "open_files": 16, "file_mb": 1,
+                 "scratch_mb": 1, "log_bytes": 1024}  # fmt: skip
 
 
 def load_config(path: Path) -> tuple[TournamentConfig, str]:
@@ -204,8 +226,10 @@ def parse_config(text: str, base_dir: Path, default_name: str = "tournament") ->
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("", f"not valid TOML: {exc}") from None
     for key in data:
-        if key not in ("tournament", "bots"):
-            raise ConfigError(key, "unknown section: a config has a [tournament] table and [[bots]] entries")
+        if key not in ("tournament", "bots", "limits"):
+            raise ConfigError(
+                key, "unknown section: a config has a [tournament] table, [[bots]] entries and [limits]"
+            )
     section = data.get("tournament")
     if section is None:
         raise ConfigError("tournament", "missing: add a [tournament] table with at least table_size")
@@ -213,7 +237,33 @@ def parse_config(text: str, base_dir: Path, default_name: str = "tournament") ->
         raise ConfigError("tournament", "must be a table: write [tournament] followed by its keys")
     settings = _tournament(section, default_name)
     bots = _bots(data.get("bots"), base_dir)
-    return TournamentConfig(bots=bots, base_dir=base_dir, **settings)
+    limits = _limits(data.get("limits", {}))
+    return TournamentConfig(bots=bots, base_dir=base_dir, limits=limits, **settings)
+
+
+def _limits(section: Any) -> Limits:
+    if not isinstance(section, dict):
+        raise ConfigError("limits", "must be a table: write [limits] followed by e.g. memory_mb = 512")
+    values: dict[str, int] = {}
+    for key, value in section.items():
+        if key not in LIMIT_KEYS:
+            known = ", ".join(LIMIT_KEYS)
+            raise ConfigError(f"limits.{key}", f"unknown key: the keys of [limits] are {known}")
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ConfigError(f"limits.{key}", f"must be a whole number, not {_shown(value)}")
+        if value < _LIMIT_MINIMA[key]:
+            raise ConfigError(f"limits.{key}", f"must be at least {_LIMIT_MINIMA[key]}, not {value}")
+        values[key] = value
+    return Limits(**values)
+
+
+def _sandbox(value: Any, key: str) -> SandboxKind:
+    try:
+        return SandboxKind(value)
+    except ValueError:
+        raise ConfigError(
+            key, f'must be "bwrap" (the default) or "none" (trusted bots only), not {_shown(value)}'
+        ) from None
 
 
 def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
@@ -259,6 +309,8 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
             "tournament.server", f'must be "host:port" (or "" to start a referee), not {_shown(server)}'
         )
     out["server"] = server
+    if "sandbox" in section:
+        out["sandbox"] = _sandbox(section["sandbox"], "tournament.sandbox")
     return out
 
 
@@ -296,6 +348,10 @@ def _bots(entries: Any, base_dir: Path) -> tuple[BotSpec, ...]:
 
 
 def _bot(entry: dict[str, Any], where: str, name: str, base_dir: Path) -> BotSpec:
+    sandbox = _sandbox(entry["sandbox"], f"{where}.sandbox") if "sandbox" in entry else None
+    files = _files(entry["files"], f"{where}.files", base_dir) if "files" in entry else None
+    if files is not None and "builtin" in entry:
+        raise ConfigError(f"{where}.files", "only command bots have files of their own")
     has_builtin = "builtin" in entry
     has_command = "command" in entry
     if has_builtin == has_command:
@@ -317,7 +373,7 @@ def _bot(entry: dict[str, Any], where: str, name: str, base_dir: Path) -> BotSpe
                 f"{where}.command",
                 f'must be a non-empty list of strings, e.g. ["python", "my_bot.py"], not {_shown(command)}',
             )
-        return BotSpec(name=name, command=tuple(command), workdir=base_dir)
+        return BotSpec(name=name, command=tuple(command), workdir=base_dir, files=files, sandbox=sandbox)
     builtin = entry["builtin"]
     known = ", ".join(sorted(BUILTIN_BOTS))
     if not isinstance(builtin, str) or builtin not in BUILTIN_BOTS:
@@ -334,7 +390,18 @@ def _bot(entry: dict[str, Any], where: str, name: str, base_dir: Path) -> BotSpe
         cast(Callable[..., Bot], BUILTIN_BOTS[builtin])(None, **options)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{where}.options", f"not accepted by {builtin!r}: {exc}") from None
-    return BotSpec(name=name, builtin=builtin, options=dict(options), workdir=base_dir)
+    return BotSpec(name=name, builtin=builtin, options=dict(options), workdir=base_dir, sandbox=sandbox)
+
+
+def _files(value: Any, key: str, base_dir: Path) -> tuple[Path, ...]:
+    """``files = "dir"`` or ``files = ["dir", "file"]``, relative to the config file's folder."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(i, str) and i for i in items):
+        raise ConfigError(
+            key, f'must be a path or a list of paths, e.g. files = "bots/mine", not {_shown(value)}'
+        )
+    # Whether they exist is checked when the tournament runs (the runner's one-line error).
+    return tuple((base_dir / item).resolve() for item in items)
 
 
 def _shown(value: Any) -> str:

@@ -1,15 +1,17 @@
-"""``hearts host``: a referee server with built-in bots in some seats and yours in the others.
+"""``hearts host``: try a bot against the built-in ones on a local referee.
 
-Starts a server, creates one table, starts every built-in seat's bot as a separate process
-through the SDK (``python -m hearts_tournaments.builtin_bot NAME``), prints the address and, for
-every ``external`` seat, the path of a file holding its token, waits for those bots, plays the
-games and writes each game record to ``DIR/<game_id>.json``.
+It starts a referee server on a free port (and a private Unix socket), creates one table, starts
+the built-in bots exactly as the tournament runner does (:class:`~hearts_tournaments.entrants.BotProcess`:
+in their sandbox, reaching the referee through the Unix socket, each token in a file), prints the
+address and, for every ``external`` seat, the path of a file holding its token, waits for those
+bots, plays the games and writes each game record to ``DIR/<game_id>.json``.
 
 Tokens never appear on a command line or in the output, where other processes and logs could
-read them: each seat's token is written to its own 0600 file in a private (0700) temporary
-folder, removed when the games are over, and every bot gets it with ``--token-file PATH``. The
-server requires a random admin token that nobody is told (``hearts host`` needs no admin call),
-and without ``--seed`` every game gets its own fresh, unguessable deal seed.
+read them: each external seat's token is written to its own 0600 file in a private (0700)
+temporary folder, removed when the games are over, and the user's bot reads it with
+``--token-file PATH``. The server requires a random admin token that nobody is told (``hearts
+host`` needs no admin call), and without ``--seed`` every game gets its own fresh, unguessable
+deal seed.
 """
 
 from __future__ import annotations
@@ -18,20 +20,21 @@ import asyncio
 import json
 import os
 import secrets
-import shutil
-import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_core.deal import new_seed
 from hearts_core.rules import Rules
 from hearts_server.server import make_server
 from hearts_server.table import DEFAULT_JOIN_TIMEOUT_MS, Table, TableSettings
+from hearts_tournaments.config import BotSpec
+from hearts_tournaments.entrants import BotProcess, SeatAccess
+from hearts_tournaments.sandbox import Limits, SandboxKind, Watchdog, require_bwrap
 
 EXTERNAL = "external"
 
@@ -50,6 +53,8 @@ class HostOptions:
     decision_ms: int = 1000
     time_bank_ms: int = 60_000
     join_timeout_ms: int = DEFAULT_JOIN_TIMEOUT_MS
+    sandbox: SandboxKind = SandboxKind.BWRAP
+    limits: Limits = field(default_factory=Limits)
 
 
 def parse_seats(text: str) -> tuple[str, ...]:
@@ -67,22 +72,6 @@ def parse_seats(text: str) -> tuple[str, ...]:
     return seats
 
 
-def bot_command(name: str, address: str, token_file: Path, seed: str) -> list[str]:
-    """The command that runs built-in bot ``name`` as its own process, its token in a file."""
-    return [
-        sys.executable,
-        "-m",
-        "hearts_tournaments.builtin_bot",
-        name,
-        "--server",
-        address,
-        "--token-file",
-        str(token_file),
-        "--seed",
-        seed,
-    ]
-
-
 def write_token_file(folder: Path, seat: int, token: str) -> Path:
     """Writes a seat's token to ``folder/seat-K.token``, readable by its owner only (0600)."""
     path = folder / f"seat-{seat}.token"
@@ -90,6 +79,19 @@ def write_token_file(folder: Path, seat: int, token: str) -> Path:
     with os.fdopen(fd, "w", encoding="ascii") as fh:
         fh.write(token + "\n")
     return path
+
+
+def bot_command(name: str, address: str, token_file: Path, seed: str) -> list[str]:
+    """A command that runs built-in bot ``name`` as its own process, unsandboxed (for tests)."""
+    return [
+        sys.executable,
+        "-m",
+        "hearts_tournaments.builtin_bot",
+        name,
+        f"--server={address}",
+        f"--token-file={token_file}",
+        f"--seed={seed}",
+    ]
 
 
 async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[dict[str, Any]]:
@@ -101,15 +103,30 @@ async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[
 
     Returns:
         One summary per finished game: game id, record path, totals, winners, faults.
+
+    Raises:
+        SandboxError: if the bots are to be sandboxed and bwrap is missing.
     """
+    if options.sandbox is SandboxKind.BWRAP and any(s != EXTERNAL for s in options.seats):
+        require_bwrap()
+    with tempfile.TemporaryDirectory(prefix="hearts-host-") as private, Watchdog() as watchdog:
+        return await _host(options, emit, Path(private), watchdog)
+
+
+async def _host(
+    options: HostOptions, emit: Callable[[str], None], private: Path, watchdog: Watchdog
+) -> list[dict[str, Any]]:
     out = options.out
     logs = out / "logs"
     for folder in (out, logs):
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         folder.chmod(0o700)
+    socket = private / "referee.sock"
     # Nobody needs the admin API here, so nobody gets its token: no seat can read records or
     # create tables behind the host's back.
-    server = make_server(out, host=options.host, port=options.port, admin_token=secrets.token_hex(32))
+    server = make_server(
+        out, host=options.host, port=options.port, admin_token=secrets.token_hex(32), unix_socket=socket
+    )
     await server.start()
     names = tuple(f"{EXTERNAL}-{i}" if name == EXTERNAL else name for i, name in enumerate(options.seats))
     settings = TableSettings(
@@ -122,37 +139,40 @@ async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[
         join_timeout_ms=options.join_timeout_ms,
     )
     table = server.registry.create(settings)
-    private = Path(tempfile.mkdtemp(prefix="hearts-host-"))  # mode 0700
-    token_files = [write_token_file(private, seat.index, seat.token) for seat in table.seats]
-    processes: list[tuple[subprocess.Popen[bytes], IO[bytes]]] = []
+    token_files = {
+        seat.index: write_token_file(private, seat.index, seat.token)
+        for seat in table.seats
+        if options.seats[seat.index] == EXTERNAL
+    }
+    emit(json.dumps(_invitation(server.address, table, token_files)))
+    processes: list[BotProcess] = []
+    done = False
     try:
-        emit(json.dumps(_invitation(server.address, table, options.seats, token_files)))
         for seat in table.seats:
-            if options.seats[seat.index] == EXTERNAL:
+            name = options.seats[seat.index]
+            if name == EXTERNAL:
                 continue
-            log_file: IO[bytes] = (logs / f"{table.table_id}-seat{seat.index}-{seat.name}.log").open("ab")
-            bot_seed = f"{options.seed}/{seat.index}" if options.seed else new_seed()
-            command = bot_command(
-                options.seats[seat.index], server.address, token_files[seat.index], bot_seed
+            process = await BotProcess.start(
+                seat.index,
+                BotSpec(name=name, builtin=name),
+                SeatAccess(
+                    socket, seat.token, f"{options.seed}/{seat.index}" if options.seed else new_seed()
+                ),
+                logs / f"{table.table_id}-seat{seat.index}-{seat.name}.log",
+                sandbox=options.sandbox,
+                limits=options.limits,
+                watchdog=watchdog,
             )
-            processes.append(
-                (
-                    subprocess.Popen(
-                        command, stdout=subprocess.DEVNULL, stderr=log_file, stdin=subprocess.DEVNULL
-                    ),
-                    log_file,
-                )
-            )
+            processes.append(process)
         await table.done.wait()
+        done = True
     finally:
-        for process, log_file in processes:
-            try:
-                await asyncio.to_thread(process.wait, 10)
-            except subprocess.TimeoutExpired:
+        if done:
+            await asyncio.gather(*(p.stop() for p in processes))
+        else:
+            for process in processes:
                 process.kill()
-            log_file.close()
         await server.stop()
-        shutil.rmtree(private, ignore_errors=True)
     return [
         {
             "game_id": game.game_id,
@@ -165,20 +185,17 @@ async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[
     ]
 
 
-def _invitation(
-    address: str, table: Table, seats: Sequence[str], token_files: Sequence[Path]
-) -> dict[str, Any]:
+def _invitation(address: str, table: Table, token_files: dict[int, Path]) -> dict[str, Any]:
     """What the user needs to seat their bots: the address, and per external seat its token file."""
     return {
         "address": address,
         "table_id": table.table_id,
         "seats": [
             {
-                "seat": s.index,
-                "token_file": str(token_files[s.index]),
-                "command": f"<your bot> --server {address} --token-file {token_files[s.index]}",
+                "seat": seat,
+                "token_file": str(path),
+                "command": f"<your bot> --server {address} --token-file {path}",
             }
-            for s in table.seats
-            if seats[s.index] == EXTERNAL
+            for seat, path in sorted(token_files.items())
         ],
     }

@@ -17,6 +17,11 @@ its remaining games are still played, the referee deciding for its seats, and it
 longer started. So that such a table does not wait for its join timeout, the runner releases
 the empty seat (``AdminService.ReleaseSeat``), which tells the referee nobody is coming; it does
 the same for a bot whose process exits before its table starts.
+
+Every bot runs in its sandbox (:mod:`.sandbox`, ``tournament.sandbox``): it reaches the referee
+only through a Unix socket in a private folder of the runner (the in-process referee listens
+there too; an external referee is relayed to it), gets its seat token in a file, and is watched
+by one :class:`~.sandbox.Watchdog` for the whole run.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import asyncio
 import secrets
 import shutil
 import signal
+import tempfile
 from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,9 +43,10 @@ from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
 from hearts_tournaments.config import ConfigError, TournamentConfig, parse_config
-from hearts_tournaments.entrants import BotProcess, launch_for
+from hearts_tournaments.entrants import BotProcess, SeatAccess, check_files
 from hearts_tournaments.outcome import GameOutcome, Quarantine, QuarantineTracker
 from hearts_tournaments.results import Standings, compute_standings
+from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
 from hearts_tournaments.schedule import ScheduledGame, make_schedule
 from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder
 from hearts_tournaments.tournament_secrets import (
@@ -204,6 +211,31 @@ async def _until_terminated(work: Coroutine[Any, Any, None]) -> None:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
+def check_sandbox(config: TournamentConfig, output: Path) -> list[str]:
+    """Checks that every bot can be sandboxed as configured, before anything is played.
+
+    Returns:
+        Warnings for the organiser: one per bot that runs without a sandbox.
+
+    Raises:
+        SandboxError: bwrap is needed and missing, or a bot's files would show it the config
+            file or the output folder.
+    """
+    unsandboxed = [spec.name for spec in config.bots if config.sandbox_of(spec) is SandboxKind.NONE]
+    for spec in config.bots:
+        if config.sandbox_of(spec) is SandboxKind.BWRAP:
+            check_files(spec, output)
+    if len(unsandboxed) < len(config.bots):
+        require_bwrap()
+    if not unsandboxed:
+        return []
+    return [
+        f'warning: {", ".join(unsandboxed)} run(s) without a sandbox (sandbox = "none"): such a bot can '
+        "read the config, the database and other bots' files, reach the network and outlive its game; "
+        "use it for your own trusted bots only"
+    ]
+
+
 def tournament_standings(tournament: Tournament) -> Standings:
     """The standings of the games stored so far."""
     store = tournament.store
@@ -240,6 +272,9 @@ class _Runner:
         token = external if self.config.server else secrets.token_hex(32)
         self.admin_token = token or None
         self.metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        self.watchdog = Watchdog()
+        #: The referee's Unix socket, the bots' only way out of their sandbox (set by :meth:`run`).
+        self.socket = Path()
 
     async def run(self) -> None:
         done = self.store.finished_keys()
@@ -247,7 +282,17 @@ class _Runner:
         self.reporter.started(len(self.schedule.games), len(done), self.faults)
         if not pending:
             return
+        try:
+            check_sandbox(self.config, self.output)
+        except SandboxError as exc:
+            raise RunnerError(str(exc)) from None
+        with tempfile.TemporaryDirectory(prefix="hearts-referee-") as private, self.watchdog:
+            self.socket = Path(private) / "referee.sock"
+            await self._run(pending)
+
+    async def _run(self, pending: list[ScheduledGame]) -> None:
         server = None
+        relay = None
         address = self.config.server
         try:
             # Records and bot logs tell about hands: only the organiser may read them.
@@ -255,13 +300,17 @@ class _Runner:
                 private_folder(folder)
         except OSError as exc:
             raise RunnerError(f"cannot prepare {self.output}: {exc}") from None
-        if not address:
-            server = make_server(self.output / "records", admin_token=self.admin_token)
-            try:
+        try:
+            if not address:
+                server = make_server(
+                    self.output / "records", admin_token=self.admin_token, unix_socket=self.socket
+                )
                 await server.start()
-            except OSError as exc:
-                raise RunnerError(f"cannot start the referee: {exc}") from None
-            address = server.address
+                address = server.address
+            else:
+                relay = await _relay(self.socket, address)
+        except OSError as exc:
+            raise RunnerError(f"cannot start the referee: {exc}") from None
         log.info("tournament_running", address=address, pending=len(pending), concurrency=self.concurrency)
         try:
             async with grpc.aio.insecure_channel(address) as channel:
@@ -286,6 +335,8 @@ class _Runner:
                     process.kill()
             if server is not None:
                 await server.stop(grace=1.0)
+            if relay is not None:
+                relay.close()
 
     async def _worker(self, games: Iterator[ScheduledGame], channel: grpc.aio.Channel, address: str) -> None:
         # The iterator is shared: each worker takes the next game in schedule order.
@@ -304,7 +355,17 @@ class _Runner:
         for process, code in zip(processes, codes, strict=True):
             seat = process.seat
             event = "bot_lingered" if process.lingered else "bot_exited"
-            log.info(event, key=game.key, seat=seat, bot=game.seats[seat], code=code)
+            peak_mb, cpu_s = process.peak or (None, None)
+            log.info(
+                event,
+                key=game.key,
+                seat=seat,
+                bot=game.seats[seat],
+                code=code,
+                killed=process.killed,
+                peak_mb=peak_mb,
+                cpu_s=cpu_s,
+            )
 
     def _finish(self, outcome: GameOutcome) -> None:
         self.store.add(outcome)
@@ -375,10 +436,19 @@ class _GamePlay:
                 if self.absent[seat]:
                     continue
                 spec = config.bot(bot)
-                seed = bot_seed(self.runner.deal_secret, game, seat)
-                launch = launch_for(spec, self.address, self.tokens[seat], seed)
+                access = SeatAccess(
+                    self.runner.socket, self.tokens[seat], bot_seed(self.runner.deal_secret, game, seat)
+                )
                 log_path = self.runner.output / "logs" / bot / f"{game.key}-s{seat}.log"
-                process = await BotProcess.start(seat, launch, log_path)
+                process = await BotProcess.start(
+                    seat,
+                    spec,
+                    access,
+                    log_path,
+                    sandbox=config.sandbox_of(spec),
+                    limits=config.limits,
+                    watchdog=self.runner.watchdog,
+                )
                 processes.append(process)
                 watchers.append(asyncio.create_task(self._watch(process, over)))
             response = await self.admin.AwaitTable(
@@ -412,7 +482,14 @@ class _GamePlay:
         if table.status not in (apb.TABLE_STATUS_WAITING, apb.TABLE_STATUS_PLAYING):
             return  # the game ended first: a normal exit
         seat = process.seat
-        log.warning("bot_exited_early", key=self.game.key, seat=seat, bot=self.game.seats[seat], code=code)
+        log.warning(
+            "bot_exited_early",
+            key=self.game.key,
+            seat=seat,
+            bot=self.game.seats[seat],
+            code=code,
+            killed=process.killed,
+        )
         if code != 0:
             self.crashed[seat] = True
         if table.status == apb.TABLE_STATUS_WAITING and not table.connected[seat]:
@@ -452,6 +529,34 @@ class _GamePlay:
             never_answered=tuple(s.answered == 0 for s in sorted(finished.seats, key=lambda s: s.seat)),
             record_json=finished.record_json,
         )
+
+
+async def _relay(socket: Path, target: str) -> asyncio.Server:
+    """Relays connections to the Unix ``socket`` to the external referee at ``host:port``.
+
+    A sandboxed bot has no network: this is how it reaches a referee the runner did not start.
+    """
+    host, _, port = target.rpartition(":")
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        except OSError:
+            pass
+        finally:
+            writer.close()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            upstream_reader, upstream_writer = await asyncio.open_connection(host.strip("[]"), int(port))
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(pipe(reader, upstream_writer), pipe(upstream_reader, writer))
+
+    return await asyncio.start_unix_server(handle, path=str(socket))
 
 
 def _one_error(errors: BaseExceptionGroup[BaseException], address: str) -> BaseException:

@@ -20,18 +20,26 @@ from typing import Annotated
 import typer
 
 from hearts_server.logs import LogFormat, configure_logging
-from hearts_tournaments.config import ConfigError, demo_config_text, load_config, parse_config
+from hearts_tournaments.config import (
+    ConfigError,
+    TournamentConfig,
+    demo_config_text,
+    load_config,
+    parse_config,
+)
 from hearts_tournaments.progress import ProgressReporter
 from hearts_tournaments.report import ReportFormat, render
 from hearts_tournaments.runner import (
     RunnerError,
     Terminated,
     Tournament,
+    check_sandbox,
     create_tournament,
     open_tournament,
     run_tournament,
     tournament_standings,
 )
+from hearts_tournaments.sandbox import SandboxError
 from hearts_tournaments.schedule import make_schedule, suggest_deals
 from hearts_tournaments.store import StoreError
 from hearts_tournaments.tournament_secrets import DealSecretError, read_deal_secret
@@ -118,6 +126,7 @@ def run_command(
     except ConfigError as exc:
         raise _fail(f"{config or 'demo'}: {exc}") from None
     folder = output or (DEMO_OUTPUT if demo else settings.output)
+    _check_sandbox(settings, folder)
     try:
         tournament = create_tournament(settings, text, folder, fresh=fresh or demo, deal_secret=secret)
     except StoreError as exc:
@@ -138,6 +147,11 @@ def resume_command(
     from the start.
     """
     tournament = _open(folder)
+    try:
+        _check_sandbox(tournament.config, folder)
+    except typer.Exit:
+        tournament.store.close()
+        raise
     _run(tournament, concurrency, progress)
 
 
@@ -200,6 +214,16 @@ def _open(folder: Path) -> Tournament:
         raise _fail(str(exc)) from None
     except ConfigError as exc:
         raise _fail(f"{folder}: the stored configuration no longer reads: {exc}") from None
+
+
+def _check_sandbox(config: TournamentConfig, output: Path) -> None:
+    """Prints the warnings of bots without a sandbox; exits 2 when the sandbox cannot be had."""
+    try:
+        warnings = check_sandbox(config, output)
+    except SandboxError as exc:
+        raise _fail(str(exc)) from None
+    for warning in warnings:
+        typer.echo(f"hearts: {warning}", err=True)
 
 
 def _print_balance(tournament: Tournament) -> None:

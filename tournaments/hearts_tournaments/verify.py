@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hearts_core.replay import replay, verify_seed
 from hearts_core.record import places_of as places
+from hearts_core.replay import replay, verify_seed
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.runner import Tournament, tournament_standings
