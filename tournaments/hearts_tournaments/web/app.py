@@ -20,6 +20,8 @@ import structlog
 import uvicorn
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -197,6 +199,8 @@ def make_app(folder: Path) -> Starlette:
     ]
     return Starlette(
         routes=routes,
+        # Compresses pages for clients that ask; event streams are never compressed (they would stall).
+        middleware=[Middleware(GZipMiddleware, minimum_size=1024)],
         exception_handlers={404: not_found, 405: not_found, 500: server_error, Exception: server_error},
     )
 

@@ -41,6 +41,8 @@ SORT_KEYS: dict[str, Callable[[BotStanding], Any]] = {
     "faults": lambda s: s.faults,
     "failed_games": lambda s: s.failed_games,
 }
+#: Rows of the live game list per page.
+GAMES_PER_PAGE = 100
 SUITS = {"C": ("♣", "clubs"), "D": ("♦", "diamonds"), "H": ("♥", "hearts"), "S": ("♠", "spades")}
 RANKS = {"T": "10", "J": "J", "Q": "Q", "K": "K", "A": "A"}
 
@@ -225,6 +227,15 @@ class Site:
             if status:
                 rows = [r for r in rows if r.status.value == status]
         deals = sorted({r.deal for r in self.source.games()})
+        matching = len(rows)
+        page = 1
+        pages = 1
+        if self.live:  # the export keeps every row, for filtering in the browser
+            pages = max(1, -(-matching // GAMES_PER_PAGE))
+            raw = query.get("page", "1")
+            page = min(max(int(raw), 1), pages) if raw.isdigit() else 1
+            rows = rows[(page - 1) * GAMES_PER_PAGE : page * GAMES_PER_PAGE]
+        kept = {k: v for k, v in query.items() if k in ("bot", "deal", "status", "page")}
         context = {
             "rows": rows,
             "bots": self.source.bots(),
@@ -233,7 +244,11 @@ class Site:
             "query": {"bot": bot, "deal": deal, "status": status},
             "played": sum(1 for r in self.source.games() if r.outcome is not None),
             "total": len(self.source.games()),
-            "fragment_query": _encode({k: v for k, v in query.items() if k in ("bot", "deal", "status")}),
+            "matching": matching,
+            "page": page,
+            "pages": pages,
+            "first": (page - 1) * GAMES_PER_PAGE + 1 if rows else 0,
+            "fragment_query": _encode(kept),
         }
         return self._render("games_table.html" if fragment else "games.html", links, **context)
 
