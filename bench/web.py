@@ -37,6 +37,8 @@ from tests.web_server import web_server
 from tests.web_store import add_games, config_text, create
 
 TABLE = 8
+#: What the leaderboard page loads besides itself (all served by hearts web; no CDN).
+LEADERBOARD_ASSETS = ("style.css", "htmx.min.js", "sse.js", "tables.js")
 TARGET = 100
 
 
@@ -90,6 +92,10 @@ def measure(games: int, repeat: int) -> dict[str, Any]:
             fragment = page_figures(base, "/fragment/standings", repeat)
             game_list = page_figures(base, "/games", repeat)
             replay = page_figures(base, f"/game/{scheduled[0].key}", repeat)
+            assets = {name: fetch(base, f"/static/{name}", gzipped=True)[2] for name in LEADERBOARD_ASSETS}
+            assets_raw = {name: fetch(base, f"/static/{name}")[2] for name in LEADERBOARD_ASSETS}
+        leaderboard["with_assets_bytes"] = leaderboard["bytes"] + sum(assets_raw.values())
+        leaderboard["with_assets_bytes_gzip"] = leaderboard["bytes_gzip"] + sum(assets.values())
     return {
         "games": len(scheduled),
         "bots": TABLE,
@@ -128,6 +134,11 @@ def main() -> int:
             f"then TTFB median {page['ttfb_ms_median']} ms (max {page['ttfb_ms_max']}); "
             f"{page['bytes'] / 1024:.1f} KiB ({page['bytes_gzip'] / 1024:.1f} KiB gzipped)"
         )
+    board = figures["leaderboard"]
+    print(
+        f"{'':>18} leaderboard with its CSS and scripts: {board['with_assets_bytes'] / 1024:.1f} KiB "
+        f"({board['with_assets_bytes_gzip'] / 1024:.1f} KiB gzipped; the browser caches the scripts)"
+    )
     return 0
 
 
