@@ -149,6 +149,12 @@ def test_the_pages_in_a_browser(browser: Any, tournament: Path, tmp_path: Path) 
             "Won by seat" in page.locator(".centre").inner_text()
             or "set aside" in page.locator(".centre").inner_text()
         )
+        # Play at 4x, pause: the viewer moved on by itself.
+        page.select_option("#speed", "250")
+        page.locator("#play").click()
+        page.wait_for_function("!location.hash.startsWith('#h1t7')", timeout=WAIT_MS)
+        page.locator("#play").click()
+        assert page.locator("#play").inner_text() == "▶ Play"
         page.locator("#scrubber").focus()
         page.keyboard.press("End")
         assert "end" in where.inner_text()
@@ -206,6 +212,52 @@ def test_the_pages_in_a_browser(browser: Any, tournament: Path, tmp_path: Path) 
         page.goto(url + "/deal/2")
         assert page.locator("#deal td.cards .card").count() == 17 * 6
         page.screenshot(path=str(shots / "deal.png"), full_page=True)
+
+        # Without JavaScript: the tables, sorting, filters and the record download still work.
+        plain = browser.new_context(java_script_enabled=False).new_page()
+        plain.goto(url + "/?sort=mean_place&order=desc")
+        assert plain.locator("#standings-table tbody tr").first.get_attribute("data-bot") == "random"
+        plain.goto(url + "/games?status=clean")
+        assert plain.locator("#games-table tbody tr").count() == 3
+        plain.goto(url + "/game/d000")
+        assert plain.locator("#hand-scores tbody tr").count() == len(record["hands"])
+        assert plain.locator("#viewer").is_hidden()
+        assert (
+            plain.get_by_role("link", name="Download the game record").get_attribute("href")
+            == "/game/d000/record.json"
+        )
+        plain.screenshot(path=str(shots / "replay-without-js.png"), full_page=True)
+        plain.context.close()
+
+        # The static export of the finished run: sorting, filters from the URL and the viewer, from disk.
+        site = tmp_path / "site"
+        export = hearts("web", "export", str(tournament), str(site))
+        assert export.returncode == 0, export.stderr
+        page.goto((site / "index.html").as_uri())
+        rows = page.locator("#standings-table tbody tr")
+        assert rows.first.get_attribute("data-bot") == "heuristic"
+        page.get_by_role("button", name="Bot", exact=True).click()
+        page.get_by_role("button", name="Bot", exact=True).click()
+        assert rows.first.get_attribute("data-bot") == "random"
+        page.goto((site / "games.html").as_uri() + "?status=pending")
+        assert page.locator("#games-table tbody tr:visible").count() == 0
+        page.goto((site / "games.html").as_uri() + "?status=clean")
+        assert page.locator("#games-table tbody tr:visible").count() == 3
+        page.goto((site / "game" / "d001.html").as_uri() + "#h1t2")
+        assert where.inner_text().startswith("Hand 1, trick 2 of 17, card 6 of 6")
+        page.select_option("#seat-select", "1")
+        page.wait_for_url(lambda u: u.endswith("/game/d001-seat1.html#h1t2"))
+        assert page.locator('.seat[data-seat="0"] .hand-cards').inner_text().endswith("cards (hidden)")
+        page.screenshot(path=str(shots / "export-seat-view.png"), full_page=True)
         assert errors == []
-    for name in ("leaderboard", "bot", "replay", "seat-view", "leaderboard-live", "h2h", "deal"):
+    for name in (
+        "leaderboard",
+        "bot",
+        "replay",
+        "seat-view",
+        "leaderboard-live",
+        "h2h",
+        "deal",
+        "export-seat-view",
+    ):
         assert (shots / f"{name}.png").stat().st_size > 10_000

@@ -377,10 +377,12 @@ class Site:
         released = all(r.released for r in rows)
         first_hand: list[list[str]] | None = None
         if released:
-            record = self.source.record(rows[0].key)
-            hands = record.get("hands") or []
-            if hands and isinstance(hands[0], dict):
-                first_hand = [sorted(h, key=_card_order) for h in hands[0].get("deal", [])]
+            try:
+                hands = self.source.record(rows[0].key).get("hands") or []
+                if hands and isinstance(hands[0], dict) and isinstance(hands[0].get("deal"), list):
+                    first_hand = [sorted(map(str, h), key=_card_order) for h in hands[0]["deal"]]
+            except SourceError:
+                first_hand = None  # a corrupt record: its own page says so; the rotations still show
         players = len(rows[0].seats)
         return self._render(
             "deal.html",
