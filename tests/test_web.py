@@ -113,7 +113,11 @@ def test_a_deal_with_games_to_play_is_withheld_until_it_is_complete(
             for hand in secret:  # no seat's cards of the unfinished deal, in any order
                 assert " ".join(hand) not in body
                 assert json.dumps(hand) not in body
-        assert "withheld" in get(url + "/games?deal=1").body
+        listed = get(url + "/games?deal=1").body
+        withheld_rows = re.findall(r'<tr [^>]*data-status="withheld">(.*?)</tr>', listed, re.S)
+        assert len(withheld_rows) == len(played)
+        for row in withheld_rows:  # no per-seat totals or places of a withheld game
+            assert "#" not in row and "muted" not in row
         assert get(url + f"/game/{waiting[0].key}").status == 404  # not played yet
         assert get(url + "/game/d000-r00").status == 200  # deal 0 is complete
         # The rest of the deal is played while the page is served: now it is shown.

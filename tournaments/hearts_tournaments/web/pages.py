@@ -269,6 +269,11 @@ class Site:
             outcome = row.outcome
             if outcome is None:
                 continue
+            mine = [s for s, b in enumerate(outcome.seats) if b == name]
+            if any(outcome.faults[s] for s in mine) or outcome.failed(name):
+                faults.append(self._faults_of(row, name, mine))
+            if row.result is None:
+                continue
             for seat, bot in enumerate(outcome.seats):
                 if bot != name:
                     continue
@@ -277,9 +282,6 @@ class Site:
                 acc[1] += outcome.places[seat]
                 acc[2] += outcome.totals[seat]
                 acc[3] += outcome.hands
-            mine = [s for s, b in enumerate(outcome.seats) if b == name]
-            if any(outcome.faults[s] for s in mine) or outcome.failed(name):
-                faults.append(self._faults_of(row, name, mine))
         by_position = [
             {
                 "seat": seat,

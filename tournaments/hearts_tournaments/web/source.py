@@ -104,6 +104,13 @@ class GameRow:
         """Whether its record may be shown."""
         return self.status not in (GameStatus.PENDING, GameStatus.WITHHELD)
 
+    @property
+    def result(self) -> GameOutcome | None:
+        """Its outcome where the pages show it game by game: once released. A withheld game's
+        per-seat totals say which seat positions of the deal were good ones; they count in the
+        standings only, as in ``hearts tournament report``."""
+        return self.outcome if self.released else None
+
 
 @dataclass(frozen=True, slots=True)
 class LogExcerpt:
