@@ -249,6 +249,19 @@ def test_error_pages_are_clear_and_have_the_right_status(tmp_path: Path) -> None
         assert reply.status == 404 and "not a tournament database" in reply.body
 
 
+def test_a_tournament_started_afresh_in_the_folder_is_shown(tmp_path: Path) -> None:
+    games = _duplicate(tmp_path)
+    add_games(tmp_path, games[:4], BUILTIN, TARGET)
+    with web_server(tmp_path) as url:
+        assert "4 of 12 games played" in get(url + "/").body
+        text = config_text(
+            BUILTIN.items(), table_size=6, deals=1, duplicate=True, target_score=TARGET, seed="new"
+        )
+        again = create(tmp_path, text, fresh=True)
+        add_games(tmp_path, again[:1], BUILTIN, TARGET)
+        assert "1 of 6 games played" in get(url + "/").body
+
+
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     missing = hearts("web", str(tmp_path / "missing"))
     assert missing.returncode == 2

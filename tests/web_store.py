@@ -47,10 +47,10 @@ def config_text(
     return "\n".join(lines) + "\n"
 
 
-def create(folder: Path, text: str) -> list[ScheduledGame]:
-    """Creates the tournament of ``text`` in ``folder``; returns its scheduled games."""
+def create(folder: Path, text: str, fresh: bool = False) -> list[ScheduledGame]:
+    """Creates the tournament of ``text`` in ``folder`` (``fresh``: replacing one); returns its games."""
     config = parse_config(text, folder)
-    tournament = create_tournament(config, text, folder)
+    tournament = create_tournament(config, text, folder, fresh=fresh)
     with tournament.store:
         return list(tournament.store.schedule().games)
 

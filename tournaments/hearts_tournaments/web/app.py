@@ -27,6 +27,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from hearts_tournaments.store import DB_NAME
 from hearts_tournaments.web.links import Links
 from hearts_tournaments.web.pages import Site
 from hearts_tournaments.web.source import NotATournament, SourceError, TournamentSource
@@ -42,19 +43,38 @@ LINKS = Links()
 
 
 class _Folder:
-    """The tournament folder, opened on first use (and retried until it holds a tournament)."""
+    """The tournament folder, opened on first use (and retried until it holds a tournament).
+
+    A tournament started again in the same folder (``hearts tournament run --fresh``) is a new
+    database file: it is noticed by its inode and opened afresh.
+    """
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.site: Site | None = None
+        self.source: TournamentSource | None = None
+        self.inode: int | None = None
         self.error: NotATournament | None = None
 
+    def _inode(self) -> int | None:
+        try:
+            return (self.folder / DB_NAME).stat().st_ino
+        except OSError:
+            return None
+
     def get(self) -> Site | None:
+        inode = self._inode()
+        if self.source is not None and inode != self.inode:
+            self.source.close()
+            self.site = self.source = None
         if self.site is None:
             try:
-                self.site = Site(TournamentSource(self.folder), live=True)
+                self.source = TournamentSource(self.folder)
             except NotATournament as exc:
                 self.error = exc
+                return None
+            self.inode = inode
+            self.site = Site(self.source, live=True)
         return self.site
 
     def version(self) -> int:
@@ -236,7 +256,9 @@ def serve(folder: Path, host: str, port: int, on_ready: Callable[[str], None]) -
         while not server.started and not task.done():
             await asyncio.sleep(0.02)
         if server.started:
-            on_ready(f"http://{shown}:{bound[1]}")
+            url = f"http://{shown}:{bound[1]}"
+            log.info("web_listening", url=url, folder=str(folder))
+            on_ready(url)
         await task
 
     asyncio.run(main())
