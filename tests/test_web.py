@@ -20,6 +20,8 @@ import pytest
 from hearts_server.redacted import redacted_replay
 from hearts_tournaments.runner import open_tournament, tournament_standings
 from hearts_tournaments.schedule import ScheduledGame
+from hearts_tournaments.store import Store
+from hearts_tournaments.web.meetings import share_intervals
 from hearts_tournaments.web.timeline import full_timeline, seat_timeline
 from tests.conftest import hearts
 from tests.web_server import get, web_server
@@ -198,6 +200,29 @@ def test_the_seat_timeline_holds_what_the_seat_was_sent(partial: tuple[Path, lis
             assert hand["received"][seat] == truth["received"][seat]
             for card in hand["passed"][seat]:
                 assert f'"{card}"' in sent
+
+
+def test_head_to_head_intervals_bootstrap_deals_around_the_standings_share(
+    partial: tuple[Path, list[ScheduledGame]],
+) -> None:
+    folder, games = partial
+    tournament = open_tournament(folder)
+    with tournament.store:
+        standings = tournament_standings(tournament)
+    with Store.open(folder) as store:
+        deal_of = {g.key: g.deal for g in games}
+        played = [(deal_of[o.key], o) for o in store.outcomes(records=False)]
+    intervals = share_intervals("hero", played, standings.seed)
+    assert set(intervals) == {"rando", "other"}
+    for other, interval in intervals.items():
+        share = standings.head_to_head["hero"][other].share
+        assert share is not None and interval.low <= share <= interval.high
+    assert share_intervals("hero", played, standings.seed) == intervals  # seeded
+    assert share_intervals("hero", [p for p in played if p[0] == 0], standings.seed) == {}  # one deal
+    with web_server(folder) as url:
+        page = get(url + "/bot/hero").body
+        low, high = intervals["rando"].low, intervals["rando"].high
+        assert f"{100 * low:.0f}–{100 * high:.0f}%" in page
 
 
 def test_faults_are_shown_with_their_log_lines(partial: tuple[Path, list[ScheduledGame]]) -> None:

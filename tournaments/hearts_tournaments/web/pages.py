@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from hearts_tournaments.results import BotStanding, Interval, Standings
 from hearts_tournaments.web.links import Links
+from hearts_tournaments.web.meetings import share_intervals
 from hearts_tournaments.web.source import (
     GameRow,
     GameStatus,
@@ -128,6 +129,7 @@ class Site:
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        self._intervals: dict[tuple[int, str], dict[str, Interval]] = {}
         self.env.filters["card"] = card_html
         self.env.filters["fmt"] = _fmt
         self.env.globals["suits"] = SUITS
@@ -291,11 +293,13 @@ class Site:
             }
             for seat, a in sorted(positions.items())
         ]
+        intervals = self._share_intervals(name, standings.seed)
         meetings = [
             {
                 "bot": other,
                 "row": standings.head_to_head[name][other],
                 "col": standings.head_to_head[other][name],
+                "ci": intervals.get(other),
             }
             for other in [s.bot for s in standings.standings]
             if other != name
@@ -312,6 +316,14 @@ class Site:
             faults=faults,
             heat=_heat,
         )
+
+    def _share_intervals(self, name: str, seed: str) -> dict[str, Interval]:
+        key = (self.source.version(), name)
+        if key not in self._intervals:
+            played = [(r.deal, r.outcome) for r in self.source.games() if r.outcome is not None]
+            self._intervals = {k: v for k, v in self._intervals.items() if k[0] == key[0]}
+            self._intervals[key] = share_intervals(name, played, seed)
+        return self._intervals[key]
 
     def _faults_of(self, row: GameRow, name: str, mine: list[int]) -> dict[str, Any]:
         outcome = row.outcome
