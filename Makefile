@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml proto/python/pyproject.toml clients/python/pyproject.toml | md5sum | cut -c1-8)
 
-.PHONY: run test install dev lint typecheck proto clients bench clean sandbox
+.PHONY: run test install dev lint typecheck proto clients browser bench clean sandbox
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,7 @@ run: install sandbox
 	$(VENV)/bin/hearts tournament run --demo
 
 ## test: lint, type-check, build the example clients and run the whole suite
-test: install sandbox lint typecheck clients
+test: install sandbox lint typecheck clients browser
 	$(PY) -m pytest -n auto -q
 
 lint: install
@@ -43,6 +43,10 @@ proto: install
 
 clients:
 	clients/build-all
+
+## browser: Debian's Chromium for the web tests (Playwright drives it; it never downloads a browser)
+browser:
+	@command -v chromium >/dev/null || { apt-get update -q && apt-get install -y -q chromium; }
 
 bench: install
 	$(PY) bench/engine.py

@@ -369,6 +369,10 @@ from hearts_tournaments.tournament_cli import tournament_app  # noqa: E402
 
 app.add_typer(tournament_app, name="tournament")
 
+from hearts_tournaments.web.cli import web_app  # noqa: E402
+
+app.add_typer(web_app, name="web")
+
 
 def main() -> None:
     """Entry point of the ``hearts`` console script."""

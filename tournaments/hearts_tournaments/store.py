@@ -92,6 +92,12 @@ class Store:
         db.execute("PRAGMA busy_timeout=5000")
         return db
 
+    @staticmethod
+    def _connect_read_only(path: Path) -> sqlite3.Connection:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+        db.execute("PRAGMA busy_timeout=5000")
+        return db
+
     @classmethod
     def create(
         cls,
@@ -154,8 +160,13 @@ class Store:
         return cls(path, db)
 
     @classmethod
-    def open(cls, folder: Path) -> Store:
+    def open(cls, folder: Path, *, read_only: bool = False) -> Store:
         """Opens the tournament stored in ``folder``.
+
+        Args:
+            folder: The output folder.
+            read_only: Open the database read-only (``mode=ro``): nothing this connection does
+                can change it, and it sees each game the moment a runner commits it.
 
         Raises:
             StoreError: if there is none, or it is not a tournament database this version reads.
@@ -164,7 +175,7 @@ class Store:
         if not path.is_file():
             raise StoreError(f"{folder} holds no tournament (no {DB_NAME})")
         try:
-            db = cls._connect(path)
+            db = cls._connect_read_only(path) if read_only else cls._connect(path)
             version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"{path} is not a tournament database: {exc}") from None
@@ -242,6 +253,11 @@ class Store:
         column = "record" if records else "''"
         rows = self._db.execute(f"SELECT summary, {column} FROM games ORDER BY seq").fetchall()
         return [GameOutcome.from_json(json.loads(summary), record) for summary, record in rows]
+
+    def record(self, key: str) -> str | None:
+        """The stored record of game ``key`` (JSON text), or None if that game is not stored."""
+        row = self._db.execute("SELECT record FROM games WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
 
     def count(self) -> int:
         """How many games are stored."""

@@ -1,0 +1,116 @@
+"""Tournament folders built in-process with the engine, for the web tests and bench/web.py.
+
+The schedule, the store and the game records are the real ones (:func:`create_tournament`,
+:class:`Store`, :func:`state_to_record`); only the games are played by
+:func:`hearts_core.local.play_game` instead of bot processes over gRPC, which makes a
+thousand-game tournament a matter of seconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from hearts_client.bots import make_bot
+from hearts_core.local import play_game
+from hearts_core.record import record_json, state_to_record
+from hearts_core.rules import Rules
+from hearts_tournaments.config import parse_config
+from hearts_tournaments.outcome import GameOutcome
+from hearts_tournaments.runner import create_tournament
+from hearts_tournaments.schedule import ScheduledGame
+from hearts_tournaments.store import Store
+
+
+def config_text(
+    bots: Iterable[tuple[str, str]],
+    *,
+    table_size: int,
+    deals: int,
+    duplicate: bool,
+    target_score: int,
+    seed: str,
+) -> str:
+    """A tournament configuration of built-in bots (``(name, builtin)`` pairs)."""
+    lines = [
+        "[tournament]",
+        'name = "webtest"',
+        f"table_size = {table_size}",
+        f"deals = {deals}",
+        f"duplicate = {'true' if duplicate else 'false'}",
+        f'seed = "{seed}"',
+        f"target_score = {target_score}",
+        "quarantine_after = 3",
+    ]
+    for name, builtin in bots:
+        lines += ["", "[[bots]]", f'name = "{name}"', f'builtin = "{builtin}"']
+    return "\n".join(lines) + "\n"
+
+
+def create(folder: Path, text: str, fresh: bool = False) -> list[ScheduledGame]:
+    """Creates the tournament of ``text`` in ``folder`` (``fresh``: replacing one); returns its games."""
+    config = parse_config(text, folder)
+    tournament = create_tournament(config, text, folder, fresh=fresh)
+    with tournament.store:
+        return list(tournament.store.schedule().games)
+
+
+def play(game: ScheduledGame, builtin: dict[str, str], target_score: int, faults: int = 0) -> GameOutcome:
+    """Plays one scheduled game in-process; ``faults`` pretends seat 0 made that many faults."""
+    rules = Rules(players=len(game.seats), target_score=target_score)
+    players = [make_bot(builtin[bot], seed) for bot, seed in zip(game.seats, game.bot_seeds, strict=True)]
+    state = play_game(rules, game.seed, players)
+    totals = tuple(state.totals)
+    places = tuple(1 + sum(1 for other in totals if other < mine) for mine in totals)
+    fault_list = [
+        {"seat": 0, "kind": "timeout", "detail": "no answer within 1000 ms", "hand": 0} for _ in range(faults)
+    ]
+    record = state_to_record(
+        state,
+        game_id=f"g-{game.key}",
+        bots=list(game.seats),
+        seed=game.seed,
+        decision_ms=1000,
+        time_bank_ms=60000,
+        max_faults=5,
+        decisions=[],
+        faults=fault_list,
+    )
+    n = len(game.seats)
+    return GameOutcome(
+        key=game.key,
+        game_id=f"g-{game.key}",
+        seats=game.seats,
+        totals=totals,
+        places=places,
+        winners=tuple(state.winners),
+        hands=len(state.results),
+        faults=(faults,) + (0,) * (n - 1),
+        retired=(False,) * n,
+        absent=(False,) * n,
+        crashed=(False,) * n,
+        never_answered=(False,) * n,
+        record_json=record_json(record),
+    )
+
+
+def add_games(
+    folder: Path,
+    games: Iterable[ScheduledGame],
+    builtin: dict[str, str],
+    target_score: int,
+    faults: dict[str, int] | None = None,
+) -> None:
+    """Plays ``games`` and stores each one, as the runner would (a log file per seat too)."""
+    faults = faults or {}
+    with Store.open(folder) as store:
+        for game in games:
+            outcome = play(game, builtin, target_score, faults.get(game.key, 0))
+            for seat, bot in enumerate(game.seats):
+                log = folder / "logs" / bot / f"{game.key}-s{seat}.log"
+                log.parent.mkdir(parents=True, exist_ok=True)
+                lines = [f'{{"event": "game_started", "seat": {seat}}}']
+                if seat == 0 and outcome.faults[0]:
+                    lines.append('{"event": "thinking_too_long", "level": "warning"}')
+                log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            store.add(outcome)

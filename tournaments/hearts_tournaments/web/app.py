@@ -1,0 +1,264 @@
+"""The live server of ``hearts web DIR``: a Starlette app over :class:`~.pages.Site`.
+
+Every route is ``async`` and runs on the event loop's thread, the thread that opened the
+read-only SQLite connection. ``/events`` is a server-sent event stream: it checks the store's
+game count every :data:`POLL_S` seconds and sends ``games`` when it changes; the live pages
+(htmx with its SSE extension) then fetch their table again.
+
+A folder that holds no tournament yet is not an error at start: every page says so with a 404
+until the runner creates it, then the pages appear.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import structlog
+import uvicorn
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from hearts_tournaments.store import DB_NAME
+from hearts_tournaments.web.links import Links
+from hearts_tournaments.web.pages import Site
+from hearts_tournaments.web.source import NotATournament, SourceError, TournamentSource
+
+#: Seconds between two looks at the store for new games.
+POLL_S = 1.0
+#: Seconds between keep-alive comments on an idle event stream.
+KEEPALIVE_S = 15.0
+STATIC = Path(__file__).parent / "static"
+
+log = structlog.get_logger(__name__)
+LINKS = Links()
+
+
+class _Folder:
+    """The tournament folder, opened on first use (and retried until it holds a tournament).
+
+    A tournament started again in the same folder (``hearts tournament run --fresh``) is a new
+    database file: it is noticed by its inode and opened afresh.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.site: Site | None = None
+        self.source: TournamentSource | None = None
+        self.inode: int | None = None
+        self.error: NotATournament | None = None
+
+    def _inode(self) -> int | None:
+        try:
+            return (self.folder / DB_NAME).stat().st_ino
+        except OSError:
+            return None
+
+    def get(self) -> Site | None:
+        inode = self._inode()
+        if self.source is not None and inode != self.inode:
+            self.source.close()
+            self.site = self.source = None
+        if self.site is None:
+            try:
+                self.source = TournamentSource(self.folder)
+            except NotATournament as exc:
+                self.error = exc
+                return None
+            self.inode = inode
+            self.site = Site(self.source, live=True)
+        return self.site
+
+    def version(self) -> int:
+        site = self.get()
+        return -1 if site is None else site.source.version()
+
+
+def make_app(folder: Path) -> Starlette:
+    """The web app serving the tournament in ``folder`` (read-only)."""
+    state = _Folder(folder)
+    fallback = Site(None, live=False)
+
+    def missing() -> HTMLResponse:
+        message = str(state.error) if state.error else f"{folder} holds no tournament"
+        page = fallback.error(LINKS, 404, f"{message}. This page works once the folder holds a tournament.")
+        return HTMLResponse(page.html, page.status)
+
+    def query(request: Request) -> dict[str, str]:
+        return {k: v for k, v in request.query_params.items()}
+
+    async def leaderboard(request: Request) -> Response:
+        site = state.get()
+        if site is None:
+            return missing()
+        page = site.leaderboard(LINKS, query(request))
+        return HTMLResponse(page.html, page.status)
+
+    async def standings_fragment(request: Request) -> Response:
+        site = state.get()
+        if site is None:
+            return missing()
+        page = site.leaderboard(LINKS, query(request), fragment=True)
+        return HTMLResponse(page.html, page.status)
+
+    async def games(request: Request) -> Response:
+        site = state.get()
+        if site is None:
+            return missing()
+        page = site.games(LINKS, query(request))
+        return HTMLResponse(page.html, page.status)
+
+    async def games_fragment(request: Request) -> Response:
+        site = state.get()
+        if site is None:
+            return missing()
+        page = site.games(LINKS, query(request), fragment=True)
+        return HTMLResponse(page.html, page.status)
+
+    async def h2h(request: Request) -> Response:
+        site = state.get()
+        if site is None:
+            return missing()
+        page = site.h2h(LINKS)
+        return HTMLResponse(page.html, page.status)
+
+    async def bot(request: Request) -> Response:
+        site = state.get()
+        if site is None:
+            return missing()
+        page = site.bot(LINKS, request.path_params["name"])
+        return HTMLResponse(page.html, page.status)
+
+    async def game(request: Request) -> Response:
+        site = state.get()
+        if site is None:
+            return missing()
+        raw = request.query_params.get("seat", "")
+        if raw and not raw.isdigit():
+            page = site.error(LINKS, 400, f"seat must be a seat number, not {raw!r}")
+        else:
+            page = site.game(LINKS, request.path_params["key"], int(raw) if raw else None)
+        return HTMLResponse(page.html, page.status)
+
+    async def record(request: Request) -> Response:
+        site = state.get()
+        if site is None:
+            return missing()
+        key = request.path_params["key"]
+        status, text = site.record_text(key)
+        if status != 200:
+            return PlainTextResponse(text + "\n", status)
+        return Response(
+            text,
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="{key}.json"'},
+        )
+
+    async def deal(request: Request) -> Response:
+        site = state.get()
+        if site is None:
+            return missing()
+        page = site.deal(LINKS, request.path_params["deal"])
+        return HTMLResponse(page.html, page.status)
+
+    async def events(request: Request) -> Response:
+        async def stream() -> AsyncIterator[str]:
+            seen = state.version()
+            yield f"retry: 3000\nevent: hello\ndata: {seen}\n\n"
+            idle = 0.0
+            while not await request.is_disconnected():
+                await asyncio.sleep(POLL_S)
+                try:
+                    now = state.version()
+                except SourceError:
+                    continue
+                if now != seen:
+                    seen = now
+                    idle = 0.0
+                    yield f"event: games\ndata: {now}\n\n"
+                else:
+                    idle += POLL_S
+                    if idle >= KEEPALIVE_S:
+                        idle = 0.0
+                        yield ": keep-alive\n\n"
+
+        return StreamingResponse(
+            stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
+        )
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 404
+        page = fallback.error(LINKS, status, f"there is no page at {request.url.path}")
+        return HTMLResponse(page.html, status)
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        log.error("web_page_failed", path=request.url.path, error=repr(exc))
+        page = fallback.error(LINKS, 500, "this page failed to render; the server log has the details")
+        return HTMLResponse(page.html, 500)
+
+    routes = [
+        Route("/", leaderboard),
+        Route("/fragment/standings", standings_fragment),
+        Route("/fragment/games", games_fragment),
+        Route("/games", games),
+        Route("/h2h", h2h),
+        Route("/bot/{name}", bot),
+        Route("/game/{key}", game),
+        Route("/game/{key}/record.json", record),
+        Route("/deal/{deal:int}", deal),
+        Route("/events", events),
+        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(
+        routes=routes,
+        # Compresses pages for clients that ask; event streams are never compressed (they would stall).
+        middleware=[Middleware(GZipMiddleware, minimum_size=1024)],
+        exception_handlers={404: not_found, 405: not_found, 500: server_error, Exception: server_error},
+    )
+
+
+def serve(folder: Path, host: str, port: int, on_ready: Callable[[str], None]) -> None:
+    """Serves ``folder`` until SIGINT or SIGTERM.
+
+    Args:
+        folder: The tournament folder.
+        host: Address to listen on.
+        port: Port to listen on; 0 picks a free one.
+        on_ready: Called with the base URL once the server accepts connections.
+
+    Raises:
+        OSError: if the address cannot be bound (port in use, bad host).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.create_server((host, port), family=family, backlog=128)
+    sock.setblocking(False)
+    config = uvicorn.Config(
+        make_app(folder),
+        log_config=None,
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=1,
+    )
+    server = uvicorn.Server(config)
+    bound = sock.getsockname()
+    shown = f"[{bound[0]}]" if family == socket.AF_INET6 else bound[0]
+
+    async def main() -> None:
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started and not task.done():
+            await asyncio.sleep(0.02)
+        if server.started:
+            url = f"http://{shown}:{bound[1]}"
+            log.info("web_listening", url=url, folder=str(folder))
+            on_ready(url)
+        await task
+
+    asyncio.run(main())

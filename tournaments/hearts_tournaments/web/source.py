@@ -1,0 +1,325 @@
+"""What the web pages show, and where it comes from: the :class:`Source` interface.
+
+The pages never touch a database: they ask a :class:`Source` for the standings, the games, a
+game's record and a bot's log lines. :class:`TournamentSource` answers from one tournament's
+folder, opened read-only; a league (a later feature) can be shown by the same pages through
+another implementation.
+
+What a source must never give out: the record (hands, passes, kitty) or the bot logs of a game
+whose deal still has games to play. With duplicate deals, every rotation deals the same cards,
+so a bot that read one rotation's record could know the hands of its own game still to come.
+A game is *released* once every game of its deal is stored; :meth:`Source.record` refuses the
+others with :class:`Withheld`.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from hearts_tournaments.config import ConfigError, parse_config
+from hearts_tournaments.outcome import GameOutcome
+from hearts_tournaments.results import Standings
+from hearts_tournaments.runner import Tournament, tournament_standings
+from hearts_tournaments.schedule import Schedule
+from hearts_tournaments.store import Store, StoreError
+
+#: Log lines shown per faulty game on a bot's page (the last ones of the file).
+LOG_TAIL = 40
+
+
+class SourceError(Exception):
+    """Base of what a source refuses; each subclass maps to one HTTP status."""
+
+    status = 500
+
+
+class NotATournament(SourceError):
+    """The folder holds no tournament this version reads."""
+
+    status = 404
+
+
+class NoSuchGame(SourceError):
+    """No game of that id is scheduled (or it was not played yet)."""
+
+    status = 404
+
+
+class NoSuchBot(SourceError):
+    """No bot of that name takes part."""
+
+    status = 404
+
+
+class Withheld(SourceError):
+    """The game's deal still has games to play: its record would reveal their cards."""
+
+    status = 403
+
+
+class CorruptRecord(SourceError):
+    """The stored record does not read as a game record."""
+
+    status = 500
+
+
+class GameStatus(enum.StrEnum):
+    """Where a scheduled game stands, as the game list filters it."""
+
+    PENDING = "pending"  # not played yet
+    WITHHELD = "withheld"  # played, but its deal has games still to play
+    CLEAN = "clean"  # played, released, no faults
+    FAULTS = "faults"  # played, released, with faults but no failure
+    FAILED = "failed"  # played, released, some bot failed it (retired, crashed, never answered)
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """One scheduled game, as the lists show it.
+
+    Attributes:
+        key: The game's id (its schedule key, ``d003-r02``).
+        deal: Its deal number.
+        rotation: Its seat rotation.
+        seats: The bot at each seat.
+        status: Where it stands.
+        outcome: Its outcome (without record) once played.
+    """
+
+    key: str
+    deal: int
+    rotation: int
+    seats: tuple[str, ...]
+    status: GameStatus
+    outcome: GameOutcome | None
+
+    @property
+    def released(self) -> bool:
+        """Whether its record may be shown."""
+        return self.status not in (GameStatus.PENDING, GameStatus.WITHHELD)
+
+    @property
+    def result(self) -> GameOutcome | None:
+        """Its outcome where the pages show it game by game: once released. A withheld game's
+        per-seat totals say which seat positions of the deal were good ones; they count in the
+        standings only, as in ``hearts tournament report``."""
+        return self.outcome if self.released else None
+
+
+@dataclass(frozen=True, slots=True)
+class LogExcerpt:
+    """The last lines of one seat's bot log."""
+
+    path: str
+    lines: tuple[str, ...]
+    truncated: bool
+
+
+class Source(Protocol):
+    """What the pages read. Every method answers from the data as it is now."""
+
+    @property
+    def title(self) -> str:
+        """The name shown in every page's heading."""
+        ...
+
+    def version(self) -> int:
+        """A number that changes whenever a game is added (the live pages poll it)."""
+        ...
+
+    def standings(self) -> Standings:
+        """The standings, exactly as ``hearts tournament report`` computes them."""
+        ...
+
+    def games(self) -> Sequence[GameRow]:
+        """Every scheduled game, in schedule order."""
+        ...
+
+    def game(self, key: str) -> GameRow:
+        """One game. Raises :class:`NoSuchGame`."""
+        ...
+
+    def bots(self) -> Sequence[str]:
+        """The bots taking part."""
+        ...
+
+    def record(self, key: str) -> dict[str, Any]:
+        """A released game's record. Raises NoSuchGame, Withheld or CorruptRecord."""
+        ...
+
+    def record_text(self, key: str) -> str:
+        """The same record as stored (for download). Same errors as :meth:`record`."""
+        ...
+
+    def log(self, bot: str, key: str, seat: int) -> LogExcerpt | None:
+        """The tail of a released game's bot log, or None if there is none."""
+        ...
+
+
+class TournamentSource:
+    """A :class:`Source` over one tournament folder, opened read-only.
+
+    Standings and the game list are cached until a game is added.
+
+    Args:
+        folder: The tournament's output folder.
+
+    Raises:
+        NotATournament: if the folder holds no readable tournament.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        try:
+            self._store = Store.open(folder, read_only=True)
+            config = parse_config(
+                self._store.config_text, self._store.base_dir, default_name=self._store.meta("name")
+            )
+            self._schedule: Schedule = self._store.schedule()
+        except StoreError as exc:
+            raise NotATournament(str(exc)) from None
+        except ConfigError as exc:
+            raise NotATournament(f"{folder}: the stored configuration no longer reads: {exc}") from None
+        except (KeyError, TypeError, ValueError) as exc:
+            raise NotATournament(f"{folder}: the stored schedule does not read: {exc}") from None
+        self._tournament = Tournament(config, self._store, folder)
+        self._deal_keys: dict[int, set[str]] = defaultdict(set)
+        for game in self._schedule.games:
+            self._deal_keys[game.deal].add(game.key)
+        self._cache_version = -1
+        self._standings: Standings | None = None
+        self._rows: tuple[GameRow, ...] = ()
+
+    def close(self) -> None:
+        """Closes the database."""
+        self._store.close()
+
+    @property
+    def title(self) -> str:
+        """The tournament's name."""
+        return self._tournament.config.name
+
+    def version(self) -> int:
+        """How many games are stored (games are only ever added)."""
+        return self._store.count()
+
+    def _refresh(self) -> None:
+        version = self.version()
+        if version == self._cache_version:
+            return
+        outcomes = self._store.outcomes(records=False)
+        by_key = {o.key: o for o in outcomes}
+        done = set(by_key)
+        rows = []
+        for game in self._schedule.games:
+            outcome = by_key.get(game.key)
+            rows.append(
+                GameRow(
+                    game.key,
+                    game.deal,
+                    game.rotation,
+                    game.seats,
+                    _status(outcome, self._deal_keys[game.deal] <= done),
+                    outcome,
+                )
+            )
+        self._rows = tuple(rows)
+        self._standings = tournament_standings(self._tournament)
+        self._cache_version = version
+
+    def standings(self) -> Standings:
+        """The standings of the stored games (recomputed when a game is added)."""
+        self._refresh()
+        assert self._standings is not None
+        return self._standings
+
+    def games(self) -> Sequence[GameRow]:
+        """Every scheduled game, in schedule order."""
+        self._refresh()
+        return self._rows
+
+    def game(self, key: str) -> GameRow:
+        """One scheduled game."""
+        for row in self.games():
+            if row.key == key:
+                return row
+        raise NoSuchGame(f"no game {key!r} in this tournament")
+
+    def bots(self) -> Sequence[str]:
+        """The bots, in the configuration's order."""
+        return self._schedule.bots
+
+    def _released(self, key: str) -> GameRow:
+        row = self.game(key)
+        if row.status is GameStatus.PENDING:
+            raise NoSuchGame(f"game {key} has not been played yet")
+        if row.status is GameStatus.WITHHELD:
+            raise Withheld(
+                f"game {key} is withheld until every game of deal {row.deal} is played: "
+                "its cards are the cards of those games too"
+            )
+        return row
+
+    def record_text(self, key: str) -> str:
+        """The stored record text of a released game."""
+        self._released(key)
+        text = self._store.record(key)
+        if text is None:  # cannot happen for a released game; the store only grows
+            raise NoSuchGame(f"game {key} is not stored")
+        return text
+
+    def record(self, key: str) -> dict[str, Any]:
+        """The parsed record of a released game."""
+        text = self.record_text(key)
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise CorruptRecord(f"the record of game {key} is not JSON: {exc}") from None
+        if not isinstance(data, dict) or "players" not in data or not isinstance(data.get("hands"), list):
+            raise CorruptRecord(f"the record of game {key} is not a game record")
+        return data
+
+    def log(self, bot: str, key: str, seat: int) -> LogExcerpt | None:
+        """The last :data:`LOG_TAIL` lines of the bot's log of a released game."""
+        row = self._released(key)
+        if not 0 <= seat < len(row.seats) or row.seats[seat] != bot:
+            return None
+        path = self.folder / "logs" / bot / f"{key}-s{seat}.log"
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return None
+        return LogExcerpt(str(path.relative_to(self.folder)), tuple(lines[-LOG_TAIL:]), len(lines) > LOG_TAIL)
+
+
+def _status(outcome: GameOutcome | None, deal_done: bool) -> GameStatus:
+    if outcome is None:
+        return GameStatus.PENDING
+    if not deal_done:
+        return GameStatus.WITHHELD
+    if any(outcome.failed(bot) for bot in set(outcome.seats)):
+        return GameStatus.FAILED
+    if any(outcome.faults):
+        return GameStatus.FAULTS
+    return GameStatus.CLEAN
+
+
+__all__ = [
+    "CorruptRecord",
+    "GameRow",
+    "GameStatus",
+    "LogExcerpt",
+    "NoSuchBot",
+    "NoSuchGame",
+    "NotATournament",
+    "Source",
+    "SourceError",
+    "TournamentSource",
+    "Withheld",
+]
