@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from typer.testing import CliRunner
 
+from hearts_tournaments.cli import app
 from hearts_tournaments.config import demo_config_text, parse_config
 from hearts_tournaments.outcome import GameOutcome, quarantined
 from hearts_tournaments.report import CSV_COLUMNS, ReportFormat, render
@@ -196,7 +198,8 @@ def test_a_bot_at_a_single_deal_has_no_interval_and_is_ranked_last() -> None:
     render(result, ReportFormat.TABLE, console)
     text = console.export_text()
     assert "1.00 (too few deals)" in text and "ranked last: too few deals" in text
-    assert deal_warnings(schedule.balance())[0].startswith(", ".join(sorted(b for b in bots if deals[b] == 1)))
+    single = ", ".join(sorted(b for b in bots if deals[b] == 1))
+    assert deal_warnings(schedule.balance())[0].startswith(single)
 
 
 def test_paired_differences_separate_bots_whose_marginal_intervals_overlap() -> None:
@@ -210,8 +213,10 @@ def test_paired_differences_separate_bots_whose_marginal_intervals_overlap() -> 
         outcome(
             schedule,
             schedule.games[i].index,
-            [t + (round(10 * deal_bonus[schedule.games[i].deal]) if b == "cat" else 0)
-             for t, b in zip(o.totals, o.seats, strict=True)],
+            [
+                t + (round(10 * deal_bonus[schedule.games[i].deal]) if b == "cat" else 0)
+                for t, b in zip(o.totals, o.seats, strict=True)
+            ],
         )
         for i, o in enumerate(outcomes)
     ]
@@ -270,3 +275,15 @@ def test_the_demo_plays_enough_deals_for_intervals() -> None:
     config = parse_config(demo_config_text(), Path("."), default_name="demo")
     schedule = make_schedule(config.bot_names, config.table_size, config.deals, config.seed, config.duplicate)
     assert deal_warnings(schedule.balance()) == []
+
+
+def test_the_schedule_check_warns_about_too_few_deals(tmp_path: Path) -> None:
+    config = tmp_path / "small.toml"
+    bots = "".join(f'[[bots]]\nname = "{b}"\nbuiltin = "random"\n' for b in BOTS)
+    config.write_text(f"[tournament]\ntable_size = 6\ndeals = 2\n{bots}")
+    result = CliRunner().invoke(app, ["tournament", "schedule", str(config)])
+    assert result.exit_code == 0, result.stderr
+    assert "warning: a bot plays as few as 2 deals" in result.stderr
+    config.write_text(f"[tournament]\ntable_size = 6\ndeals = {FEW_DEALS}\n{bots}")
+    result = CliRunner().invoke(app, ["tournament", "schedule", str(config)])
+    assert result.exit_code == 0 and "warning" not in result.stderr

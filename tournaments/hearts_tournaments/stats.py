@@ -167,9 +167,7 @@ def t_quantile(p: float, df: float) -> float:
 # --- Means over clusters ------------------------------------------------------------------
 
 
-def cluster_mean(
-    clusters: Sequence[tuple[float, float]], confidence: float = CONFIDENCE
-) -> Estimate:
+def cluster_mean(clusters: Sequence[tuple[float, float]], confidence: float = CONFIDENCE) -> Estimate:
     """A ratio mean over clusters with a Student-t interval.
 
     Each cluster is ``(total, count)``: e.g. one deal's places summed over a bot's seats in all
@@ -303,7 +301,10 @@ def _cluster_of(games: Sequence[PlacedGame], index: Mapping[str, int]) -> _Clust
 
 
 def _log_posterior(
-    clusters: Sequence[_Cluster], weights: Sequence[int], picks: Sequence[float], prior: float,
+    clusters: Sequence[_Cluster],
+    weights: Sequence[int],
+    picks: Sequence[float],
+    prior: float,
     theta: Sequence[float],
 ) -> float:
     gamma = [math.exp(t) for t in theta]
@@ -454,7 +455,8 @@ def bootstrap_plackett_luce(
     ones = [1] * len(prepared)
     theta = _fit(prepared, ones, len(names), prior_games)
     strength = {
-        bot: value for bot, value in zip(names, _centred(theta, [True] * len(names)), strict=True)
+        bot: value
+        for bot, value in zip(names, _centred(theta, [True] * len(names)), strict=True)
         if value is not None
     }
     appearances = [sum(1 for m in membership if i in m) for i in range(len(names))]
@@ -621,9 +623,7 @@ def sprt(advantages: Sequence[float], settings: SprtSettings) -> SprtResult:
         llr = sprt_llr(advantages[:n], settings.h0, settings.h1)
         if llr >= settings.upper or llr <= settings.lower:
             verdict = SprtVerdict.H1 if llr >= settings.upper else SprtVerdict.H0
-            return SprtResult(
-                verdict, llr, settings.lower, settings.upper, n, sum(advantages[:n]) / n, n
-            )
+            return SprtResult(verdict, llr, settings.lower, settings.upper, n, sum(advantages[:n]) / n, n)
     n = len(advantages)
     return SprtResult(
         SprtVerdict.CONTINUE,

@@ -22,6 +22,7 @@ from hearts_server.logs import LogFormat, configure_logging
 from hearts_tournaments.config import ConfigError, demo_config_text, load_config, parse_config
 from hearts_tournaments.progress import ProgressReporter
 from hearts_tournaments.report import ReportFormat, render
+from hearts_tournaments.results import deal_warnings
 from hearts_tournaments.runner import (
     RunnerError,
     Terminated,
@@ -155,6 +156,8 @@ def schedule_command(
         typer.echo(f"{game.key}  " + " ".join(game.seats))
     for line in schedule.balance().lines():
         typer.echo(line)
+    for warning in deal_warnings(schedule.balance()):
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def _open(folder: Path) -> Tournament:
@@ -179,6 +182,8 @@ def _print_balance(tournament: Tournament) -> None:
             f"meet equally often (within one) on {len(schedule.seatings)} deals; {hint} balanced",
             err=True,
         )
+    for warning in deal_warnings(balance):
+        typer.echo(f"schedule: warning: {warning}", err=True)
 
 
 def _run(tournament: Tournament, concurrency: int | None, progress: ProgressMode) -> None:
@@ -198,6 +203,8 @@ def _run(tournament: Tournament, concurrency: int | None, progress: ProgressMode
             typer.echo(f"terminated; continue with `hearts tournament resume {output}`", err=True)
             raise typer.Exit(143) from None
     render(standings, ReportFormat.TABLE)
+    for warning in standings.warnings():
+        typer.echo(f"warning: {warning}", err=True)
 
 
 @contextlib.contextmanager
