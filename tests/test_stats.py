@@ -192,6 +192,8 @@ def test_a_stronger_candidate_stops_with_h1() -> None:
     assert accepted / len(verdicts) >= 0.97
     stops = [v.stopped_at for v in verdicts if v.stopped_at is not None]
     assert statistics.median(stops) < 60
+    far = [sprt(deals(rng, 2.0, 400), SETTINGS) for _ in range(50)]
+    assert all(v.verdict is SprtVerdict.H1 and v.stopped_at == SETTINGS.min_deals for v in far)
 
 
 def test_equal_bots_rarely_stop_with_h1() -> None:
@@ -203,13 +205,14 @@ def test_equal_bots_rarely_stop_with_h1() -> None:
 
 
 def test_no_verdict_before_min_deals_and_bounds_follow_alpha_beta() -> None:
+    settings = SprtSettings(h0=0.0, h1=0.25, min_deals=8)
     near_h1 = [0.26, 0.24, 0.25, 0.27, 0.23, 0.25, 0.26, 0.24]
-    result = sprt(near_h1[:7], SETTINGS)
+    result = sprt(near_h1[:7], settings)
     assert result.verdict is SprtVerdict.CONTINUE and result.deals == 7 and result.stopped_at is None
-    assert result.llr > SETTINGS.upper  # it would have stopped, but not before min_deals
+    assert result.llr > settings.upper  # it would have stopped, but not before min_deals
     assert SETTINGS.upper == pytest.approx(math.log(0.95 / 0.05))
     assert SETTINGS.lower == pytest.approx(math.log(0.05 / 0.95))
-    decided = sprt(near_h1 + [-5.0] * 10, SETTINGS)
+    decided = sprt(near_h1 + [-5.0] * 10, settings)
     assert decided.verdict is SprtVerdict.H1 and decided.stopped_at == 8  # later deals do not count
     with pytest.raises(ValueError):
         SprtSettings(h0=0.3, h1=0.2)
