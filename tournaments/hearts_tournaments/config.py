@@ -19,6 +19,8 @@ from typing import Any, cast
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_server.rules import MAX_PLAYERS, MIN_PLAYERS
+from hearts_tournaments.gauntlet import GauntletSpec
+from hearts_tournaments.stats import SprtSettings
 
 #: Bot names end up in file names (logs) and in tables: keep them plain.
 BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -98,6 +100,8 @@ class TournamentConfig:
         server: Address of an external referee, or empty for one started by the runner.
         bots: The entrants, in the order given.
         base_dir: The config file's folder.
+        gauntlet: With a ``[gauntlet]`` section: the candidate and its sequential test; the
+            tournament is then a gauntlet of at most ``deals`` deals, stopped early.
     """
 
     name: str
@@ -117,6 +121,7 @@ class TournamentConfig:
     quarantine_after: int = 3
     server: str = ""
     base_dir: Path = Path(".")
+    gauntlet: GauntletSpec | None = None
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -151,6 +156,9 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
 #: Every key of [tournament].
 TOURNAMENT_KEYS = frozenset({*_INT_RANGES, "name", "seed", "output", "duplicate", "server"})
 _BOT_KEYS = frozenset({"name", "builtin", "command", "options"})
+#: Keys of [gauntlet] besides candidate: the sequential test's settings (see SprtSettings).
+GAUNTLET_FLOATS = ("h0", "h1", "alpha", "beta")
+GAUNTLET_KEYS = frozenset({"candidate", *GAUNTLET_FLOATS, "min_deals"})
 
 
 def load_config(path: Path) -> tuple[TournamentConfig, str]:
@@ -204,8 +212,12 @@ def parse_config(text: str, base_dir: Path, default_name: str = "tournament") ->
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("", f"not valid TOML: {exc}") from None
     for key in data:
-        if key not in ("tournament", "bots"):
-            raise ConfigError(key, "unknown section: a config has a [tournament] table and [[bots]] entries")
+        if key not in ("tournament", "bots", "gauntlet"):
+            raise ConfigError(
+                key,
+                "unknown section: a config has a [tournament] table, [[bots]] entries and "
+                "optionally a [gauntlet] table",
+            )
     section = data.get("tournament")
     if section is None:
         raise ConfigError("tournament", "missing: add a [tournament] table with at least table_size")
@@ -213,7 +225,43 @@ def parse_config(text: str, base_dir: Path, default_name: str = "tournament") ->
         raise ConfigError("tournament", "must be a table: write [tournament] followed by its keys")
     settings = _tournament(section, default_name)
     bots = _bots(data.get("bots"), base_dir)
-    return TournamentConfig(bots=bots, base_dir=base_dir, **settings)
+    gauntlet = _gauntlet(data["gauntlet"], bots) if "gauntlet" in data else None
+    return TournamentConfig(bots=bots, base_dir=base_dir, gauntlet=gauntlet, **settings)
+
+
+def _gauntlet(section: Any, bots: tuple[BotSpec, ...]) -> GauntletSpec:
+    if not isinstance(section, dict):
+        raise ConfigError("gauntlet", 'must be a table: write [gauntlet] followed by candidate = "..."')
+    for key in section:
+        if key not in GAUNTLET_KEYS:
+            known = ", ".join(sorted(GAUNTLET_KEYS))
+            raise ConfigError(f"gauntlet.{key}", f"unknown key: the keys of [gauntlet] are {known}")
+    names = [b.name for b in bots]
+    candidate = section.get("candidate")
+    if candidate is None:
+        raise ConfigError("gauntlet.candidate", "missing: name the bot under test, e.g. candidate = \"mine\"")
+    if not isinstance(candidate, str) or candidate not in names:
+        raise ConfigError(
+            "gauntlet.candidate",
+            f"must be the name of one of the bots ({', '.join(names)}), not {_shown(candidate)}",
+        )
+    values: dict[str, Any] = {}
+    for key in GAUNTLET_FLOATS:
+        if key in section:
+            value = section[key]
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigError(f"gauntlet.{key}", f"must be a number, not {_shown(value)}")
+            values[key] = float(value)
+    if "min_deals" in section:
+        value = section["min_deals"]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError("gauntlet.min_deals", f"must be a whole number, not {_shown(value)}")
+        values["min_deals"] = value
+    try:
+        settings = SprtSettings(**values)
+    except ValueError as exc:
+        raise ConfigError("gauntlet", f"{exc}") from None
+    return GauntletSpec(candidate=candidate, sprt=settings)
 
 
 def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:

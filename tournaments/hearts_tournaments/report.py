@@ -170,11 +170,13 @@ def _meetings(standings: Standings, a: str, bots: list[str]) -> list[str]:
 
 def notes(standings: Standings) -> list[str]:
     """The lines printed under the tables: coverage, method, balance, quarantines, warnings."""
+    gauntlet = standings.gauntlet
+    stopped = gauntlet is not None and gauntlet.decided
     out = [
         f"{standings.games_played} of {standings.games_total} games played "
         f"({standings.deals_played} of {standings.deals} deals, table of {standings.table_size}, "
         f"{'every deal in every seat rotation' if standings.duplicate else 'one game per deal'})"
-        + ("" if standings.complete else ": INCOMPLETE"),
+        + ("" if standings.complete else ": stopped by the gauntlet's test" if stopped else ": INCOMPLETE"),
         "Ranked by strength: a batch Plackett-Luce fit of every game's finishing order (log-strength "
         "against the mean bot; exp(a - b) is the odds that a finishes ahead of b), 95% interval by "
         f"bootstrap over deals ({standings.bootstrap_samples} resamples); ties by mean place.",
@@ -187,6 +189,8 @@ def notes(standings: Standings) -> list[str]:
         "Head-to-head: the share of their shared games in which the row bot finished ahead of the "
         "column bot (a tie counts half).",
     ]
+    if gauntlet is not None:
+        out.append(gauntlet.line())
     out += ["Schedule: " + line for line in Balance.from_json(standings.balance).lines()]
     for q in standings.quarantine:
         out.append(

@@ -57,17 +57,22 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from hearts_server.deal import derive_seed
+from hearts_tournaments.gauntlet import GauntletSpec, deal_advantages
 from hearts_tournaments.outcome import GameOutcome, Quarantine, quarantined
 from hearts_tournaments.schedule import Balance, Schedule
 from hearts_tournaments.stats import (
     CONFIDENCE,
     MIN_CLUSTERS,
+    Estimate,
     Interval,
     PairedDifference,
     PlacedGame,
+    SprtResult,
+    SprtVerdict,
     bootstrap_plackett_luce,
     cluster_mean,
     paired_difference,
+    sprt,
     t_quantile,
 )
 
@@ -77,6 +82,7 @@ __all__ = [
     "FEW_DEALS",
     "SCHEMA_VERSION",
     "BotStanding",
+    "GauntletStanding",
     "Interval",
     "Meeting",
     "Pairing",
@@ -207,6 +213,66 @@ class Pairing:
 
 
 @dataclass(frozen=True, slots=True)
+class GauntletStanding:
+    """Where a gauntlet's sequential test stands.
+
+    Attributes:
+        spec: The candidate and the test's settings.
+        result: The test over the complete deals, in deal order.
+        advantage: The candidate's mean advantage per deal (the field's mean place minus its
+            own) over every complete deal, with a t interval.
+    """
+
+    spec: GauntletSpec
+    result: SprtResult
+    advantage: Estimate
+
+    @property
+    def decided(self) -> bool:
+        """Whether the test accepted H0 or H1."""
+        return self.result.verdict is not SprtVerdict.CONTINUE
+
+    def line(self) -> str:
+        """The verdict in words."""
+        s, r = self.spec.sprt, self.result
+        if r.verdict is SprtVerdict.H1:
+            verdict = (
+                f"H1 accepted after {r.stopped_at} deals: {self.spec.candidate} is better than the field "
+                f"(by {s.h1:g} places a deal or more, rather than {s.h0:g} or less)"
+            )
+        elif r.verdict is SprtVerdict.H0:
+            verdict = (
+                f"H0 accepted after {r.stopped_at} deals: {self.spec.candidate} is not better than the "
+                f"field by {s.h1:g} places a deal (its advantage is {s.h0:g} or less)"
+            )
+        else:
+            verdict = f"no verdict after {r.deals} deals (min_deals {s.min_deals})"
+        a = self.advantage
+        shown = "" if a.mean is None else f"; mean advantage {a.mean:+.2f} places a deal"
+        if a.interval is not None:
+            shown += f" ({a.interval.low:+.2f} to {a.interval.high:+.2f})"
+        return (
+            f"Gauntlet (SPRT, alpha {s.alpha:g}, beta {s.beta:g}): {verdict}; LLR {r.llr:.2f} "
+            f"in ({r.lower:.2f}, {r.upper:.2f}){shown}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The gauntlet's section of the report."""
+        r, a = self.result, self.advantage
+        return {
+            **self.spec.to_json(),
+            "verdict": str(r.verdict),
+            "llr": _num(r.llr),
+            "lower": _num(r.lower),
+            "upper": _num(r.upper),
+            "stopped_at": r.stopped_at,
+            "deals": a.clusters,
+            "mean_advantage": _num(a.mean),
+            "advantage_ci95": _interval(a.interval),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Standings:
     """The published results of a tournament (complete or not)."""
 
@@ -225,6 +291,7 @@ class Standings:
     quarantine: tuple[Quarantine, ...]
     balance: dict[str, Any]
     bootstrap_samples: int
+    gauntlet: GauntletStanding | None = None
 
     @property
     def complete(self) -> bool:
@@ -307,6 +374,7 @@ class Standings:
                 for q in self.quarantine
             ],
             "balance": self.balance,
+            "gauntlet": self.gauntlet.to_json() if self.gauntlet is not None else None,
             "warnings": self.warnings(),
         }
 
@@ -330,6 +398,7 @@ def compute_standings(
     quarantine_after: int,
     balance: dict[str, Any],
     bootstrap_samples: int = BOOTSTRAP_SAMPLES,
+    gauntlet: GauntletSpec | None = None,
 ) -> Standings:
     """The standings of the games played so far.
 
@@ -341,6 +410,7 @@ def compute_standings(
         quarantine_after: Failed games before quarantine.
         balance: The schedule's balance report.
         bootstrap_samples: Resamples of the strength intervals.
+        gauntlet: The gauntlet's candidate and test, for a gauntlet.
     """
     bots = schedule.bots
     position = {g.key: g.index for g in schedule.games}
@@ -454,7 +524,13 @@ def compute_standings(
         quarantine=tuple(held.values()),
         balance=balance,
         bootstrap_samples=fit.samples,
+        gauntlet=_gauntlet(schedule, games_in_order, gauntlet) if gauntlet is not None else None,
     )
+
+
+def _gauntlet(schedule: Schedule, outcomes: Sequence[GameOutcome], spec: GauntletSpec) -> GauntletStanding:
+    advantages = deal_advantages(schedule, outcomes, spec.candidate)
+    return GauntletStanding(spec, sprt(advantages, spec.sprt), cluster_mean([(a, 1) for a in advantages]))
 
 
 def deal_warnings(balance: Balance) -> list[str]:

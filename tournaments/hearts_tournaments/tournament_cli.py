@@ -30,9 +30,10 @@ from hearts_tournaments.runner import (
     create_tournament,
     open_tournament,
     run_tournament,
+    schedule_for,
     tournament_standings,
 )
-from hearts_tournaments.schedule import make_schedule, suggest_deals
+from hearts_tournaments.schedule import suggest_deals
 from hearts_tournaments.store import StoreError
 
 tournament_app = typer.Typer(
@@ -149,9 +150,7 @@ def schedule_command(
         settings, _ = load_config(config)
     except ConfigError as exc:
         raise _fail(f"{config}: {exc}") from None
-    schedule = make_schedule(
-        settings.bot_names, settings.table_size, settings.deals, settings.seed, settings.duplicate
-    )
+    schedule = schedule_for(settings)
     for game in schedule.games:
         typer.echo(f"{game.key}  " + " ".join(game.seats))
     for line in schedule.balance().lines():
@@ -174,7 +173,9 @@ def _print_balance(tournament: Tournament) -> None:
     balance = schedule.balance()
     for line in balance.lines():
         typer.echo(f"schedule: {line}", err=True)
-    if not balance.within_one and len(schedule.bots) > schedule.table_size:
+    # A gauntlet seats its candidate at every deal: its pairs are unequal by design.
+    gauntlet = tournament.config.gauntlet is not None
+    if not gauntlet and not balance.within_one and len(schedule.bots) > schedule.table_size:
         better = suggest_deals(len(schedule.bots), schedule.table_size, len(schedule.seatings), schedule.seed)
         hint = f"deals = {better} can be" if better else "no nearby deal count is"
         typer.echo(
