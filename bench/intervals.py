@@ -9,7 +9,7 @@ how often each bot's interval holds its true mean place.
   at two deals little more than the range of the two deal means.
 * **new**: the Student-t interval over deals (cluster-robust), as published now.
 
-Two models of the games (``--model``):
+Three models of the games (``--model``):
 
 * ``synthetic`` (default): each seat's total is the deal's luck for that seat (shared by its
   rotations) + the bot's skill + a bot-and-deal effect (a bot's style suits some deals) +
@@ -20,6 +20,11 @@ Two models of the games (``--model``):
   rotation; each tournament draws its deals from the pool without replacement and the truth
   is the pool's mean place (so coverage is slightly above what an endless supply of deals
   would give, by the finite-population correction).
+* ``pl``: finishing orders drawn from a Plackett-Luce model with known strengths (``PL_STRENGTH``):
+  the coverage of the **strength** intervals (one-step bootstrap over deals, 200 resamples,
+  with a t quantile). The old standings had no interval for their rating (OpenSkill's
+  mu +- sigma is a posterior spread of an order-dependent online estimate), so there is no
+  old column.
 
 Usage::
 
@@ -54,6 +59,10 @@ BOTS = ("ace", "bee", "cat")
 SKILL = {"ace": -8.0, "bee": 0.0, "cat": 8.0}
 #: Resamples of the old bootstrap, as the standings used.
 OLD_SAMPLES = 1000
+#: True log-strengths of the ``pl`` model (centred).
+PL_STRENGTH = {"ace": 0.5, "bee": 0.0, "cat": -0.5}
+#: Resamples of the strength bootstrap in the ``pl`` model (the standings use 1000).
+PL_SAMPLES = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,18 +71,18 @@ class Coverage:
 
     deals: int
     trials: int
-    old: float
+    old: float | None
     new: float
-    old_width: float
+    old_width: float | None
     new_width: float
 
-    def to_json(self) -> dict[str, float | int]:
+    def to_json(self) -> dict[str, float | int | None]:
         return {
             "deals": self.deals,
             "trials": self.trials,
-            "old_coverage": round(self.old, 4),
+            "old_coverage": None if self.old is None else round(self.old, 4),
             "new_coverage": round(self.new, 4),
-            "old_mean_width": round(self.old_width, 4),
+            "old_mean_width": None if self.old_width is None else round(self.old_width, 4),
             "new_mean_width": round(self.new_width, 4),
         }
 
@@ -208,7 +217,10 @@ def coverage(
     tournament: Callable[[Schedule, random.Random], list[GameOutcome]],
     truth: Mapping[str, float],
     seed: str,
+    strength: bool = False,
 ) -> Coverage:
+    """Coverage of the mean-place intervals (old and new), or with ``strength`` of the
+    strength intervals."""
     schedule = fixed_schedule(deals, seed)
     rng = random.Random(f"{seed}/{deals}")
     old_hits = new_hits = 0
@@ -222,23 +234,37 @@ def coverage(
             target_score=100,
             quarantine_after=3,
             balance=schedule.balance().to_json(),
-            bootstrap_samples=0,
+            bootstrap_samples=PL_SAMPLES if strength else 0,
         )
         for line in standings.standings:
-            old = old_interval(schedule, outcomes, line.bot, rng)
-            new = line.mean_place_ci
+            new = line.strength_ci if strength else line.mean_place_ci
             assert new is not None
-            old_hits += old.contains(truth[line.bot])
             new_hits += new.contains(truth[line.bot])
-            old_width += old.width
             new_width += new.width
+            if not strength:
+                old = old_interval(schedule, outcomes, line.bot, rng)
+                old_hits += old.contains(truth[line.bot])
+                old_width += old.width
     n = trials * len(BOTS)
+    if strength:
+        return Coverage(deals, trials, None, new_hits / n, None, new_width / n)
     return Coverage(deals, trials, old_hits / n, new_hits / n, old_width / n, new_width / n)
+
+
+def pl_game(rng: random.Random, seats: Sequence[str]) -> list[int]:
+    """Totals whose order is a Plackett-Luce draw: the seat picked k-th gets total k."""
+    left = list(range(len(seats)))
+    totals = [0] * len(seats)
+    for k in range(len(seats)):
+        pick = rng.choices(left, [math.exp(PL_STRENGTH[seats[s]]) for s in left])[0]
+        totals[pick] = k
+        left.remove(pick)
+    return totals
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--model", choices=("synthetic", "engine"), default="synthetic")
+    parser.add_argument("--model", choices=("synthetic", "engine", "pl"), default="synthetic")
     parser.add_argument("--trials", type=int, default=400, help="simulated tournaments per deal count")
     parser.add_argument("--truth-deals", type=int, default=20_000, help="synthetic: deals for the truth")
     parser.add_argument("--pool", type=int, default=300, help="engine: deals in the pool")
@@ -259,6 +285,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     index = seating.deal * TABLE + r
                     outcomes.append(outcome_of(schedule, index, totals, hands=6))
             return outcomes
+
+    elif args.model == "pl":
+        truth = dict(PL_STRENGTH)
+
+        def tournament(schedule: Schedule, rng: random.Random) -> list[GameOutcome]:
+            return [outcome_of(schedule, g.index, pl_game(rng, g.seats), hands=6) for g in schedule.games]
 
     else:
         names = args.bots.split(",")
@@ -283,7 +315,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     outcomes.append(outcome_of(schedule, seating.deal * TABLE + r, totals, hands))
             return outcomes
 
-    figures = [coverage(d, args.trials, tournament, truth, args.seed) for d in DEAL_COUNTS]
+    strength = args.model == "pl"
+    figures = [coverage(d, args.trials, tournament, truth, args.seed, strength) for d in DEAL_COUNTS]
     elapsed = time.perf_counter() - start
     if args.json:
         json.dump(
@@ -292,6 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "bots": args.bots.split(",") if args.model == "engine" else list(BOTS),
                 "table_size": TABLE,
                 "duplicate": True,
+                "measure": "strength" if strength else "mean_place",
                 "truth": {bot: round(v, 4) for bot, v in sorted(truth.items())},
                 "nominal": 0.95,
                 "coverage": [c.to_json() for c in figures],
@@ -302,13 +336,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         sys.stdout.write("\n")
         return 0
+    measure = "strengths" if strength else "mean places"
     print(
         f"model {args.model}: 3 bots x 2 seats at a table of {TABLE}, every deal in all rotations; "
-        f"true mean places " + ", ".join(f"{b} {v:.3f}" for b, v in sorted(truth.items()))
+        f"true {measure} " + ", ".join(f"{b} {v:.3f}" for b, v in sorted(truth.items()))
     )
     print(f"{'deals':>5}  {'old coverage':>12}  {'new coverage':>12}  {'old width':>9}  {'new width':>9}")
     for c in figures:
-        print(f"{c.deals:>5}  {c.old:>12.1%}  {c.new:>12.1%}  {c.old_width:>9.2f}  {c.new_width:>9.2f}")
+        old = "-" if c.old is None else f"{c.old:.1%}"
+        old_width = "-" if c.old_width is None else f"{c.old_width:.2f}"
+        print(f"{c.deals:>5}  {old:>12}  {c.new:>12.1%}  {old_width:>9}  {c.new_width:>9.2f}")
     print(f"nominal 95%; {args.trials} tournaments per deal count, {elapsed:.0f} s")
     return 0 if math.isfinite(elapsed) else 1
 
