@@ -4,17 +4,18 @@ section, and a whole gauntlet over the real referee that stops early."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from hearts_tournaments.config import ConfigError, parse_config
+from hearts_tournaments.config import GAUNTLET_KEYS, ConfigError, parse_config
 from hearts_tournaments.gauntlet import GauntletSpec, deal_advantages, gauntlet_schedule, gauntlet_verdict
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.results import compute_standings
 from hearts_tournaments.schedule import Schedule
 from hearts_tournaments.stats import SprtSettings, SprtVerdict
-from tests.conftest import hearts
+from tests.conftest import ROOT, hearts
 
 FIELD = ["f1", "f2", "f3"]
 
@@ -139,3 +140,14 @@ def test_a_gauntlet_over_the_referee_stops_early_with_h1(tmp_path: Path) -> None
     assert data["tournament"]["games_played"] < 40
     assert section["stopped_at"] <= data["tournament"]["deals_played"]
     assert "stopped by the gauntlet's test" in result.stdout
+
+
+def test_the_documented_gauntlet_reads_with_every_key(tmp_path: Path) -> None:
+    doc = (ROOT / "docs" / "TOURNAMENTS.md").read_text()
+    example = next(b for b in re.findall(r"```toml\n(.*?)```", doc, flags=re.S) if "[gauntlet]" in b)
+    config = parse_config(example, tmp_path)
+    assert config.gauntlet is not None and config.gauntlet.candidate == "mine"
+    for key in GAUNTLET_KEYS:
+        assert re.search(rf"^{key} = ", example, flags=re.M), f"docs/TOURNAMENTS.md lacks gauntlet.{key}"
+    defaults = SprtSettings()
+    assert config.gauntlet.sprt == defaults  # the example shows the defaults

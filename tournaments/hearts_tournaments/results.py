@@ -16,7 +16,8 @@ seat-games to the means, but one game to ``games``):
   prior of one virtual win and loss against a reference), as a log-strength centred on the
   mean bot: ``exp(a - b)`` is the odds that ``a`` finishes ahead of ``b``. It uses every
   game at once, so it does not depend on the order of the games, and it accounts for the
-  opponents each bot actually met. Its 95% interval is a percentile bootstrap over deals.
+  opponents each bot actually met. Its 95% interval is ``strength -+ t * se``, the standard
+  error from a (one-step) bootstrap over deals.
 * **mean place**: finishing place, 1 = lowest total; tied totals share the better place. The
   tie-breaker. Its 95% interval is a Student-t interval over deals (cluster-robust standard
   error of the ratio of place sums to seats), near nominal coverage already at a few deals.
@@ -350,12 +351,12 @@ class Standings:
             "ranking": {
                 "key": "strength",
                 "tie_breaker": "mean_place",
-                "rating_model": "plackett-luce (batch MM fit, Breslow ties, prior: 1 virtual win "
-                "and loss against a reference)",
+                "rating_model": "plackett-luce (batch fit by Newton's method, Breslow ties, "
+                "prior: 1 virtual win and loss against a reference)",
                 "confidence": CONFIDENCE,
                 "interval_unit": "deal",
                 "mean_interval": "student-t, cluster-robust",
-                "strength_interval": "percentile bootstrap",
+                "strength_interval": "student-t, one-step bootstrap standard error",
                 "bootstrap_samples": self.bootstrap_samples,
                 "min_deals": MIN_CLUSTERS,
                 "online_rating_model": "openskill.PlackettLuce (schedule order)",

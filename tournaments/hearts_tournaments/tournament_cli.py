@@ -203,9 +203,8 @@ def _run(tournament: Tournament, concurrency: int | None, progress: ProgressMode
         except Terminated:
             typer.echo(f"terminated; continue with `hearts tournament resume {output}`", err=True)
             raise typer.Exit(143) from None
+    # The notes under the tables end with the warnings (bots not separated, too few deals).
     render(standings, ReportFormat.TABLE)
-    for warning in standings.warnings():
-        typer.echo(f"warning: {warning}", err=True)
 
 
 @contextlib.contextmanager
