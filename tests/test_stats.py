@@ -151,6 +151,11 @@ def test_the_fit_recovers_known_strengths() -> None:
     assert sorted(fit, key=fit.__getitem__, reverse=True) == ["a", "b", "c", "d"]
 
 
+def test_no_games_fit_nothing() -> None:
+    assert fit_plackett_luce([]) == {}
+    assert bootstrap_plackett_luce([], 100).interval == {}
+
+
 def test_a_bot_that_always_wins_gets_a_finite_strength() -> None:
     games = [[("a", 1), ("b", 2), ("b", 3)]] * 20
     fit = fit_plackett_luce(games)

@@ -129,6 +129,15 @@ def test_head_to_head_shares_add_up_and_intervals_need_two_deals() -> None:
     assert markdown is not None and "| 1 | ace |" in markdown
 
 
+def test_standings_before_any_game_is_played() -> None:
+    schedule = make_schedule(BOTS, 6, 2, "1", duplicate=True)
+    result = standings_of(schedule, [])
+    assert all(line.strength is None and line.mean_place is None for line in result.standings)
+    assert result.warnings() == []
+    assert render(result, ReportFormat.MARKDOWN) is not None
+    assert json.loads(render(result, ReportFormat.JSON) or "")["tournament"]["games_played"] == 0
+
+
 def test_a_bot_is_quarantined_at_its_limit_of_failed_games() -> None:
     schedule = make_schedule(BOTS, 6, 4, "1", duplicate=False)
     outcomes = []

@@ -380,7 +380,7 @@ def _fit(
             if value >= current or size < 1e-6:
                 break
             size /= 2.0
-        moved = max(abs(size * d) for d in step)
+        moved = max((abs(size * d) for d in step), default=0.0)
         theta, current = trial, value
         if moved < TOLERANCE:
             break
