@@ -334,59 +334,6 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
     return x
 
 
-def _fit(
-    clusters: Sequence[_Cluster],
-    weights: Sequence[int],
-    bots: int,
-    prior: float,
-    start: Sequence[float] | None = None,
-) -> list[float]:
-    """Log-strengths maximising the posterior: Newton's method with step halving.
-
-    The log-posterior is strictly concave in the log-strengths (the prior makes it so), so the
-    maximum is unique and Newton's method from any start converges to it.
-    """
-    picks = [prior] * bots
-    for cluster, w in zip(clusters, weights, strict=True):
-        if w:
-            for bot, n in cluster.picks:
-                picks[bot] += w * n
-    theta = list(start) if start is not None else [0.0] * bots
-    current = _log_posterior(clusters, weights, picks, prior, theta)
-    for _ in range(MAX_ITERATIONS):
-        gamma = [math.exp(t) for t in theta]
-        gradient = [p - 2.0 * prior * g / (1.0 + g) for p, g in zip(picks, gamma, strict=True)]
-        # The negative Hessian, which is positive definite.
-        curvature = [[0.0] * bots for _ in range(bots)]
-        for i, g in enumerate(gamma):
-            curvature[i][i] += 2.0 * prior * g / (1.0 + g) ** 2
-        for cluster, w in zip(clusters, weights, strict=True):
-            if not w:
-                continue
-            for stage, m in cluster.stages:
-                total = sum(n * gamma[b] for b, n in stage.remaining)
-                scale = w * m * stage.picked
-                shares = [(b, n * gamma[b] / total) for b, n in stage.remaining]
-                for b, share in shares:
-                    gradient[b] -= scale * share
-                    curvature[b][b] += scale * share
-                    for c, other in shares:
-                        curvature[b][c] -= scale * share * other
-        step = _solve(curvature, gradient)
-        size = 1.0
-        while True:
-            trial = [t + size * d for t, d in zip(theta, step, strict=True)]
-            value = _log_posterior(clusters, weights, picks, prior, trial)
-            if value >= current or size < 1e-6:
-                break
-            size /= 2.0
-        moved = max((abs(size * d) for d in step), default=0.0)
-        theta, current = trial, value
-        if moved < TOLERANCE:
-            break
-    return theta
-
-
 @dataclass(frozen=True, slots=True)
 class _Terms:
     """A cluster's gradient and negative Hessian of the log-likelihood at some strengths."""
@@ -412,14 +359,11 @@ def _terms(cluster: _Cluster, gamma: Sequence[float]) -> _Terms:
     )
 
 
-def _one_step(
-    terms: Sequence[_Terms], weights: Sequence[int], theta: Sequence[float], prior: float
+def _newton_step(
+    terms: Sequence[_Terms | None], weights: Sequence[int], theta: Sequence[float], prior: float
 ) -> list[float]:
-    """One Newton step from ``theta`` for the posterior of the clusters weighted by ``weights``.
-
-    With ``theta`` the fit of all clusters, this is the one-step bootstrap estimate of a
-    resample: first-order equivalent to refitting it, at the cost of one linear solve.
-    """
+    """The Newton step of the log-posterior of the clusters weighted by ``weights``, from the
+    clusters' terms (taken at ``theta``) and the prior's."""
     size = len(theta)
     gamma = [math.exp(t) for t in theta]
     gradient = [prior - 2.0 * prior * g / (1.0 + g) for g in gamma]
@@ -427,13 +371,56 @@ def _one_step(
     for i, g in enumerate(gamma):
         curvature[i][i] = 2.0 * prior * g / (1.0 + g) ** 2
     for cluster, w in zip(terms, weights, strict=True):
-        if not w:
+        if not w or cluster is None:
             continue
         for bot, value in cluster.gradient:
             gradient[bot] += w * value
         for b, c, value in cluster.curvature:
             curvature[b][c] += w * value
-    step = _solve(curvature, gradient)
+    return _solve(curvature, gradient)
+
+
+def _fit(clusters: Sequence[_Cluster], weights: Sequence[int], bots: int, prior: float) -> list[float]:
+    """Log-strengths maximising the posterior: Newton's method with step halving.
+
+    The log-posterior is strictly concave in the log-strengths (the prior makes it so), so the
+    maximum is unique and Newton's method converges to it.
+    """
+    picks = [prior] * bots
+    for cluster, w in zip(clusters, weights, strict=True):
+        if w:
+            for bot, n in cluster.picks:
+                picks[bot] += w * n
+    theta = [0.0] * bots
+    current = _log_posterior(clusters, weights, picks, prior, theta)
+    for _ in range(MAX_ITERATIONS):
+        gamma = [math.exp(t) for t in theta]
+        terms = [_terms(c, gamma) if w else None for c, w in zip(clusters, weights, strict=True)]
+        step = _newton_step(terms, weights, theta, prior)
+        size = 1.0
+        while True:
+            trial = [t + size * d for t, d in zip(theta, step, strict=True)]
+            value = _log_posterior(clusters, weights, picks, prior, trial)
+            if value >= current or size < 1e-6:
+                break
+            size /= 2.0
+        moved = max((abs(size * d) for d in step), default=0.0)
+        theta, current = trial, value
+        if moved < TOLERANCE:
+            break
+    return theta
+
+
+def _one_step(
+    terms: Sequence[_Terms], weights: Sequence[int], theta: Sequence[float], prior: float
+) -> list[float]:
+    """One Newton step from ``theta`` for the clusters weighted by ``weights``.
+
+    With ``theta`` the fit of all clusters and ``terms`` taken there, this is the one-step
+    bootstrap estimate of a resample: first-order equivalent to refitting it, at the cost of
+    one linear solve.
+    """
+    step = _newton_step(terms, weights, theta, prior)
     return [t + d for t, d in zip(theta, step, strict=True)]
 
 
