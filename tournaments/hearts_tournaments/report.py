@@ -125,7 +125,7 @@ def _row(line: BotStanding) -> list[str]:
 
 def _pair_row(pair: Pairing) -> list[str]:
     d = pair.difference
-    los = "-" if d.below_zero is None else f"{d.below_zero:.1%}"
+    los = "-" if d.below_zero is None else _probability(d.below_zero)
     verdict = "separated" if pair.separated else "" if d.interval is None else "not separated"
     shown = _with_ci(d.mean, d.interval, 2, signed=True)
     return [f"{pair.a} − {pair.b}", str(d.clusters), shown, los, verdict]
@@ -278,7 +278,18 @@ def _with_ci(value: float | None, ci: Interval | None, digits: int, signed: bool
     shown = f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
     if ci is None:
         return f"{shown} ({TOO_FEW_DEALS})"
+    if signed:
+        return f"{shown} ({ci.low:+.{digits}f} to {ci.high:+.{digits}f})"
     return f"{shown} ({ci.low:.{digits}f}–{ci.high:.{digits}f})"
+
+
+def _probability(p: float) -> str:
+    """A probability as a percentage, never rounded to a certainty it is not."""
+    if 0 < p < 0.001:
+        return "<0.1%"
+    if 0.999 < p < 1:
+        return ">99.9%"
+    return f"{p:.1%}"
 
 
 def _fixed(value: float | None, digits: int, signed: bool = False) -> str:
