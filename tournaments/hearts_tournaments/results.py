@@ -253,8 +253,8 @@ class GauntletStanding:
         if a.interval is not None:
             shown += f" ({a.interval.low:+.2f} to {a.interval.high:+.2f})"
         return (
-            f"Gauntlet (SPRT, alpha {s.alpha:g}, beta {s.beta:g}): {verdict}; LLR {r.llr:.2f} "
-            f"in ({r.lower:.2f}, {r.upper:.2f}){shown}"
+            f"Gauntlet (SPRT, alpha {s.alpha:g}, beta {s.beta:g}): {verdict}; LLR {r.llr:.2f}, "
+            f"bounds {r.lower:.2f} and {r.upper:.2f}{shown}"
         )
 
     def to_json(self) -> dict[str, Any]:
