@@ -296,3 +296,16 @@ def test_the_schedule_check_warns_about_too_few_deals(tmp_path: Path) -> None:
     config.write_text(f"[tournament]\ntable_size = 6\ndeals = {FEW_DEALS}\n{bots}")
     result = CliRunner().invoke(app, ["tournament", "schedule", str(config)])
     assert result.exit_code == 0 and "warning" not in result.stderr
+
+
+def test_with_many_bots_the_tables_show_neighbours_and_the_json_every_pair() -> None:
+    bots = [f"b{i:02d}" for i in range(12)]
+    schedule = make_schedule(bots, 6, 12, "1", duplicate=False)
+    skill = {bot: float(i) for i, bot in enumerate(bots)}
+    result = standings_of(schedule, simulated(schedule, random.Random(6), skill), samples=50)
+    data = result.to_json()
+    assert len(data["paired"]) == 12 * 11 // 2
+    markdown = render(result, ReportFormat.MARKDOWN)
+    assert markdown is not None and "bots ranked next to each other" in markdown
+    rows = [line for line in markdown.splitlines() if line.startswith("| b") and " − " in line]
+    assert len(rows) == 11

@@ -6,6 +6,7 @@ import csv
 import enum
 import io
 import json
+from itertools import pairwise
 from typing import Any
 
 from rich.console import Console
@@ -53,6 +54,9 @@ CSV_COLUMNS = (
 
 #: What a missing interval says.
 TOO_FEW_DEALS = "too few deals"
+#: Above this many bots the tables show only the paired differences of bots ranked next to
+#: each other (the JSON has every pair).
+ALL_PAIRS_UP_TO = 10
 
 #: The standings' columns: header and alignment.
 _COLUMNS = (
@@ -131,6 +135,17 @@ def _pair_row(pair: Pairing) -> list[str]:
     return [f"{pair.a} − {pair.b}", str(d.clusters), shown, los, verdict]
 
 
+def _shown_pairs(standings: Standings) -> tuple[list[Pairing], str]:
+    """The pairs the tables show, and the title's qualifier."""
+    if len(standings.standings) <= ALL_PAIRS_UP_TO:
+        return list(standings.pairings), ""
+    order = [line.bot for line in standings.standings]
+    return (
+        [standings.pairing(a, b) for a, b in pairwise(order)],
+        ", bots ranked next to each other (the JSON has every pair)",
+    )
+
+
 def print_table(standings: Standings, console: Console) -> None:
     """Prints the standings, the paired differences, the head-to-head matrix and the notes."""
     table = Table(title=f"Tournament {standings.name}: standings", title_justify="left")
@@ -139,13 +154,14 @@ def print_table(standings: Standings, console: Console) -> None:
     for line in standings.standings:
         table.add_row(*_row(line))
     console.print(table)
+    shown, which = _shown_pairs(standings)
     pairs = Table(
-        title="Paired differences over shared deals (first − second; negative: the first is better)",
+        title=f"Paired differences over shared deals{which} (first − second; negative: the first is better)",
         title_justify="left",
     )
     for header, justify in _PAIR_COLUMNS:
         pairs.add_column(header, justify=justify)  # type: ignore[arg-type]
-    for pair in standings.pairings:
+    for pair in shown:
         pairs.add_row(*_pair_row(pair))
     console.print(pairs)
     bots = [line.bot for line in standings.standings]
@@ -250,14 +266,15 @@ def to_markdown(standings: Standings) -> str:
         "|" + "".join("--:|" if j == "right" else ":--|" for _, j in _COLUMNS),
     ]
     lines += ["| " + " | ".join(_row(line)) + " |" for line in standings.standings]
+    shown, which = _shown_pairs(standings)
     lines += [
         "",
-        "Paired differences over shared deals (first − second; negative: the first is better):",
+        f"Paired differences over shared deals{which} (first − second; negative: the first is better):",
         "",
         "| " + " | ".join(h for h, _ in _PAIR_COLUMNS) + " |",
         "|" + "".join("--:|" if j == "right" else ":--|" for _, j in _PAIR_COLUMNS),
     ]
-    lines += ["| " + " | ".join(_pair_row(pair)) + " |" for pair in standings.pairings]
+    lines += ["| " + " | ".join(_pair_row(pair)) + " |" for pair in shown]
     bots = [line.bot for line in standings.standings]
     lines += [
         "",
