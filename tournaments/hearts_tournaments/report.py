@@ -194,8 +194,9 @@ def notes(standings: Standings) -> list[str]:
         f"{'every deal in every seat rotation' if standings.duplicate else 'one game per deal'})"
         + ("" if standings.complete else ": stopped by the gauntlet's test" if stopped else ": INCOMPLETE"),
         "Ranked by strength: a batch Plackett-Luce fit of every game's finishing order (log-strength "
-        "against the mean bot; exp(a - b) is the odds that a finishes ahead of b), 95% interval by "
-        f"bootstrap over deals ({standings.bootstrap_samples} resamples); ties by mean place.",
+        "against the mean bot; exp(a - b) is the odds that a finishes ahead of b), 95% t interval "
+        f"with the standard error of a bootstrap over deals ({standings.bootstrap_samples} resamples); "
+        "ties by mean place.",
         "Mean place (1 = best) and points/hand: 95% Student-t intervals over deals (a deal and its "
         f"rotations are one unit); '{TOO_FEW_DEALS}' below 2 deals, and such a bot is ranked last.",
         "Field: the mean strength of the opponents a bot sat with (the schedule's residual "
