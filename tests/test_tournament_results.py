@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -15,9 +16,16 @@ from hearts_tournaments.cli import app
 from hearts_tournaments.config import demo_config_text, parse_config
 from hearts_tournaments.outcome import GameOutcome, quarantined
 from hearts_tournaments.report import CSV_COLUMNS, ReportFormat, render
-from hearts_tournaments.results import FEW_DEALS, Standings, compute_standings, deal_warnings
+from hearts_tournaments.results import (
+    FEW_DEALS,
+    SCHEMA_VERSION,
+    Standings,
+    compute_standings,
+    deal_warnings,
+)
 from hearts_tournaments.schedule import Schedule, make_schedule
 from hearts_tournaments.store import Store, StoreError
+from tests.conftest import ROOT
 
 BOTS = ["ace", "bee", "cat"]
 
@@ -309,3 +317,17 @@ def test_with_many_bots_the_tables_show_neighbours_and_the_json_every_pair() -> 
     assert markdown is not None and "bots ranked next to each other" in markdown
     rows = [line for line in markdown.splitlines() if line.startswith("| b") and " − " in line]
     assert len(rows) == 11
+
+
+def test_the_documented_json_report_has_the_fields_of_the_real_one() -> None:
+    doc = (ROOT / "docs" / "TOURNAMENTS.md").read_text()
+    (block,) = re.findall(r"```json\n(.*?)```", doc, flags=re.S)
+    documented = json.loads(block)
+    schedule = make_schedule(BOTS, 6, 4, "1", duplicate=True)
+    real = standings_of(schedule, simulated(schedule, random.Random(1), dict.fromkeys(BOTS, 0.0))).to_json()
+    assert documented["schema_version"] == real["schema_version"] == SCHEMA_VERSION
+    assert documented.keys() == real.keys()
+    for key in ("tournament", "ranking"):
+        assert documented[key].keys() == real[key].keys()
+    assert documented["standings"][0].keys() == real["standings"][0].keys()
+    assert documented["paired"][0].keys() == real["paired"][0].keys()
