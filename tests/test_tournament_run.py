@@ -152,13 +152,16 @@ def test_the_run_prints_the_table_and_stores_everything(uninterrupted: Path) -> 
 
 def test_the_report_comes_as_json_csv_markdown_and_a_table(uninterrupted: Path) -> None:
     data = report_json(uninterrupted)
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert [s["rank"] for s in data["standings"]] == [1, 2]
     assert data["tournament"]["games_played"] == data["tournament"]["games_total"] == GAMES
     assert data["tournament"]["complete"] is True
     line = data["standings"][0]
-    for key in ("wins", "points_per_hand", "points_per_hand_ci95", "mean_score", "rating", "faults"):
+    for key in ("wins", "points_per_hand", "points_per_hand_ci95", "mean_score", "strength", "faults"):
         assert key in line
+    (pair,) = data["paired"]
+    assert (pair["a"], pair["b"], pair["deals"]) == ("careful", "dice", GAMES)
+    assert pair["separated"] is True and pair["mean_place_difference"] < 0
     assert sum(s["wins"] for s in data["standings"]) == pytest.approx(GAMES)
     h2h = data["head_to_head"]
     assert h2h["careful"]["dice"]["games"] == GAMES

@@ -19,7 +19,9 @@ from typing import Any, cast
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
+from hearts_tournaments.gauntlet import GauntletSpec
 from hearts_tournaments.sandbox import LIMIT_KEYS, Limits, SandboxKind
+from hearts_tournaments.stats import SprtSettings
 
 #: Bot names end up in file names (logs) and in tables: keep them plain.
 BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -111,6 +113,8 @@ class TournamentConfig:
         limits: What each bot may use per game (the ``[limits]`` table).
         bots: The entrants, in the order given.
         base_dir: The config file's folder.
+        gauntlet: With a ``[gauntlet]`` section: the candidate and its sequential test; the
+            tournament is then a gauntlet of at most ``deals`` deals, stopped early.
     """
 
     name: str
@@ -132,6 +136,7 @@ class TournamentConfig:
     sandbox: SandboxKind = SandboxKind.BWRAP
     limits: Limits = field(default_factory=Limits)
     base_dir: Path = Path(".")
+    gauntlet: GauntletSpec | None = None
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -173,6 +178,9 @@ _BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbo
 #: Lowest value of each key of [limits].
 _LIMIT_MINIMA = {"memory_mb": 16, "cpu_s": 1, "processes": 1, "open_files": 16, "file_mb": 1,
                  "scratch_mb": 1, "log_bytes": 1024}  # fmt: skip
+#: Keys of [gauntlet] besides candidate: the sequential test's settings (see SprtSettings).
+GAUNTLET_FLOATS = ("h0", "h1", "alpha", "beta")
+GAUNTLET_KEYS = frozenset({"candidate", *GAUNTLET_FLOATS, "min_deals"})
 
 
 def load_config(path: Path) -> tuple[TournamentConfig, str]:
@@ -226,9 +234,11 @@ def parse_config(text: str, base_dir: Path, default_name: str = "tournament") ->
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("", f"not valid TOML: {exc}") from None
     for key in data:
-        if key not in ("tournament", "bots", "limits"):
+        if key not in ("tournament", "bots", "limits", "gauntlet"):
             raise ConfigError(
-                key, "unknown section: a config has a [tournament] table, [[bots]] entries and [limits]"
+                key,
+                "unknown section: a config has a [tournament] table, [[bots]] entries, and optionally "
+                "[limits] and [gauntlet] tables",
             )
     section = data.get("tournament")
     if section is None:
@@ -238,7 +248,8 @@ def parse_config(text: str, base_dir: Path, default_name: str = "tournament") ->
     settings = _tournament(section, default_name)
     bots = _bots(data.get("bots"), base_dir)
     limits = _limits(data.get("limits", {}))
-    return TournamentConfig(bots=bots, base_dir=base_dir, limits=limits, **settings)
+    gauntlet = _gauntlet(data["gauntlet"], bots) if "gauntlet" in data else None
+    return TournamentConfig(bots=bots, base_dir=base_dir, limits=limits, gauntlet=gauntlet, **settings)
 
 
 def _limits(section: Any) -> Limits:
@@ -264,6 +275,41 @@ def _sandbox(value: Any, key: str) -> SandboxKind:
         raise ConfigError(
             key, f'must be "bwrap" (the default) or "none" (trusted bots only), not {_shown(value)}'
         ) from None
+
+
+def _gauntlet(section: Any, bots: tuple[BotSpec, ...]) -> GauntletSpec:
+    if not isinstance(section, dict):
+        raise ConfigError("gauntlet", 'must be a table: write [gauntlet] followed by candidate = "..."')
+    for key in section:
+        if key not in GAUNTLET_KEYS:
+            known = ", ".join(sorted(GAUNTLET_KEYS))
+            raise ConfigError(f"gauntlet.{key}", f"unknown key: the keys of [gauntlet] are {known}")
+    names = [b.name for b in bots]
+    candidate = section.get("candidate")
+    if candidate is None:
+        raise ConfigError("gauntlet.candidate", "missing: name the bot under test, e.g. candidate = \"mine\"")
+    if not isinstance(candidate, str) or candidate not in names:
+        raise ConfigError(
+            "gauntlet.candidate",
+            f"must be the name of one of the bots ({', '.join(names)}), not {_shown(candidate)}",
+        )
+    values: dict[str, Any] = {}
+    for key in GAUNTLET_FLOATS:
+        if key in section:
+            value = section[key]
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigError(f"gauntlet.{key}", f"must be a number, not {_shown(value)}")
+            values[key] = float(value)
+    if "min_deals" in section:
+        value = section["min_deals"]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError("gauntlet.min_deals", f"must be a whole number, not {_shown(value)}")
+        values["min_deals"] = value
+    try:
+        settings = SprtSettings(**values)
+    except ValueError as exc:
+        raise ConfigError("gauntlet", f"{exc}") from None
+    return GauntletSpec(candidate=candidate, sprt=settings)
 
 
 def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:

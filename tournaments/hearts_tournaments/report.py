@@ -6,12 +6,13 @@ import csv
 import enum
 import io
 import json
+from itertools import pairwise
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from hearts_tournaments.results import BOOTSTRAP_SAMPLES, BotStanding, Interval, Standings
+from hearts_tournaments.results import BotStanding, Interval, Pairing, Standings
 from hearts_tournaments.schedule import Balance
 
 
@@ -30,6 +31,11 @@ CSV_COLUMNS = (
     "bot",
     "games",
     "seats",
+    "deals",
+    "too_few_deals",
+    "strength",
+    "strength_ci95_low",
+    "strength_ci95_high",
     "mean_place",
     "mean_place_ci95_low",
     "mean_place_ci95_high",
@@ -38,12 +44,41 @@ CSV_COLUMNS = (
     "points_per_hand_ci95_low",
     "points_per_hand_ci95_high",
     "mean_score",
-    "rating_mu",
-    "rating_sigma",
-    "rating_ordinal",
+    "field_strength",
+    "openskill_mu",
+    "openskill_sigma",
     "faults",
     "failed_games",
     "quarantined",
+)
+
+#: What a missing interval says.
+TOO_FEW_DEALS = "too few deals"
+#: Above this many bots the tables show only the paired differences of bots ranked next to
+#: each other (the JSON has every pair).
+ALL_PAIRS_UP_TO = 10
+
+#: The standings' columns: header and alignment.
+_COLUMNS = (
+    ("#", "right"),
+    ("bot", "left"),
+    ("games", "right"),
+    ("deals", "right"),
+    ("strength (95% CI)", "right"),
+    ("mean place (95% CI)", "right"),
+    ("wins", "right"),
+    ("points/hand (95% CI)", "right"),
+    ("field", "right"),
+    ("faults", "right"),
+    ("", "left"),
+)
+#: The paired differences' columns.
+_PAIR_COLUMNS = (
+    ("bots", "left"),
+    ("deals", "right"),
+    ("mean place difference (95% CI)", "right"),
+    ("P(first is better)", "right"),
+    ("", "left"),
 )
 
 
@@ -72,74 +107,114 @@ def _stdout_console() -> Console:
     console = Console(highlight=False)
     if not console.is_terminal:
         # Piped or captured: no terminal width to fit, so do not wrap the columns at 80.
-        console = Console(highlight=False, width=140)
+        console = Console(highlight=False, width=160)
     return console
 
 
+def _row(line: BotStanding) -> list[str]:
+    return [
+        str(line.rank),
+        line.bot,
+        str(line.games),
+        str(line.deals),
+        _with_ci(line.strength, line.strength_ci, 2, signed=True),
+        _with_ci(line.mean_place, line.mean_place_ci, 2),
+        _short(line.wins),
+        _with_ci(line.points_per_hand, line.points_per_hand_ci, 2),
+        _fixed(line.field_strength, 2, signed=True),
+        str(line.faults),
+        _status(line),
+    ]
+
+
+def _pair_row(pair: Pairing) -> list[str]:
+    d = pair.difference
+    los = "-" if d.below_zero is None else _probability(d.below_zero)
+    verdict = "separated" if pair.separated else "" if d.interval is None else "not separated"
+    shown = _with_ci(d.mean, d.interval, 2, signed=True)
+    return [f"{pair.a} − {pair.b}", str(d.clusters), shown, los, verdict]
+
+
+def _shown_pairs(standings: Standings) -> tuple[list[Pairing], str]:
+    """The pairs the tables show, and the title's qualifier."""
+    if len(standings.standings) <= ALL_PAIRS_UP_TO:
+        return list(standings.pairings), ""
+    order = [line.bot for line in standings.standings]
+    return (
+        [standings.pairing(a, b) for a, b in pairwise(order)],
+        ", bots ranked next to each other (the JSON has every pair)",
+    )
+
+
 def print_table(standings: Standings, console: Console) -> None:
-    """Prints the standings, the head-to-head matrix and the notes as rich tables."""
+    """Prints the standings, the paired differences, the head-to-head matrix and the notes."""
     table = Table(title=f"Tournament {standings.name}: standings", title_justify="left")
-    for header, justify in (
-        ("#", "right"),
-        ("bot", "left"),
-        ("games", "right"),
-        ("mean place (95% CI)", "right"),
-        ("wins", "right"),
-        ("points/hand (95% CI)", "right"),
-        ("mean score", "right"),
-        ("rating μ ± σ", "right"),
-        ("faults", "right"),
-        ("", "left"),
-    ):
+    for header, justify in _COLUMNS:
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
     for line in standings.standings:
-        table.add_row(
-            str(line.rank),
-            line.bot,
-            str(line.games),
-            _with_ci(line.mean_place, line.mean_place_ci, 2),
-            _short(line.wins),
-            _with_ci(line.points_per_hand, line.points_per_hand_ci, 2),
-            _fixed(line.mean_score, 1),
-            f"{line.rating_mu:.1f} ± {line.rating_sigma:.1f}",
-            str(line.faults),
-            _status(line),
-        )
+        table.add_row(*_row(line))
     console.print(table)
+    shown, which = _shown_pairs(standings)
+    pairs = Table(
+        title=f"Paired differences over shared deals{which} (first − second; negative: the first is better)",
+        title_justify="left",
+    )
+    for header, justify in _PAIR_COLUMNS:
+        pairs.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for pair in shown:
+        pairs.add_row(*_pair_row(pair))
+    console.print(pairs)
     bots = [line.bot for line in standings.standings]
     matrix = Table(title="Head-to-head (see below)", title_justify="left")
     matrix.add_column("")
     for bot in bots:
         matrix.add_column(bot, justify="right")
     for a in bots:
-        cells = []
-        for b in bots:
-            share = standings.head_to_head[a][b].share if a != b else None
-            cells.append("·" if a == b else "-" if share is None else f"{share:.0%}")
-        matrix.add_row(a, *cells)
+        matrix.add_row(a, *_meetings(standings, a, bots))
     console.print(matrix)
     for note in notes(standings):
         console.print(note, highlight=False, soft_wrap=True)
 
 
+def _meetings(standings: Standings, a: str, bots: list[str]) -> list[str]:
+    cells = []
+    for b in bots:
+        share = standings.head_to_head[a][b].share if a != b else None
+        cells.append("·" if a == b else "-" if share is None else f"{share:.0%}")
+    return cells
+
+
 def notes(standings: Standings) -> list[str]:
-    """The lines printed under the tables: coverage, method, balance, quarantines."""
+    """The lines printed under the tables: coverage, method, balance, quarantines, warnings."""
+    gauntlet = standings.gauntlet
+    stopped = gauntlet is not None and gauntlet.decided
     out = [
         f"{standings.games_played} of {standings.games_total} games played "
         f"({standings.deals_played} of {standings.deals} deals, table of {standings.table_size}, "
         f"{'every deal in every seat rotation' if standings.duplicate else 'one game per deal'})"
-        + ("" if standings.complete else ": INCOMPLETE"),
-        "Ranked by mean place (1 = best), ties by OpenSkill ordinal; 95% intervals: bootstrap "
-        f"over deals ({BOOTSTRAP_SAMPLES} resamples).",
+        + ("" if standings.complete else ": stopped by the gauntlet's test" if stopped else ": INCOMPLETE"),
+        "Ranked by strength: a batch Plackett-Luce fit of every game's finishing order (log-strength "
+        "against the mean bot; exp(a - b) is the odds that a finishes ahead of b), 95% t interval "
+        f"with the standard error of a bootstrap over deals ({standings.bootstrap_samples} resamples); "
+        "ties by mean place.",
+        "Mean place (1 = best) and points/hand: 95% Student-t intervals over deals (a deal and its "
+        f"rotations are one unit); '{TOO_FEW_DEALS}' below 2 deals, and such a bot is ranked last.",
+        "Field: the mean strength of the opponents a bot sat with (the schedule's residual "
+        "imbalance; strength accounts for it, mean place does not).",
+        "Paired differences: mean place of the first minus the second, deal by deal over the deals "
+        "both played, with its t interval and the likelihood that the first is better.",
         "Head-to-head: the share of their shared games in which the row bot finished ahead of the "
         "column bot (a tie counts half).",
     ]
+    if gauntlet is not None:
+        out.append(gauntlet.line())
     out += ["Schedule: " + line for line in Balance.from_json(standings.balance).lines()]
     for q in standings.quarantine:
         out.append(
             f"{q.bot} was quarantined after {q.failed_games} failed games (the last: {q.after_game}); "
             "the referee played its later seats by the default rule"
         )
+    out += ["Warning: " + line for line in standings.warnings()]
     return out
 
 
@@ -150,6 +225,7 @@ def to_csv(standings: Standings) -> str:
     writer.writerow(CSV_COLUMNS)
     for line in standings.standings:
         data = line.to_json()
+        strength = data["strength_ci95"] or [None, None]
         place = data["mean_place_ci95"] or [None, None]
         points = data["points_per_hand_ci95"] or [None, None]
         row: list[Any] = [
@@ -157,6 +233,11 @@ def to_csv(standings: Standings) -> str:
             data["bot"],
             data["games"],
             data["seats"],
+            data["deals"],
+            str(data["too_few_deals"]).lower(),
+            data["strength"],
+            strength[0],
+            strength[1],
             data["mean_place"],
             place[0],
             place[1],
@@ -165,9 +246,9 @@ def to_csv(standings: Standings) -> str:
             points[0],
             points[1],
             data["mean_score"],
-            data["rating"]["mu"],
-            data["rating"]["sigma"],
-            data["rating"]["ordinal"],
+            data["field_strength"],
+            data["openskill"]["mu"],
+            data["openskill"]["sigma"],
             data["faults"],
             data["failed_games"],
             str(data["quarantined"]).lower(),
@@ -177,21 +258,24 @@ def to_csv(standings: Standings) -> str:
 
 
 def to_markdown(standings: Standings) -> str:
-    """The standings, the head-to-head matrix and the notes in GitHub Markdown."""
+    """The standings, the paired differences, the head-to-head matrix and the notes in GitHub
+    Markdown."""
     lines = [
         f"## Tournament {standings.name}",
         "",
-        "| # | bot | games | mean place (95% CI) | wins | points/hand (95% CI) | mean score "
-        "| rating μ ± σ | faults | |",
-        "|--:|:--|--:|--:|--:|--:|--:|--:|--:|:--|",
+        "| " + " | ".join(h for h, _ in _COLUMNS) + " |",
+        "|" + "".join("--:|" if j == "right" else ":--|" for _, j in _COLUMNS),
     ]
-    for line in standings.standings:
-        lines.append(
-            f"| {line.rank} | {line.bot} | {line.games} | {_with_ci(line.mean_place, line.mean_place_ci, 2)} "
-            f"| {_short(line.wins)} | {_with_ci(line.points_per_hand, line.points_per_hand_ci, 2)} "
-            f"| {_fixed(line.mean_score, 1)} | {line.rating_mu:.1f} ± {line.rating_sigma:.1f} "
-            f"| {line.faults} | {_status(line)} |"
-        )
+    lines += ["| " + " | ".join(_row(line)) + " |" for line in standings.standings]
+    shown, which = _shown_pairs(standings)
+    lines += [
+        "",
+        f"Paired differences over shared deals{which} (first − second; negative: the first is better):",
+        "",
+        "| " + " | ".join(h for h, _ in _PAIR_COLUMNS) + " |",
+        "|" + "".join("--:|" if j == "right" else ":--|" for _, j in _PAIR_COLUMNS),
+    ]
+    lines += ["| " + " | ".join(_pair_row(pair)) + " |" for pair in shown]
     bots = [line.bot for line in standings.standings]
     lines += [
         "",
@@ -200,27 +284,36 @@ def to_markdown(standings: Standings) -> str:
         "| | " + " | ".join(bots) + " |",
         "|:--|" + "--:|" * len(bots),
     ]
-    for a in bots:
-        cells = []
-        for b in bots:
-            share = standings.head_to_head[a][b].share if a != b else None
-            cells.append("·" if a == b else "-" if share is None else f"{share:.0%}")
-        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    lines += [f"| {a} | " + " | ".join(_meetings(standings, a, bots)) + " |" for a in bots]
     lines.append("")
     lines += [f"- {note}" for note in notes(standings)]
     return "\n".join(lines) + "\n"
 
 
-def _with_ci(value: float | None, ci: Interval | None, digits: int) -> str:
+def _with_ci(value: float | None, ci: Interval | None, digits: int, signed: bool = False) -> str:
     if value is None:
         return "-"
+    shown = f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
     if ci is None:
-        return f"{value:.{digits}f}"
-    return f"{value:.{digits}f} ({ci.low:.{digits}f}–{ci.high:.{digits}f})"
+        return f"{shown} ({TOO_FEW_DEALS})"
+    if signed:
+        return f"{shown} ({ci.low:+.{digits}f} to {ci.high:+.{digits}f})"
+    return f"{shown} ({ci.low:.{digits}f}–{ci.high:.{digits}f})"
 
 
-def _fixed(value: float | None, digits: int) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+def _probability(p: float) -> str:
+    """A probability as a percentage, never rounded to a certainty it is not."""
+    if 0 < p < 0.001:
+        return "<0.1%"
+    if 0.999 < p < 1:
+        return ">99.9%"
+    return f"{p:.1%}"
+
+
+def _fixed(value: float | None, digits: int, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
 def _short(value: float) -> str:
@@ -229,8 +322,11 @@ def _short(value: float) -> str:
 
 
 def _status(line: BotStanding) -> str:
+    parts = []
+    if line.too_few_deals and line.games:
+        parts.append("ranked last: too few deals")
     if line.quarantined:
-        return f"quarantined ({line.failed_games} failed games)"
-    if line.failed_games:
-        return f"{line.failed_games} failed games"
-    return ""
+        parts.append(f"quarantined ({line.failed_games} failed games)")
+    elif line.failed_games:
+        parts.append(f"{line.failed_games} failed games")
+    return "; ".join(parts)

@@ -1,26 +1,46 @@
-"""A tournament's standings: per-bot statistics, ratings, confidence intervals, head-to-head.
+"""A tournament's standings: per-bot statistics, ratings, intervals, paired differences.
 
 Everything is computed from the stored games alone, in schedule order, with seeded randomness,
 so the same games always give the same standings (a resumed tournament and an uninterrupted
-one publish identical results).
+one publish identical results). The statistics themselves are the plain functions of
+:mod:`hearts_tournaments.stats`; this module feeds them a tournament's games.
+
+The unit of every interval is the **deal**: a deal and all its seat rotations share their
+cards, so their games are not independent, and a deal is one cluster.
 
 Per bot, counted over its *seats* (a bot that fills three seats of a game contributes three
 seat-games to the means, but one game to ``games``):
 
-* **mean place**: finishing place, 1 = lowest total; tied totals share the better place.
-  This is the ranking key: it is what a game is played for, it needs no model, and its
-  confidence interval speaks to the ranking directly.
+* **strength**: the ranking key. A batch Plackett-Luce fit of every game's finishing order
+  (every seat an item, a bot's seats sharing its strength, tied totals as Breslow ties, a weak
+  prior of one virtual win and loss against a reference), as a log-strength centred on the
+  mean bot: ``exp(a - b)`` is the odds that ``a`` finishes ahead of ``b``. It uses every
+  game at once, so it does not depend on the order of the games, and it accounts for the
+  opponents each bot actually met. Its 95% interval is ``strength -+ t * se``, the standard
+  error from a (one-step) bootstrap over deals.
+* **mean place**: finishing place, 1 = lowest total; tied totals share the better place. The
+  tie-breaker. Its 95% interval is a Student-t interval over deals (cluster-robust standard
+  error of the ratio of place sums to seats), near nominal coverage already at a few deals.
 * **wins**: games won, a shared win split equally between the winning seats.
-* **points per hand**: total points over hands played (moon shots included).
+* **points per hand**: total points over hands played (moon shots included), with a t
+  interval over deals like mean place.
 * **mean score**: mean final total.
-* **rating**: OpenSkill Plackett-Luce, rating each game's finishing order (every seat a
-  one-player team, ties kept). A bot's rating after a game is the mean of its seats' updated
-  ratings, so a game counts once per bot. ``ordinal`` (mu - 3 sigma) is a tie-breaker only.
-* **95% confidence intervals** for mean place and points per hand: a percentile bootstrap
-  that resamples whole *deals* (every rotation and every seat of a deal together), which keeps
-  the duplicate structure: the luck of a deal is shared by every bot that played it.
+* **field**: the mean strength of the opponents the bot sat with (every seat-game, every
+  other seat): the residual imbalance of the schedule. Mean place is not adjusted for it;
+  strength is.
+* **OpenSkill**: an *online* estimate (OpenSkill Plackett-Luce, games taken in schedule
+  order), which depends on that order; published for comparison only.
 * **faults** (as the referee counted them) and **failed games** (a seat retired, a seat that
   never made a decision of its own, or a crash).
+
+A bot that played fewer than two deals has no interval (``too few deals``) and is ranked after
+every bot that has one.
+
+Paired differences: for bots A and B, over the deals both played, the mean of (A's mean place
+on the deal - B's), its t interval and the likelihood that A is the better of the two (the
+probability that the true difference is below zero). Because both bots played the same cards
+against the same opponents, the difference is much more precise than the two marginal
+intervals suggest.
 
 Head-to-head: for bots A and B, the share of the games where both played in which A finished
 ahead of B (a tie counts half; with several seats each, every seat of A is compared with every
@@ -29,43 +49,58 @@ seat of B and the game counts once).
 
 from __future__ import annotations
 
-import math
-import random
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import combinations, pairwise
 from typing import Any
 
 from openskill.models import PlackettLuce
 
 from hearts_core.deal import derive_seed
+from hearts_tournaments.gauntlet import GauntletSpec, deal_advantages
 from hearts_tournaments.outcome import GameOutcome, Quarantine, quarantined
-from hearts_tournaments.schedule import Schedule
+from hearts_tournaments.schedule import Balance, Schedule
+from hearts_tournaments.stats import (
+    CONFIDENCE,
+    MIN_CLUSTERS,
+    Estimate,
+    Interval,
+    PairedDifference,
+    PlacedGame,
+    SprtResult,
+    SprtVerdict,
+    bootstrap_plackett_luce,
+    cluster_mean,
+    paired_difference,
+    sprt,
+    t_quantile,
+)
 
-#: Version of the JSON report.
-SCHEMA_VERSION = 1
-#: Bootstrap resamples per interval.
+__all__ = [
+    "BOOTSTRAP_SAMPLES",
+    "CONFIDENCE",
+    "FEW_DEALS",
+    "SCHEMA_VERSION",
+    "BotStanding",
+    "GauntletStanding",
+    "Interval",
+    "Meeting",
+    "Pairing",
+    "Standings",
+    "compute_standings",
+    "deal_warnings",
+]
+
+#: Version of the JSON report (2: strength ranking, t intervals, paired differences).
+SCHEMA_VERSION = 2
+#: Bootstrap resamples of the strength intervals.
 BOOTSTRAP_SAMPLES = 1000
-#: Two-sided confidence level of the intervals.
-CONFIDENCE = 0.95
+#: Below this many deals per bot, the intervals are wide (the t quantile of 4 degrees of
+#: freedom is 2.78 against 1.96 for many deals) and close bots cannot be told apart.
+FEW_DEALS = 6
 #: Decimal places kept in the published figures.
 DIGITS = 6
-
-
-@dataclass(frozen=True, slots=True)
-class Interval:
-    """A confidence interval."""
-
-    low: float
-    high: float
-
-    def to_json(self) -> list[float]:
-        """``[low, high]``."""
-        return [round(self.low, DIGITS), round(self.high, DIGITS)]
-
-    def overlaps(self, other: Interval) -> bool:
-        """Whether the two intervals share a point."""
-        return self.low <= other.high and other.low <= self.high
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,18 +111,31 @@ class BotStanding:
     bot: str
     games: int
     seats: int
+    deals: int
+    strength: float | None
+    strength_ci: Interval | None
     mean_place: float | None
     mean_place_ci: Interval | None
     wins: float
     points_per_hand: float | None
     points_per_hand_ci: Interval | None
     mean_score: float | None
-    rating_mu: float
-    rating_sigma: float
-    rating_ordinal: float
+    field_strength: float | None
+    openskill_mu: float
+    openskill_sigma: float
     faults: int
     failed_games: int
     quarantined: bool
+
+    @property
+    def too_few_deals(self) -> bool:
+        """Whether the bot played too few deals for an interval (it is ranked last)."""
+        return self.deals < MIN_CLUSTERS
+
+    @property
+    def openskill_ordinal(self) -> float:
+        """``mu - 3 sigma`` of the online OpenSkill estimate."""
+        return self.openskill_mu - 3 * self.openskill_sigma
 
     def to_json(self) -> dict[str, Any]:
         """The line as published."""
@@ -96,16 +144,21 @@ class BotStanding:
             "bot": self.bot,
             "games": self.games,
             "seats": self.seats,
+            "deals": self.deals,
+            "too_few_deals": self.too_few_deals,
+            "strength": _num(self.strength),
+            "strength_ci95": _interval(self.strength_ci),
             "mean_place": _num(self.mean_place),
-            "mean_place_ci95": self.mean_place_ci.to_json() if self.mean_place_ci else None,
+            "mean_place_ci95": _interval(self.mean_place_ci),
             "wins": _num(self.wins),
             "points_per_hand": _num(self.points_per_hand),
-            "points_per_hand_ci95": self.points_per_hand_ci.to_json() if self.points_per_hand_ci else None,
+            "points_per_hand_ci95": _interval(self.points_per_hand_ci),
             "mean_score": _num(self.mean_score),
-            "rating": {
-                "mu": _num(self.rating_mu),
-                "sigma": _num(self.rating_sigma),
-                "ordinal": _num(self.rating_ordinal),
+            "field_strength": _num(self.field_strength),
+            "openskill": {
+                "mu": _num(self.openskill_mu),
+                "sigma": _num(self.openskill_sigma),
+                "ordinal": _num(self.openskill_ordinal),
             },
             "faults": self.faults,
             "failed_games": self.failed_games,
@@ -127,6 +180,100 @@ class Meeting:
 
 
 @dataclass(frozen=True, slots=True)
+class Pairing:
+    """The paired difference of mean place between two bots over the deals both played.
+
+    Attributes:
+        a: The better ranked bot.
+        b: The other.
+        difference: ``a``'s mean place minus ``b``'s, deal by deal (negative: ``a`` better).
+    """
+
+    a: str
+    b: str
+    difference: PairedDifference
+
+    @property
+    def separated(self) -> bool:
+        """Whether the interval of the difference excludes zero."""
+        ci = self.difference.interval
+        return ci is not None and not ci.contains(0.0)
+
+    def to_json(self) -> dict[str, Any]:
+        """The pair as published."""
+        d = self.difference
+        return {
+            "a": self.a,
+            "b": self.b,
+            "deals": d.clusters,
+            "mean_place_difference": _num(d.mean),
+            "ci95": _interval(d.interval),
+            "likelihood_of_superiority": _num(d.below_zero),
+            "separated": self.separated,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GauntletStanding:
+    """Where a gauntlet's sequential test stands.
+
+    Attributes:
+        spec: The candidate and the test's settings.
+        result: The test over the complete deals, in deal order.
+        advantage: The candidate's mean advantage per deal (the field's mean place minus its
+            own) over every complete deal, with a t interval.
+    """
+
+    spec: GauntletSpec
+    result: SprtResult
+    advantage: Estimate
+
+    @property
+    def decided(self) -> bool:
+        """Whether the test accepted H0 or H1."""
+        return self.result.verdict is not SprtVerdict.CONTINUE
+
+    def line(self) -> str:
+        """The verdict in words."""
+        s, r = self.spec.sprt, self.result
+        if r.verdict is SprtVerdict.H1:
+            verdict = (
+                f"H1 accepted after {r.stopped_at} deals: {self.spec.candidate} is better than the field "
+                f"(by {s.h1:g} places a deal or more, rather than {s.h0:g} or less)"
+            )
+        elif r.verdict is SprtVerdict.H0:
+            verdict = (
+                f"H0 accepted after {r.stopped_at} deals: {self.spec.candidate} is not better than the "
+                f"field by {s.h1:g} places a deal (its advantage is {s.h0:g} or less)"
+            )
+        else:
+            verdict = f"no verdict after {r.deals} deals (min_deals {s.min_deals})"
+        a = self.advantage
+        shown = "" if a.mean is None else f"; mean advantage {a.mean:+.2f} places a deal"
+        if a.interval is not None:
+            shown += f" ({a.interval.low:+.2f} to {a.interval.high:+.2f})"
+        return (
+            f"Gauntlet (SPRT, alpha {s.alpha:g}, beta {s.beta:g}): {verdict}; LLR {r.llr:.2f}, "
+            f"bounds {r.lower:.2f} and {r.upper:.2f}{shown}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The gauntlet's section of the report."""
+        r, a = self.result, self.advantage
+        return {
+            **self.spec.to_json(),
+            "verdict": str(r.verdict),
+            "llr": _num(r.llr),
+            "lower": _num(r.lower),
+            "upper": _num(r.upper),
+            "stopped_at": r.stopped_at,
+            "deals": a.clusters,
+            "mean_advantage": _num(a.mean),
+            "advantage_ci95": _interval(a.interval),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Standings:
     """The published results of a tournament (complete or not)."""
 
@@ -140,9 +287,12 @@ class Standings:
     games_played: int
     deals_played: int
     standings: tuple[BotStanding, ...]
+    pairings: tuple[Pairing, ...]
     head_to_head: dict[str, dict[str, Meeting]]
     quarantine: tuple[Quarantine, ...]
     balance: dict[str, Any]
+    bootstrap_samples: int
+    gauntlet: GauntletStanding | None = None
 
     @property
     def complete(self) -> bool:
@@ -153,8 +303,37 @@ class Standings:
         """The line of ``bot``."""
         return next(s for s in self.standings if s.bot == bot)
 
+    def pairing(self, a: str, b: str) -> Pairing:
+        """The paired difference of ``a`` and ``b`` (in either order, as published)."""
+        return next(p for p in self.pairings if {p.a, p.b} == {a, b})
+
+    def warnings(self) -> list[str]:
+        """Where the deals played are too few: bots without an interval, bots ranked next to
+        each other whose paired difference does not exclude zero."""
+        out = [
+            f"{line.bot} played {line.deals} deal(s): too few deals for an interval, ranked last"
+            for line in self.standings
+            if line.too_few_deals and line.games
+        ]
+        ranked = [line.bot for line in self.standings if not line.too_few_deals]
+        for a, b in pairwise(ranked):
+            pair = self.pairing(a, b)
+            if pair.separated:
+                continue
+            d = pair.difference
+            shown = (
+                f"{d.mean:+.2f} places ({d.interval.low:+.2f} to {d.interval.high:+.2f})"
+                if d.mean is not None and d.interval is not None
+                else "no interval"
+            )
+            out.append(
+                f"{d.clusters} shared deals do not separate {a} from {b} (paired difference {shown}): "
+                "their order is not established; play more deals"
+            )
+        return out
+
     def to_json(self) -> dict[str, Any]:
-        """The JSON report (``schema_version`` 1), standings in rank order."""
+        """The JSON report (``schema_version`` 2), standings in rank order."""
         return {
             "schema_version": SCHEMA_VERSION,
             "tournament": {
@@ -170,14 +349,20 @@ class Standings:
                 "complete": self.complete,
             },
             "ranking": {
-                "key": "mean_place",
-                "tie_breaker": "rating.ordinal",
-                "rating_model": "openskill.PlackettLuce",
+                "key": "strength",
+                "tie_breaker": "mean_place",
+                "rating_model": "plackett-luce (batch fit by Newton's method, Breslow ties, "
+                "prior: 1 virtual win and loss against a reference)",
                 "confidence": CONFIDENCE,
-                "bootstrap_unit": "deal",
-                "bootstrap_samples": BOOTSTRAP_SAMPLES,
+                "interval_unit": "deal",
+                "mean_interval": "student-t, cluster-robust",
+                "strength_interval": "student-t, one-step bootstrap standard error",
+                "bootstrap_samples": self.bootstrap_samples,
+                "min_deals": MIN_CLUSTERS,
+                "online_rating_model": "openskill.PlackettLuce (schedule order)",
             },
             "standings": [s.to_json() for s in self.standings],
+            "paired": [p.to_json() for p in self.pairings],
             "head_to_head": {
                 a: {
                     b: {"games": m.games, "ahead": _num(m.ahead), "share": _num(m.share)}
@@ -190,6 +375,8 @@ class Standings:
                 for q in self.quarantine
             ],
             "balance": self.balance,
+            "gauntlet": self.gauntlet.to_json() if self.gauntlet is not None else None,
+            "warnings": self.warnings(),
         }
 
 
@@ -202,12 +389,6 @@ class _Sums:
     points: float = 0.0
     hands: int = 0
 
-    def add(self, other: _Sums) -> None:
-        self.places += other.places
-        self.seats += other.seats
-        self.points += other.points
-        self.hands += other.hands
-
 
 def compute_standings(
     *,
@@ -217,6 +398,8 @@ def compute_standings(
     target_score: int,
     quarantine_after: int,
     balance: dict[str, Any],
+    bootstrap_samples: int = BOOTSTRAP_SAMPLES,
+    gauntlet: GauntletSpec | None = None,
 ) -> Standings:
     """The standings of the games played so far.
 
@@ -227,13 +410,16 @@ def compute_standings(
         target_score: The games' target score (published with the results).
         quarantine_after: Failed games before quarantine.
         balance: The schedule's balance report.
+        bootstrap_samples: Resamples of the strength intervals.
+        gauntlet: The gauntlet's candidate and test, for a gauntlet.
     """
     bots = schedule.bots
     position = {g.key: g.index for g in schedule.games}
     deal_of = {g.key: g.deal for g in schedule.games}
     games_in_order = sorted(outcomes, key=lambda o: position[o.key])
-    # Per deal and bot, for the bootstrap; and the totals over everything.
+    # Per deal and bot: the sums the intervals and paired differences are made of.
     per_deal: dict[int, dict[str, _Sums]] = defaultdict(lambda: defaultdict(_Sums))
+    placed: dict[int, list[PlacedGame]] = defaultdict(list)
     games = dict.fromkeys(bots, 0)
     wins = dict.fromkeys(bots, 0.0)
     faults = dict.fromkeys(bots, 0)
@@ -243,6 +429,7 @@ def compute_standings(
     ahead_of: dict[tuple[str, str], float] = defaultdict(float)
     for outcome in games_in_order:
         sums = per_deal[deal_of[outcome.key]]
+        placed[deal_of[outcome.key]].append(tuple(zip(outcome.seats, outcome.places, strict=True)))
         seats_of: dict[str, list[int]] = defaultdict(list)
         for seat, bot in enumerate(outcome.seats):
             seats_of[bot].append(seat)
@@ -265,40 +452,61 @@ def compute_standings(
                 ahead = sum(_ahead(outcome.places[x], outcome.places[y]) for x in mine for y in theirs)
                 together[(a, b)] += 1
                 ahead_of[(a, b)] += ahead / (len(mine) * len(theirs))
-    totals: dict[str, _Sums] = defaultdict(_Sums)
-    for sums in per_deal.values():
-        for bot, entry in sums.items():
-            totals[bot].add(entry)
+    deals = sorted(per_deal)
+    fit = bootstrap_plackett_luce(
+        [placed[d] for d in deals], bootstrap_samples, derive_seed(schedule.seed, "bootstrap")
+    )
+    field = _field_strength(bots, games_in_order, fit.strength)
     ratings = _ratings(bots, games_in_order)
-    intervals = _bootstrap(bots, per_deal, derive_seed(schedule.seed, "bootstrap"))
+    deal_places: dict[str, dict[int, float]] = {bot: {} for bot in bots}
+    for d in deals:
+        for bot, entry in per_deal[d].items():
+            deal_places[bot][d] = entry.places / entry.seats
     held = quarantined(outcomes, quarantine_after)
     lines = []
     for bot in bots:
-        t = totals[bot]
+        units = [per_deal[d][bot] for d in deals if bot in per_deal[d]]
+        place = cluster_mean([(e.places, e.seats) for e in units])
+        points = cluster_mean([(e.points, e.hands) for e in units])
         mu, sigma = ratings[bot]
-        place_ci, points_ci = intervals.get(bot, (None, None))
         lines.append(
             BotStanding(
                 rank=0,
                 bot=bot,
                 games=games[bot],
-                seats=t.seats,
-                mean_place=t.places / t.seats if t.seats else None,
-                mean_place_ci=place_ci,
+                seats=sum(e.seats for e in units),
+                deals=len(units),
+                strength=fit.strength.get(bot),
+                strength_ci=fit.interval.get(bot),
+                mean_place=place.mean,
+                # Cut to the places that exist, which keeps the coverage.
+                mean_place_ci=place.interval and place.interval.clipped(1, schedule.table_size),
                 wins=wins[bot],
-                points_per_hand=t.points / t.hands if t.hands else None,
-                points_per_hand_ci=points_ci,
+                points_per_hand=points.mean,
+                points_per_hand_ci=points.interval and points.interval.clipped(0, None),
                 mean_score=sum(scores[bot]) / len(scores[bot]) if scores[bot] else None,
-                rating_mu=mu,
-                rating_sigma=sigma,
-                rating_ordinal=mu - 3 * sigma,
+                field_strength=field.get(bot),
+                openskill_mu=mu,
+                openskill_sigma=sigma,
                 faults=faults[bot],
                 failed_games=failed[bot],
                 quarantined=bot in held,
             )
         )
-    lines.sort(key=lambda s: (s.mean_place is None, s.mean_place or 0.0, -s.rating_ordinal, s.bot))
+    lines.sort(
+        key=lambda s: (
+            s.too_few_deals,
+            s.strength is None,
+            -(s.strength or 0.0),
+            s.mean_place or 0.0,
+            s.bot,
+        )
+    )
     ranked = tuple(replace(line, rank=index + 1) for index, line in enumerate(lines))
+    order = [line.bot for line in ranked]
+    pairings = tuple(
+        Pairing(a, b, paired_difference(deal_places[a], deal_places[b])) for a, b in combinations(order, 2)
+    )
     return Standings(
         name=name,
         table_size=schedule.table_size,
@@ -310,12 +518,45 @@ def compute_standings(
         games_played=len(outcomes),
         deals_played=len(per_deal),
         standings=ranked,
+        pairings=pairings,
         head_to_head={
             a: {b: Meeting(together[(a, b)], ahead_of[(a, b)]) for b in bots if b != a} for a in bots
         },
         quarantine=tuple(held.values()),
         balance=balance,
+        bootstrap_samples=fit.samples,
+        gauntlet=_gauntlet(schedule, games_in_order, gauntlet) if gauntlet is not None else None,
     )
+
+
+def _gauntlet(schedule: Schedule, outcomes: Sequence[GameOutcome], spec: GauntletSpec) -> GauntletStanding:
+    advantages = deal_advantages(schedule, outcomes, spec.candidate)
+    return GauntletStanding(spec, sprt(advantages, spec.sprt), cluster_mean([(a, 1) for a in advantages]))
+
+
+def deal_warnings(balance: Balance) -> list[str]:
+    """Warnings for a schedule, before it is played, when its deals are too few.
+
+    A bot at fewer than two deals gets no interval at all; below :data:`FEW_DEALS` deals the
+    intervals are wide and close bots will not be separated.
+    """
+    if not balance.deals_per_bot:
+        return []
+    fewest = min(balance.deals_per_bot.values())
+    if fewest < MIN_CLUSTERS:
+        short = sorted(bot for bot, n in balance.deals_per_bot.items() if n < MIN_CLUSTERS)
+        return [
+            f"{', '.join(short)} would play only {fewest} deal(s): no interval can be estimated from "
+            f"fewer than {MIN_CLUSTERS}; give every bot at least {FEW_DEALS} deals (raise deals)"
+        ]
+    if fewest < FEW_DEALS:
+        factor = t_quantile(1 - (1 - CONFIDENCE) / 2, fewest - 1)
+        return [
+            f"a bot plays as few as {fewest} deals: the 95% intervals will be wide (t quantile "
+            f"{factor:.2f} against 1.96) and close bots cannot be separated; "
+            f"give every bot at least {FEW_DEALS} deals (raise deals)"
+        ]
+    return []
 
 
 def _ahead(mine: int, theirs: int) -> float:
@@ -324,7 +565,7 @@ def _ahead(mine: int, theirs: int) -> float:
 
 
 def _ratings(bots: Sequence[str], outcomes: Sequence[GameOutcome]) -> dict[str, tuple[float, float]]:
-    """OpenSkill Plackett-Luce ratings after every game, taken in schedule order."""
+    """Online OpenSkill Plackett-Luce ratings after every game, taken in schedule order."""
     model = PlackettLuce()
     start = model.rating()
     ratings = {bot: (float(start.mu), float(start.sigma)) for bot in bots}
@@ -342,41 +583,23 @@ def _ratings(bots: Sequence[str], outcomes: Sequence[GameOutcome]) -> dict[str, 
     return ratings
 
 
-def _bootstrap(
-    bots: Sequence[str], per_deal: dict[int, dict[str, _Sums]], seed: str
-) -> dict[str, tuple[Interval | None, Interval | None]]:
-    """Percentile intervals for mean place and points per hand, resampling whole deals.
-
-    Needs at least two deals; a bot missing from a resample (it can happen with more bots
-    than seats) skips that resample.
-    """
-    deals = sorted(per_deal)
-    if len(deals) < 2:
-        return {}
-    rng = random.Random(seed)
-    places: dict[str, list[float]] = {bot: [] for bot in bots}
-    points: dict[str, list[float]] = {bot: [] for bot in bots}
-    for _ in range(BOOTSTRAP_SAMPLES):
-        totals: dict[str, _Sums] = defaultdict(_Sums)
-        for _ in deals:
-            for bot, entry in per_deal[rng.choice(deals)].items():
-                totals[bot].add(entry)
-        for bot, t in totals.items():
-            if t.seats:
-                places[bot].append(t.places / t.seats)
-            if t.hands:
-                points[bot].append(t.points / t.hands)
-    return {bot: (_percentile_interval(places[bot]), _percentile_interval(points[bot])) for bot in bots}
+def _field_strength(
+    bots: Sequence[str], outcomes: Sequence[GameOutcome], strength: Mapping[str, float]
+) -> dict[str, float]:
+    """Per bot, the mean strength of the other seats over all its seat-games."""
+    total = dict.fromkeys(bots, 0.0)
+    count = dict.fromkeys(bots, 0)
+    for outcome in outcomes:
+        for seat, bot in enumerate(outcome.seats):
+            for other, rival in enumerate(outcome.seats):
+                if other != seat:
+                    total[bot] += strength[rival]
+                    count[bot] += 1
+    return {bot: total[bot] / count[bot] for bot in bots if count[bot]}
 
 
-def _percentile_interval(values: list[float]) -> Interval | None:
-    if not values:
-        return None
-    values.sort()
-    tail = (1 - CONFIDENCE) / 2
-    low = values[max(0, math.ceil(tail * len(values)) - 1)]
-    high = values[min(len(values) - 1, math.ceil((1 - tail) * len(values)) - 1)]
-    return Interval(low, high)
+def _interval(ci: Interval | None) -> list[float] | None:
+    return ci.to_json(DIGITS) if ci is not None else None
 
 
 def _num(value: float | None) -> float | None:

@@ -44,10 +44,12 @@ from hearts_server.logs import get_logger
 from hearts_server.server import make_server
 from hearts_tournaments.config import ConfigError, TournamentConfig, parse_config
 from hearts_tournaments.entrants import BotProcess, SeatAccess, check_files
+from hearts_tournaments.gauntlet import gauntlet_schedule, gauntlet_verdict
 from hearts_tournaments.outcome import GameOutcome, Quarantine, QuarantineTracker
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
-from hearts_tournaments.schedule import ScheduledGame, make_schedule
+from hearts_tournaments.schedule import Schedule, ScheduledGame, make_schedule
+from hearts_tournaments.stats import SprtVerdict
 from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder
 from hearts_tournaments.tournament_secrets import (
     ADMIN_TOKEN_ENV,
@@ -140,9 +142,19 @@ def create_tournament(
             f"{output} already holds a tournament: continue it with `hearts tournament resume "
             f"{output}`, or add --fresh to start it over"
         )
-    schedule = make_schedule(config.bot_names, config.table_size, config.deals, config.seed, config.duplicate)
-    store = Store.create(output, config_text, config.base_dir, config.name, schedule, deal_secret)
+    store = Store.create(output, config_text, config.base_dir, config.name, schedule_for(config), deal_secret)
     return Tournament(config, store, output)
+
+
+def schedule_for(config: TournamentConfig) -> Schedule:
+    """The schedule of a config: a round robin, or a gauntlet with a ``[gauntlet]`` section."""
+    if config.gauntlet is not None:
+        candidate = config.gauntlet.candidate
+        field = [name for name in config.bot_names if name != candidate]
+        return gauntlet_schedule(
+            candidate, field, config.table_size, config.deals, config.seed, config.duplicate
+        )
+    return make_schedule(config.bot_names, config.table_size, config.deals, config.seed, config.duplicate)
 
 
 def open_tournament(output: Path) -> Tournament:
@@ -246,6 +258,7 @@ def tournament_standings(tournament: Tournament) -> Standings:
         target_score=tournament.config.target_score,
         quarantine_after=tournament.config.quarantine_after,
         balance=store.balance(),
+        gauntlet=tournament.config.gauntlet,
     )
 
 
@@ -259,9 +272,12 @@ class _Runner:
         self.schedule = self.store.schedule()
         self.quarantine = QuarantineTracker(self.config.quarantine_after)
         self.faults = 0
-        for outcome in self.store.outcomes(records=False):
+        self.outcomes = self.store.outcomes(records=False)
+        for outcome in self.outcomes:
             self.quarantine.add(outcome)
             self.faults += sum(outcome.faults)
+        # A gauntlet stops starting games once its sequential test has a verdict.
+        self.decided = self._gauntlet_decided()
         self._reaping: dict[asyncio.Task[None], list[BotProcess]] = {}
         self.deal_secret = self.store.deal_secret()
         # The in-process referee always requires a fresh admin token that only this object
@@ -280,7 +296,7 @@ class _Runner:
         done = self.store.finished_keys()
         pending = [g for g in self.schedule.games if g.key not in done]
         self.reporter.started(len(self.schedule.games), len(done), self.faults)
-        if not pending:
+        if not pending or self.decided:
             return
         try:
             check_sandbox(self.config, self.output)
@@ -341,6 +357,8 @@ class _Runner:
     async def _worker(self, games: Iterator[ScheduledGame], channel: grpc.aio.Channel, address: str) -> None:
         # The iterator is shared: each worker takes the next game in schedule order.
         for game in games:
+            if self.decided:
+                break
             outcome = await _GamePlay(self, game, channel, address).play()
             self._finish(outcome)
 
@@ -374,6 +392,24 @@ class _Runner:
         self.reporter.game_finished(outcome)
         for entry in self.quarantine.add(outcome):
             self._announce(entry)
+        self.outcomes.append(outcome)
+        if not self.decided and self._gauntlet_decided():
+            self.decided = True
+
+    def _gauntlet_decided(self) -> bool:
+        spec = self.config.gauntlet
+        if spec is None:
+            return False
+        result = gauntlet_verdict(self.schedule, self.outcomes, spec)
+        if result.verdict is SprtVerdict.CONTINUE:
+            return False
+        log.info("gauntlet_decided", verdict=str(result.verdict), deals=result.stopped_at, llr=result.llr)
+        self.reporter.note(
+            f"gauntlet: {result.verdict} accepted after {result.stopped_at} deals "
+            f"(LLR {result.llr:.2f}, bounds {result.lower:.2f} and {result.upper:.2f}); "
+            "no further games are started"
+        )
+        return True
 
     def _announce(self, entry: Quarantine) -> None:
         log.warning("bot_quarantined", bot=entry.bot, after_game=entry.after_game, failed=entry.failed_games)

@@ -29,6 +29,7 @@ from hearts_tournaments.config import (
 )
 from hearts_tournaments.progress import ProgressReporter
 from hearts_tournaments.report import ReportFormat, render
+from hearts_tournaments.results import deal_warnings
 from hearts_tournaments.runner import (
     RunnerError,
     Terminated,
@@ -37,10 +38,11 @@ from hearts_tournaments.runner import (
     create_tournament,
     open_tournament,
     run_tournament,
+    schedule_for,
     tournament_standings,
 )
 from hearts_tournaments.sandbox import SandboxError
-from hearts_tournaments.schedule import make_schedule, suggest_deals
+from hearts_tournaments.schedule import suggest_deals
 from hearts_tournaments.store import StoreError
 from hearts_tournaments.tournament_secrets import DealSecretError, read_deal_secret
 from hearts_tournaments.verify import verify_tournament
@@ -198,13 +200,13 @@ def schedule_command(
         settings, _ = load_config(config)
     except ConfigError as exc:
         raise _fail(f"{config}: {exc}") from None
-    schedule = make_schedule(
-        settings.bot_names, settings.table_size, settings.deals, settings.seed, settings.duplicate
-    )
+    schedule = schedule_for(settings)
     for game in schedule.games:
         typer.echo(f"{game.key}  " + " ".join(game.seats))
     for line in schedule.balance().lines():
         typer.echo(line)
+    for warning in deal_warnings(schedule.balance()):
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def _open(folder: Path) -> Tournament:
@@ -231,7 +233,9 @@ def _print_balance(tournament: Tournament) -> None:
     balance = schedule.balance()
     for line in balance.lines():
         typer.echo(f"schedule: {line}", err=True)
-    if not balance.within_one and len(schedule.bots) > schedule.table_size:
+    # A gauntlet seats its candidate at every deal: its pairs are unequal by design.
+    gauntlet = tournament.config.gauntlet is not None
+    if not gauntlet and not balance.within_one and len(schedule.bots) > schedule.table_size:
         better = suggest_deals(len(schedule.bots), schedule.table_size, len(schedule.seatings), schedule.seed)
         hint = f"deals = {better} can be" if better else "no nearby deal count is"
         typer.echo(
@@ -239,6 +243,8 @@ def _print_balance(tournament: Tournament) -> None:
             f"meet equally often (within one) on {len(schedule.seatings)} deals; {hint} balanced",
             err=True,
         )
+    for warning in deal_warnings(balance):
+        typer.echo(f"schedule: warning: {warning}", err=True)
 
 
 def _run(tournament: Tournament, concurrency: int | None, progress: ProgressMode) -> None:
@@ -257,6 +263,7 @@ def _run(tournament: Tournament, concurrency: int | None, progress: ProgressMode
         except Terminated:
             typer.echo(f"terminated; continue with `hearts tournament resume {output}`", err=True)
             raise typer.Exit(143) from None
+    # The notes under the tables end with the warnings (bots not separated, too few deals).
     render(standings, ReportFormat.TABLE)
 
 

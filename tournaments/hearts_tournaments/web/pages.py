@@ -38,7 +38,7 @@ SORT_KEYS: dict[str, Callable[[BotStanding], Any]] = {
     "wins": lambda s: s.wins,
     "points_per_hand": lambda s: s.points_per_hand,
     "mean_score": lambda s: s.mean_score,
-    "rating": lambda s: s.rating_mu,
+    "strength": lambda s: s.strength,
     "faults": lambda s: s.faults,
     "failed_games": lambda s: s.failed_games,
 }
@@ -105,9 +105,11 @@ def _bars(
         v, c = value(line), ci(line)
         if v is None:
             continue
-        low, high = (c.low, c.high) if c is not None else (v, v)
-        text = f"{v:.2f}" + (f" ({c.low:.2f}–{c.high:.2f})" if c is not None else "")
-        out[line.bot] = Bar(pos(low), pos(high), pos(v), text)
+        if c is None:
+            # No interval can be estimated (fewer than two deals): no bar that looks like one.
+            out[line.bot] = Bar(pos(v), pos(v), pos(v), f"{v:.2f} (too few deals)")
+            continue
+        out[line.bot] = Bar(pos(c.low), pos(c.high), pos(v), f"{v:.2f} ({c.low:.2f}–{c.high:.2f})")
     return out
 
 
@@ -195,6 +197,7 @@ class Site:
             "sort": sort,
             "order": order,
             "query": {"q": query.get("q", ""), "quarantined": held},
+            "strength_bars": _bars(lines, lambda s: s.strength, lambda s: s.strength_ci),
             "place_bars": _bars(lines, lambda s: s.mean_place, lambda s: s.mean_place_ci),
             "points_bars": _bars(lines, lambda s: s.points_per_hand, lambda s: s.points_per_hand_ci),
             "fragment_query": _encode(
