@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from hearts_core.cards import Card, CardSet
@@ -15,7 +18,7 @@ from hearts_core.errors import (
     OutOfTurn,
     PassNotInHand,
 )
-from hearts_core.rules import Rules
+from hearts_core.rules import MoonChoice, Rules, hand_scores, moon_shooter
 from hearts_core.state import Phase, State, winning_index
 
 
@@ -120,3 +123,22 @@ def test_card_set_holds_two_copies() -> None:
     assert str(CardSet(cards("AS 2C"))) == "2C AS"
     with pytest.raises(ValueError, match="unknown card code"):
         Card.parse("1S")
+
+
+def test_hand_scores_follow_the_rules_and_the_vectors(vectors: list[Path]) -> None:
+    assert hand_scores([20, 32, 0, 0, 0, 0]) == [20, 32, 0, 0, 0, 0]
+    assert moon_shooter([0, 52, 0, 0, 0, 0]) == 1
+    assert hand_scores([0, 52, 0, 0, 0, 0], MoonChoice.SELF_MINUS_26) == [0, -26, 0, 0, 0, 0]
+    assert hand_scores([0, 52, 0, 0, 0, 0], MoonChoice.OTHERS_PLUS_26) == [26, 0, 26, 26, 26, 26]
+    with pytest.raises(ValueError, match="shot the moon"):
+        hand_scores([0, 52, 0, 0, 0, 0])
+    # Every hand of every golden vector, the moon shots included, scores as the vector says.
+    moons = 0
+    for path in vectors:
+        vector = json.loads(path.read_text())
+        expected = vector["expected"].get("hands") or []
+        for played, hand in zip(vector["record"]["hands"], expected, strict=False):
+            choice = played.get("moon_choice") if hand["moon"] is not None else None
+            assert hand_scores(hand["points"], choice and MoonChoice(choice)) == hand["scores"], path.name
+            moons += hand["moon"] is not None
+    assert moons >= 6, "the moon vectors went unchecked"
