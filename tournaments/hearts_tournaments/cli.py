@@ -14,6 +14,8 @@ from typing import Annotated
 import typer
 
 from hearts_server.logs import LogFormat, configure_logging
+from hearts_tournaments.cli_common import fail
+from hearts_tournaments.tournament_cli import tournament_app
 
 app = typer.Typer(
     name="hearts",
@@ -37,12 +39,6 @@ def _main(
     ] = "INFO",
 ) -> None:
     configure_logging(log_format, log_level)
-
-
-def fail(message: str, code: int = 2) -> typer.Exit:
-    """Prints one clear error line on stderr and returns the exit to raise."""
-    typer.echo(f"hearts: error: {message}", err=True)
-    return typer.Exit(code)
 
 
 @app.command()
@@ -305,8 +301,6 @@ def bot(
     except BotRunError as exc:
         raise fail(str(exc), code=1) from None
 
-
-from hearts_tournaments.tournament_cli import tournament_app  # noqa: E402
 
 app.add_typer(tournament_app, name="tournament")
 

@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 
 from hearts_server.logs import LogFormat, configure_logging
+from hearts_tournaments.cli_common import fail
 from hearts_tournaments.config import ConfigError, demo_config_text, load_config, parse_config
 from hearts_tournaments.progress import ProgressReporter
 from hearts_tournaments.report import ReportFormat, render
@@ -54,12 +55,6 @@ class ProgressMode(enum.StrEnum):
     NEVER = "never"
 
 
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    """Prints one clear error line on stderr and returns the exit to raise."""
-    typer.echo(f"hearts: error: {message}", err=True)
-    return typer.Exit(code)
-
-
 ConcurrencyOption = Annotated[
     int | None,
     typer.Option("--concurrency", "-j", min=1, help="Tables played at once (default: the config's)."),
@@ -92,7 +87,7 @@ def run_command(
 ) -> None:
     """Schedule and run a tournament, then print the ranked standings."""
     if demo == (config is not None):
-        raise _fail("give a tournament config file, or --demo (not both)")
+        raise fail("give a tournament config file, or --demo (not both)")
     try:
         if config is not None:
             settings, text = load_config(config)
@@ -100,12 +95,12 @@ def run_command(
             text = demo_config_text()
             settings = parse_config(text, Path.cwd(), default_name="demo")
     except ConfigError as exc:
-        raise _fail(f"{config or 'demo'}: {exc}") from None
+        raise fail(f"{config or 'demo'}: {exc}") from None
     folder = output or (DEMO_OUTPUT if demo else settings.output)
     try:
         tournament = create_tournament(settings, text, folder, fresh=fresh or demo)
     except StoreError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     _print_balance(tournament)
     _run(tournament, concurrency, progress)
 
@@ -147,7 +142,7 @@ def schedule_command(
     try:
         settings, _ = load_config(config)
     except ConfigError as exc:
-        raise _fail(f"{config}: {exc}") from None
+        raise fail(f"{config}: {exc}") from None
     schedule = make_schedule(
         settings.bot_names, settings.table_size, settings.deals, settings.seed, settings.duplicate
     )
@@ -161,9 +156,9 @@ def _open(folder: Path) -> Tournament:
     try:
         return open_tournament(folder)
     except StoreError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     except ConfigError as exc:
-        raise _fail(f"{folder}: the stored configuration no longer reads: {exc}") from None
+        raise fail(f"{folder}: the stored configuration no longer reads: {exc}") from None
 
 
 def _print_balance(tournament: Tournament) -> None:
@@ -188,7 +183,7 @@ def _run(tournament: Tournament, concurrency: int | None, progress: ProgressMode
         try:
             standings = run_tournament(tournament, concurrency, reporter)
         except RunnerError as exc:
-            raise _fail(
+            raise fail(
                 f"{exc}; the finished games are kept: `hearts tournament resume {output}`", 1
             ) from None
         except KeyboardInterrupt:
