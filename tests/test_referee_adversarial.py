@@ -100,7 +100,7 @@ def test_hanging_bot_times_out_each_decision_then_is_retired(tmp_path: Path) -> 
             while (message := await adversary.recv()) is not None:
                 kind = message.WhichOneof("message")
                 event = message.event.WhichOneof("event") if kind == "event" else ""
-                seen.append((time.monotonic(), kind, event or ""))
+                seen.append((time.monotonic(), kind or "", event or ""))
 
         asyncio.get_running_loop().create_task(listen())
 

@@ -13,6 +13,13 @@ from typing import Annotated
 
 import typer
 
+from hearts_core.defaults import (
+    DEFAULT_DECISION_MS,
+    DEFAULT_JOIN_TIMEOUT_MS,
+    DEFAULT_MAX_FAULTS,
+    DEFAULT_TIME_BANK_MS,
+)
+from hearts_core.rules import DEFAULT_TARGET_SCORE
 from hearts_server.logs import LogFormat, configure_logging
 from hearts_tournaments.cli_common import fail
 from hearts_tournaments.tournament_cli import tournament_app
@@ -98,7 +105,7 @@ def play(
     seed: Annotated[str, typer.Option("--seed", help="Deal seed: the same seed gives the same deals.")] = "1",
     target_score: Annotated[
         int, typer.Option("--target-score", help="The game ends when a total reaches this.")
-    ] = 150,
+    ] = DEFAULT_TARGET_SCORE,
     record: Annotated[
         Path | None, typer.Option("--record", help="Write the game record to this file.")
     ] = None,
@@ -138,13 +145,15 @@ def serve(
     port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 50051,
     host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
     records: Annotated[Path, typer.Option("--records", help="Folder for the game records.")] = Path("games"),
-    decision_ms: Annotated[int, typer.Option("--decision-ms", help="Default limit per decision.")] = 1000,
+    decision_ms: Annotated[
+        int, typer.Option("--decision-ms", help="Default limit per decision.")
+    ] = DEFAULT_DECISION_MS,
     time_bank_ms: Annotated[
         int, typer.Option("--time-bank-ms", help="Default time bank per seat per game.")
-    ] = 60_000,
+    ] = DEFAULT_TIME_BANK_MS,
     max_faults: Annotated[
         int, typer.Option("--max-faults", help="Faults that retire a seat for the game.")
-    ] = 5,
+    ] = DEFAULT_MAX_FAULTS,
     admin_token: Annotated[
         str | None,
         typer.Option(
@@ -203,14 +212,16 @@ def host(
     port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 0,
     target_score: Annotated[
         int, typer.Option("--target-score", help="The game ends when a total reaches this.")
-    ] = 150,
-    decision_ms: Annotated[int, typer.Option("--decision-ms", help="Limit per decision.")] = 1000,
+    ] = DEFAULT_TARGET_SCORE,
+    decision_ms: Annotated[
+        int, typer.Option("--decision-ms", help="Limit per decision.")
+    ] = DEFAULT_DECISION_MS,
     time_bank_ms: Annotated[
         int, typer.Option("--time-bank-ms", help="Time bank per seat per game.")
-    ] = 60_000,
+    ] = DEFAULT_TIME_BANK_MS,
     join_timeout: Annotated[
         float, typer.Option("--join-timeout", help="Seconds to wait for external bots.")
-    ] = 600.0,
+    ] = DEFAULT_JOIN_TIMEOUT_MS / 1000,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines only.")] = False,
 ) -> None:
     """Host games between built-in bots and your own: prints the address and a token per external seat.
