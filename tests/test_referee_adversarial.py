@@ -226,8 +226,7 @@ def test_tokens_act_only_for_their_seat(tmp_path: Path) -> None:
         adversary.send(legal_answer(first))
         rejection = await adversary.next_rejection()
         assert rejection.code in {"NOT_YOUR_TURN", "STALE_REQUEST"}
-        while (request := await adversary.next_request()) is not None:
-            adversary.send(legal_answer(request))
+        await adversary.play_legally()
 
     record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
     assert record["faults"] == []
@@ -242,9 +241,7 @@ def test_second_stream_on_the_same_token_is_refused_without_disturbing_the_first
         assert await twin.recv() is None
         assert await twin.code() == grpc.StatusCode.ALREADY_EXISTS
         await twin.close()
-        while request is not None:
-            adversary.send(legal_answer(request))
-            request = await adversary.next_request()
+        await adversary.play_legally(request)
 
     record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
     assert record["faults"] == []
@@ -288,8 +285,7 @@ def test_first_message_must_be_a_join(tmp_path: Path) -> None:
         assert await rude.code() == grpc.StatusCode.INVALID_ARGUMENT
         await rude.close()
         adversary.join(_token(table))
-        while (request := await adversary.next_request()) is not None:
-            adversary.send(legal_answer(request))
+        await adversary.play_legally()
 
     record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
     assert record["faults"] == []

@@ -32,6 +32,15 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+# Options that more than one command takes.
+DecisionMsOption = Annotated[int, typer.Option("--decision-ms", help="Limit per decision, in milliseconds.")]
+TimeBankOption = Annotated[
+    int, typer.Option("--time-bank-ms", help="Time bank per seat per game, in milliseconds.")
+]
+TargetScoreOption = Annotated[
+    int, typer.Option("--target-score", help="The game ends when a total reaches this.")
+]
+
 
 @app.callback()
 def _main(
@@ -103,9 +112,7 @@ def play(
         ),
     ] = "heuristic,random",
     seed: Annotated[str, typer.Option("--seed", help="Deal seed: the same seed gives the same deals.")] = "1",
-    target_score: Annotated[
-        int, typer.Option("--target-score", help="The game ends when a total reaches this.")
-    ] = DEFAULT_TARGET_SCORE,
+    target_score: TargetScoreOption = DEFAULT_TARGET_SCORE,
     record: Annotated[
         Path | None, typer.Option("--record", help="Write the game record to this file.")
     ] = None,
@@ -145,12 +152,8 @@ def serve(
     port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 50051,
     host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
     records: Annotated[Path, typer.Option("--records", help="Folder for the game records.")] = Path("games"),
-    decision_ms: Annotated[
-        int, typer.Option("--decision-ms", help="Default limit per decision.")
-    ] = DEFAULT_DECISION_MS,
-    time_bank_ms: Annotated[
-        int, typer.Option("--time-bank-ms", help="Default time bank per seat per game.")
-    ] = DEFAULT_TIME_BANK_MS,
+    decision_ms: DecisionMsOption = DEFAULT_DECISION_MS,
+    time_bank_ms: TimeBankOption = DEFAULT_TIME_BANK_MS,
     max_faults: Annotated[
         int, typer.Option("--max-faults", help="Faults that retire a seat for the game.")
     ] = DEFAULT_MAX_FAULTS,
@@ -210,15 +213,9 @@ def host(
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="Folder for the game records.")] = Path("games"),
     port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 0,
-    target_score: Annotated[
-        int, typer.Option("--target-score", help="The game ends when a total reaches this.")
-    ] = DEFAULT_TARGET_SCORE,
-    decision_ms: Annotated[
-        int, typer.Option("--decision-ms", help="Limit per decision.")
-    ] = DEFAULT_DECISION_MS,
-    time_bank_ms: Annotated[
-        int, typer.Option("--time-bank-ms", help="Time bank per seat per game.")
-    ] = DEFAULT_TIME_BANK_MS,
+    target_score: TargetScoreOption = DEFAULT_TARGET_SCORE,
+    decision_ms: DecisionMsOption = DEFAULT_DECISION_MS,
+    time_bank_ms: TimeBankOption = DEFAULT_TIME_BANK_MS,
     join_timeout: Annotated[
         float, typer.Option("--join-timeout", help="Seconds to wait for external bots.")
     ] = DEFAULT_JOIN_TIMEOUT_MS / 1000,
