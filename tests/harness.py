@@ -115,6 +115,13 @@ class RawSeat:
             if message.WhichOneof("message") == "rejection":
                 return message.rejection
 
+    async def play_legally(self, first: rpb.DecisionRequest | None = None) -> None:
+        """Answers every request legally (``first`` first, if given) until the stream ends."""
+        request = first if first is not None else await self.next_request()
+        while request is not None:
+            self.send(legal_answer(request))
+            request = await self.next_request()
+
     async def code(self) -> grpc.StatusCode:
         """The stream's final status code."""
         code: grpc.StatusCode = await self.call.code()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,10 +29,38 @@ def test_play_prints_the_game_and_writes_a_replayable_record(tmp_path: Path) -> 
     assert again.stdout == out.replace(f"game record written to {record}\n", "")
 
 
-def test_play_marks_cancelled_cards_and_set_aside_tricks() -> None:
-    result = hearts("play", "--players", "11", "--bots", "random", "--seed", "5")
-    assert result.returncode == 0
-    assert "×" in result.stdout
+TRICK_LINE = re.compile(r"^  trick +\d+ led by +(\d+): (.*)  → (won by (\d+)|SET ASIDE)$")
+
+
+def test_play_marks_cancelled_cards_and_set_aside_tricks(tmp_path: Path) -> None:
+    # 11 random bots, seed 1: a game with cancelled cards and a set-aside trick.
+    record = tmp_path / "game.json"
+    result = hearts("play", "--players", "11", "--bots", "random", "--seed", "1", "--record", str(record))
+    assert result.returncode == 0, result.stderr
+    tricks = [m for line in result.stdout.splitlines() if (m := TRICK_LINE.match(line))]
+    played: list[str] = []
+    marked = set_aside = 0
+    for match in tricks:
+        shown = [entry.split(":") for entry in match[2].split()]
+        cards = [card.removesuffix("×") for _, card in shown]
+        played.extend(cards)
+        # A card is marked exactly when its twin is in the same trick (RULES.md: they cancel) ...
+        for (_, card), plain in zip(shown, cards, strict=True):
+            assert card.endswith("×") == (cards.count(plain) == 2), match[0]
+            marked += card.endswith("×")
+        # ... and the trick goes to the highest led-suit card played once, or is set aside.
+        led = cards[0][1]
+        once = [i for i, c in enumerate(cards) if c[1] == led and cards.count(c) == 1]
+        if once:
+            best = max(once, key=lambda i: "23456789TJQKA".index(cards[i][0]))
+            assert match[4] == shown[best][0], match[0]
+        else:
+            assert match[3] == "SET ASIDE", match[0]
+            set_aside += 1
+    assert marked and set_aside, "the game shows no cancelled card or no set-aside trick"
+    # The tricks printed are the game played: every play of the record, in order.
+    data = json.loads(record.read_text())
+    assert played == [card for hand in data["hands"] for card in hand["plays"]]
 
 
 def test_play_rejects_bad_input_with_one_line() -> None:
@@ -57,7 +86,22 @@ def test_logs_are_json_lines_when_asked_and_stdlib_logging_goes_through_them() -
     assert lines[1]["event"] == "from grpc" and lines[1]["logger"] == "grpc._server"
 
 
+def help_commands(*args: str) -> set[str]:
+    """The command names listed in the ``Commands`` panel of ``hearts ... --help``."""
+    result = hearts(*args, "--help")
+    assert result.returncode == 0, result.stderr
+    lines = iter(result.stdout.splitlines())
+    assert any(line.startswith("╭─ Commands ") for line in lines), result.stdout
+    names: set[str] = set()
+    for line in lines:
+        if line.startswith("╰"):
+            return names
+        # "│ name   description │"; a description's continuation lines start with spaces.
+        if match := re.match(r"│ (\S+) ", line):
+            names.add(match[1])
+    raise AssertionError(f"the Commands panel does not end:\n{result.stdout}")
+
+
 def test_help_lists_every_command() -> None:
-    result = hearts("--help")
-    for command in ("play", "replay", "serve", "host", "bot"):
-        assert command in result.stdout
+    assert help_commands() >= {"play", "replay", "serve", "host", "bot", "tournament"}
+    assert help_commands("tournament") >= {"run", "resume", "report", "schedule"}

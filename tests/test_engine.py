@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from hearts_core.cards import Card, CardSet
@@ -15,7 +18,7 @@ from hearts_core.errors import (
     OutOfTurn,
     PassNotInHand,
 )
-from hearts_core.rules import Rules
+from hearts_core.rules import MoonChoice, Rules, hand_scores, moon_shooter
 from hearts_core.state import Phase, State, winning_index
 
 
@@ -29,15 +32,18 @@ def started(players: int, deal: list[list[Card]], kitty: list[Card]) -> State:
     return state
 
 
-def full_deal(players: int, first: list[Card]) -> tuple[list[list[Card]], list[Card]]:
-    """A legal deal in which seat 1 (the first leader) holds ``first``."""
-    rest = CardSet.full() - CardSet(first)
-    pool = list(rest)
+def full_deal(
+    players: int, first: list[Card], second: list[Card] | None = None
+) -> tuple[list[list[Card]], list[Card]]:
+    """A legal deal in which seat 1 (the first leader) holds ``first`` (and seat 2 ``second``)."""
+    fixed = {1: list(first), **({2: list(second)} if second is not None else {})}
+    pool = list(CardSet.full() - CardSet([c for hand in fixed.values() for c in hand]))
     size = 104 // players
     hands: list[list[Card]] = [[] for _ in range(players)]
-    hands[1] = list(first)
     for seat in range(players):
-        if seat != 1:
+        if seat in fixed:
+            hands[seat] = fixed[seat]
+        else:
             hands[seat], pool = pool[:size], pool[size:]
     return hands, pool
 
@@ -68,7 +74,8 @@ def test_first_lead_of_only_hearts_and_black_maria_may_be_anything() -> None:
 
 def test_layered_legality_errors_carry_their_codes() -> None:
     hand = cards("2C 3C 2H 3H QS 4D 5D 6D 7D 8D 9D TD JD")
-    deal, kitty = full_deal(8, hand)
+    follower = cards("4C 5C 6C 7C 8C 9C TC JC QC KC AC 2S 3S")  # seat 2: clubs, and two spades
+    deal, kitty = full_deal(8, hand, follower)
     state = started(8, deal, kitty)
     with pytest.raises(BadPassCount):
         state.pass_cards(1, cards("2C 3C"))
@@ -86,11 +93,11 @@ def test_layered_legality_errors_carry_their_codes() -> None:
     with pytest.raises(OutOfTurn):
         state.play(Card.parse("2C"), seat=0)
     state.play(Card.parse("2C"))
-    follower = state.hands[2]
-    off_suit = next(c for c in follower if c.suit != Card.parse("2C").suit)
-    if follower.has_suit(Card.parse("2C").suit):
-        with pytest.raises(MustFollowSuit):
-            state.play(off_suit)
+    assert state.to_play == 2
+    with pytest.raises(MustFollowSuit):
+        state.play(Card.parse("2S"))
+    state.play(Card.parse("4C"))  # following suit is accepted
+    assert state.to_play == 3
 
 
 def test_hearts_not_broken() -> None:
@@ -116,3 +123,22 @@ def test_card_set_holds_two_copies() -> None:
     assert str(CardSet(cards("AS 2C"))) == "2C AS"
     with pytest.raises(ValueError, match="unknown card code"):
         Card.parse("1S")
+
+
+def test_hand_scores_follow_the_rules_and_the_vectors(vectors: list[Path]) -> None:
+    assert hand_scores([20, 32, 0, 0, 0, 0]) == [20, 32, 0, 0, 0, 0]
+    assert moon_shooter([0, 52, 0, 0, 0, 0]) == 1
+    assert hand_scores([0, 52, 0, 0, 0, 0], MoonChoice.SELF_MINUS_26) == [0, -26, 0, 0, 0, 0]
+    assert hand_scores([0, 52, 0, 0, 0, 0], MoonChoice.OTHERS_PLUS_26) == [26, 0, 26, 26, 26, 26]
+    with pytest.raises(ValueError, match="shot the moon"):
+        hand_scores([0, 52, 0, 0, 0, 0])
+    # Every hand of every golden vector, the moon shots included, scores as the vector says.
+    moons = 0
+    for path in vectors:
+        vector = json.loads(path.read_text())
+        expected = vector["expected"].get("hands") or []
+        for played, hand in zip(vector["record"]["hands"], expected, strict=False):
+            choice = played.get("moon_choice") if hand["moon"] is not None else None
+            assert hand_scores(hand["points"], choice and MoonChoice(choice)) == hand["scores"], path.name
+            moons += hand["moon"] is not None
+    assert moons >= 6, "the moon vectors went unchecked"

@@ -3,14 +3,13 @@
 Each bot runs as its own process from its roster command ``clients/<language>/bot``, at a table
 with Python bots; the game must complete, its record must verify with ``hearts replay``, and the
 example bot must commit no fault. A missing toolchain skips that language with a line naming
-what is missing, except under ``CI=true`` where it fails.
+what is missing (under ``CI=true`` the conftest turns that skip into a failure).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -33,12 +32,10 @@ TOOLCHAINS = {
 def require_toolchain(language: str) -> None:
     missing = [tool for tool in TOOLCHAINS[language] if shutil.which(tool) is None]
     if missing:
-        message = f"{language} bot needs {', '.join(missing)} on PATH"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{message} (CI=true: a missing toolchain fails)")
-        pytest.skip(message)
+        pytest.skip(f"{language} bot needs {', '.join(missing)} on PATH")
 
 
+@pytest.mark.timeout(900)  # the first run builds the bot
 @pytest.mark.parametrize("language", sorted(TOOLCHAINS))
 def test_example_bot_plays_a_fault_free_game(language: str, tmp_path: Path) -> None:
     require_toolchain(language)

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT, hearts
 from tests.test_language_bots import TOOLCHAINS, require_toolchain
 
 LANGUAGES = sorted(TOOLCHAINS)
 
 
+@pytest.mark.timeout(1200)  # builds every example bot, then a tournament of up to 900 s
 def test_one_bot_of_every_language_in_a_ranked_tournament(tmp_path: Path) -> None:
     for language in LANGUAGES:
         require_toolchain(language)

@@ -7,10 +7,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from hearts_client import rollout as rollout_module
 from hearts_client.bot import Bot, moon_choice
 from hearts_client.bots import BUILTIN_BOTS, make_bot
-from hearts_client.bots import heuristic as heuristic_module
 from hearts_client.bots.heuristic import HeuristicBot
 from hearts_client.bots.montecarlo import (
     LOSS_VALUE,
@@ -126,10 +124,6 @@ def test_the_rollout_policy_plays_like_the_heuristic(players: int) -> None:
             total += 1
             state.play(card)
     assert agree == total
-
-
-def test_the_rollout_raises_the_moon_alert_like_the_heuristic() -> None:
-    assert rollout_module.MOON_ALERT_POINTS == heuristic_module.MOON_ALERT_POINTS
 
 
 def test_a_rollout_collects_every_point_once() -> None:

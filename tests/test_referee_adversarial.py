@@ -8,6 +8,7 @@ others are unaffected, the record verifies, and the server stays up.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,9 @@ from tests.harness import RawSeat, create_table, legal_answer, load_records, run
 PLAYERS = 6
 ADVERSARY = 2
 FAST = {"max_hands": 2, "decision_time_ms": 1000, "max_faults": 3, "join_timeout_ms": 20_000}
+#: How much longer than a decision limit a loaded machine may take to deliver the referee's
+#: verdict; far below the time bank (60 s), which a referee waiting on the bank would show.
+SLACK_S = 5.0
 
 Scenario = Callable[[RefereeServer, Any, RawSeat], Awaitable[None]]
 
@@ -86,17 +90,35 @@ def test_bot_crashing_mid_hand_is_played_by_default_rule_and_retired(tmp_path: P
 
 
 def test_hanging_bot_times_out_each_decision_then_is_retired(tmp_path: Path) -> None:
+    # What the hanging seat sees, timed on its side: (arrival, message kind, event kind).
+    seen: list[tuple[float, str, str]] = []
+
     async def scenario(server: RefereeServer, table: Any, adversary: RawSeat) -> None:
         adversary.join(_token(table))  # and then never answers
+
+        async def listen() -> None:
+            while (message := await adversary.recv()) is not None:
+                kind = message.WhichOneof("message")
+                event = message.event.WhichOneof("event") if kind == "event" else ""
+                seen.append((time.monotonic(), kind or "", event or ""))
+
+        asyncio.get_running_loop().create_task(listen())
 
     record = asyncio.run(_play(tmp_path, scenario))
     timeouts = [f for f in record["faults"] if f["kind"] == "timeout"]
     assert len(timeouts) == FAST["max_faults"]
     assert timeouts[-1].get("retired") is True
-    # Nobody waited for the hanging seat longer than one decision limit.
-    waited = [d["ms"] for d in record["decisions"] if d["seat"] == ADVERSARY]
-    assert max(waited) <= FAST["decision_time_ms"] + 1
     assert all(d["by_referee"] == "retired" for d in record["decisions"][-3:] if d["seat"] == ADVERSARY)
+    # Measured by the hanging client itself: each request is followed, after about one decision
+    # limit (never much more: nobody waits on this seat longer), by the fault that ends it; once
+    # retired the seat is asked nothing more. The bounds are generous: this is not a timing test.
+    requests = [i for i, (_, kind, _) in enumerate(seen) if kind == "decision_request"]
+    assert len(requests) == FAST["max_faults"], seen
+    limit = FAST["decision_time_ms"] / 1000
+    for i in requests:
+        asked, (answered, kind, event) = seen[i][0], seen[i + 1]
+        assert (kind, event) == ("event", "seat_faulted"), seen[i + 1]
+        assert limit / 2 <= answered - asked <= limit + SLACK_S, answered - asked
 
 
 def test_garbage_gets_malformed_rejections_and_the_bot_can_still_answer(tmp_path: Path) -> None:
@@ -204,8 +226,7 @@ def test_tokens_act_only_for_their_seat(tmp_path: Path) -> None:
         adversary.send(legal_answer(first))
         rejection = await adversary.next_rejection()
         assert rejection.code in {"NOT_YOUR_TURN", "STALE_REQUEST"}
-        while (request := await adversary.next_request()) is not None:
-            adversary.send(legal_answer(request))
+        await adversary.play_legally()
 
     record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
     assert record["faults"] == []
@@ -220,9 +241,7 @@ def test_second_stream_on_the_same_token_is_refused_without_disturbing_the_first
         assert await twin.recv() is None
         assert await twin.code() == grpc.StatusCode.ALREADY_EXISTS
         await twin.close()
-        while request is not None:
-            adversary.send(legal_answer(request))
-            request = await adversary.next_request()
+        await adversary.play_legally(request)
 
     record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
     assert record["faults"] == []
@@ -266,8 +285,7 @@ def test_first_message_must_be_a_join(tmp_path: Path) -> None:
         assert await rude.code() == grpc.StatusCode.INVALID_ARGUMENT
         await rude.close()
         adversary.join(_token(table))
-        while (request := await adversary.next_request()) is not None:
-            adversary.send(legal_answer(request))
+        await adversary.play_legally()
 
     record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
     assert record["faults"] == []

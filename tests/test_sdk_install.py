@@ -18,6 +18,9 @@ from tests.test_docs import python_blocks
 #: their declared dependencies (grpcio brings typing-extensions), plus the venv's own tools.
 ALLOWED = {"cancellation-hearts-core", "cancellation-hearts-sdk", "grpcio", "protobuf", "typing-extensions"}
 VENV_TOOLS = {"pip", "setuptools", "wheel"}
+#: Creating the fresh virtual environment and installing into it (up to 600 s) counts against
+#: the first test that uses it.
+pytestmark = pytest.mark.timeout(900)
 
 
 @pytest.fixture(scope="module")

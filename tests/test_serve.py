@@ -5,14 +5,43 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from hearts_core.replay import replay
 from tests.conftest import hearts
 from tests.harness import create_table, sdk_bot
+
+#: Generous limits for a loaded machine: none of them is a timing assertion, only a way to fail
+#: with a clear message instead of hanging.
+START_TIMEOUT_S = 60.0
+GAMES_TIMEOUT_S = 240.0
+
+
+def read_line(process: subprocess.Popen[str], timeout: float, log: Path) -> str:
+    """The next line the process prints, failing clearly if none comes within ``timeout`` seconds."""
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], timeout)
+    if not ready:
+        process.kill()
+        pytest.fail(f"hearts serve printed nothing in {timeout:.0f} s; its log:\n{log.read_text()[-2000:]}")
+    return process.stdout.readline()
+
+
+async def wait_until(done: Callable[[], bool], timeout: float, what: str) -> None:
+    """Polls ``done`` until it holds, failing with ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+        await asyncio.sleep(0.05)
 
 
 def start_serve(records: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
@@ -33,9 +62,10 @@ def start_serve(records: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
         stderr=log.open("wb"),
         text=True,
     )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    assert line.startswith("referee listening on "), line
+    line = read_line(process, START_TIMEOUT_S, log)
+    if not line.startswith("referee listening on "):
+        process.kill()
+        pytest.fail(f"hearts serve did not start: {line!r}; its log:\n{log.read_text()[-2000:]}")
     return process, line.split()[-1]
 
 
@@ -46,12 +76,15 @@ def test_a_killed_server_keeps_every_finished_game(tmp_path: Path) -> None:
     async def scenario() -> str:
         table = await create_table(address, ["heuristic"] * 6, seed="kill", games=50, target_score=40)
         bots = [sdk_bot(address, s.token, "heuristic", str(s.seat)) for s in table.seats]
-        while len(list(records.glob("*.json"))) < 2:
-            await asyncio.sleep(0.05)
-        os.kill(process.pid, signal.SIGKILL)  # mid-game: the third game is in progress
-        for bot in bots:
-            bot.cancel()
-        await asyncio.gather(*bots, return_exceptions=True)
+        try:
+            await wait_until(
+                lambda: len(list(records.glob("*.json"))) >= 2, GAMES_TIMEOUT_S, "two finished games"
+            )
+        finally:
+            os.kill(process.pid, signal.SIGKILL)  # mid-game: the third game is in progress
+            for bot in bots:
+                bot.cancel()
+            await asyncio.gather(*bots, return_exceptions=True)
         return table.table_id
 
     table_id = asyncio.run(scenario())
@@ -69,9 +102,12 @@ def test_a_killed_server_keeps_every_finished_game(tmp_path: Path) -> None:
 
 def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     process, address = start_serve(tmp_path / "games", tmp_path / "serve.log")
-    assert address.startswith("127.0.0.1:")
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(20) == 0
+    try:
+        assert address.startswith("127.0.0.1:")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(20) == 0
+    finally:
+        process.kill()
 
 
 def test_serve_reports_a_port_in_use(tmp_path: Path) -> None:

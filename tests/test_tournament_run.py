@@ -54,6 +54,8 @@ GAMES = 6
 DEAL_SECRET = "5eed" * 16
 #: Generous: the suite shares two loaded cores.
 RUN_TIMEOUT_S = 900
+#: A whole tournament (the shared fixture) and a killed one resumed twice: up to three runs.
+pytestmark = pytest.mark.timeout(3 * RUN_TIMEOUT_S)
 
 
 @contextmanager

@@ -22,13 +22,13 @@ from google.protobuf.json_format import MessageToDict
 
 from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_core.defaults import DEFAULT_DECISION_MS, DEFAULT_TIME_BANK_MS
 from hearts_core.driver import CardPlayed, drive
 from hearts_core.errors import HeartsError
 from hearts_core.replay import RecordEnds, record_answers, rules_of
 from hearts_core.state import Decision, DecisionKind, State
 from hearts_core.view import View, build_view
 from hearts_server import messages as msg
-from hearts_server.table.settings import DEFAULT_DECISION_MS, DEFAULT_TIME_BANK_MS
 
 #: Returns the state a seat's message is built from (the identity, or a re-dealt copy in tests).
 Perturb = Callable[[State, int], State]

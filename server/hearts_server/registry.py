@@ -8,17 +8,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cancellation_hearts.v1 import admin_service_pb2 as apb
-from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, Rules
-from hearts_core.view import build_view
-from hearts_server.logs import get_logger
-from hearts_server.table import (
+from hearts_core.defaults import (
     DEFAULT_DECISION_MS,
     DEFAULT_JOIN_TIMEOUT_MS,
     DEFAULT_MAX_FAULTS,
     DEFAULT_TIME_BANK_MS,
-    Table,
-    TableSettings,
 )
+from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, Rules
+from hearts_core.view import build_view
+from hearts_server.logs import get_logger
+from hearts_server.table import Table, TableSettings
 from hearts_server.table.table import ViewBuilder
 
 log = get_logger(__name__)

@@ -13,8 +13,17 @@ from typing import Annotated
 
 import typer
 
+from hearts_core.defaults import (
+    DEFAULT_DECISION_MS,
+    DEFAULT_JOIN_TIMEOUT_MS,
+    DEFAULT_MAX_FAULTS,
+    DEFAULT_TIME_BANK_MS,
+)
+from hearts_core.rules import DEFAULT_TARGET_SCORE
 from hearts_server.logs import LogFormat, configure_logging
+from hearts_tournaments.cli_common import fail
 from hearts_tournaments.sandbox import SandboxError, SandboxKind
+from hearts_tournaments.tournament_cli import tournament_app
 
 app = typer.Typer(
     name="hearts",
@@ -23,6 +32,15 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+# Options that more than one command takes.
+DecisionMsOption = Annotated[int, typer.Option("--decision-ms", help="Limit per decision, in milliseconds.")]
+TimeBankOption = Annotated[
+    int, typer.Option("--time-bank-ms", help="Time bank per seat per game, in milliseconds.")
+]
+TargetScoreOption = Annotated[
+    int, typer.Option("--target-score", help="The game ends when a total reaches this.")
+]
 
 
 @app.callback()
@@ -38,12 +56,6 @@ def _main(
     ] = "INFO",
 ) -> None:
     configure_logging(log_format, log_level)
-
-
-def fail(message: str, code: int = 2) -> typer.Exit:
-    """Prints one clear error line on stderr and returns the exit to raise."""
-    typer.echo(f"hearts: error: {message}", err=True)
-    return typer.Exit(code)
 
 
 @app.command()
@@ -101,9 +113,7 @@ def play(
         ),
     ] = "heuristic,random",
     seed: Annotated[str, typer.Option("--seed", help="Deal seed: the same seed gives the same deals.")] = "1",
-    target_score: Annotated[
-        int, typer.Option("--target-score", help="The game ends when a total reaches this.")
-    ] = 150,
+    target_score: TargetScoreOption = DEFAULT_TARGET_SCORE,
     record: Annotated[
         Path | None, typer.Option("--record", help="Write the game record to this file.")
     ] = None,
@@ -143,13 +153,11 @@ def serve(
     port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 50051,
     host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
     records: Annotated[Path, typer.Option("--records", help="Folder for the game records.")] = Path("games"),
-    decision_ms: Annotated[int, typer.Option("--decision-ms", help="Default limit per decision.")] = 1000,
-    time_bank_ms: Annotated[
-        int, typer.Option("--time-bank-ms", help="Default time bank per seat per game.")
-    ] = 60_000,
+    decision_ms: DecisionMsOption = DEFAULT_DECISION_MS,
+    time_bank_ms: TimeBankOption = DEFAULT_TIME_BANK_MS,
     max_faults: Annotated[
         int, typer.Option("--max-faults", help="Faults that retire a seat for the game.")
-    ] = 5,
+    ] = DEFAULT_MAX_FAULTS,
     admin_token: Annotated[
         str | None,
         typer.Option(
@@ -225,16 +233,12 @@ def host(
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="Folder for the game records.")] = Path("games"),
     port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 0,
-    target_score: Annotated[
-        int, typer.Option("--target-score", help="The game ends when a total reaches this.")
-    ] = 150,
-    decision_ms: Annotated[int, typer.Option("--decision-ms", help="Limit per decision.")] = 1000,
-    time_bank_ms: Annotated[
-        int, typer.Option("--time-bank-ms", help="Time bank per seat per game.")
-    ] = 60_000,
+    target_score: TargetScoreOption = DEFAULT_TARGET_SCORE,
+    decision_ms: DecisionMsOption = DEFAULT_DECISION_MS,
+    time_bank_ms: TimeBankOption = DEFAULT_TIME_BANK_MS,
     join_timeout: Annotated[
         float, typer.Option("--join-timeout", help="Seconds to wait for external bots.")
-    ] = 600.0,
+    ] = DEFAULT_JOIN_TIMEOUT_MS / 1000,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines only.")] = False,
     sandbox: Annotated[
         SandboxKind,
@@ -363,9 +367,6 @@ def doctor(
         f"{'runner:':<22} sandbox {choice['sandbox']}, memory cap by the {choice['memory_cap']}, "
         f"rlimits by {choice['rlimits']}"
     )
-
-
-from hearts_tournaments.tournament_cli import tournament_app  # noqa: E402
 
 app.add_typer(tournament_app, name="tournament")
 

@@ -18,6 +18,12 @@ from typing import Any, cast
 
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS
+from hearts_core.defaults import (
+    DEFAULT_DECISION_MS,
+    DEFAULT_JOIN_TIMEOUT_MS,
+    DEFAULT_MAX_FAULTS,
+    DEFAULT_TIME_BANK_MS,
+)
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
 from hearts_tournaments.gauntlet import GauntletSpec
 from hearts_tournaments.sandbox import LIMIT_KEYS, Limits, SandboxKind
@@ -127,10 +133,10 @@ class TournamentConfig:
     max_hands: int = DEFAULT_MAX_HANDS
     output: Path = Path("runs")
     duplicate: bool = True
-    decision_ms: int = 1000
-    time_bank_ms: int = 60_000
-    max_faults: int = 5
-    join_timeout_ms: int = 15_000
+    decision_ms: int = DEFAULT_DECISION_MS
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS
+    max_faults: int = DEFAULT_MAX_FAULTS
+    join_timeout_ms: int = DEFAULT_JOIN_TIMEOUT_MS
     quarantine_after: int = 3
     server: str = ""
     sandbox: SandboxKind = SandboxKind.BWRAP

@@ -29,9 +29,10 @@ from typing import Any
 
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_core.deal import new_seed
-from hearts_core.rules import Rules
+from hearts_core.defaults import DEFAULT_DECISION_MS, DEFAULT_JOIN_TIMEOUT_MS, DEFAULT_TIME_BANK_MS
+from hearts_core.rules import DEFAULT_TARGET_SCORE, Rules
 from hearts_server.server import make_server
-from hearts_server.table import DEFAULT_JOIN_TIMEOUT_MS, Table, TableSettings
+from hearts_server.table import Table, TableSettings
 from hearts_tournaments.config import BotSpec
 from hearts_tournaments.entrants import BotProcess, SeatAccess
 from hearts_tournaments.sandbox import Limits, SandboxKind, Watchdog, require_bwrap
@@ -49,9 +50,9 @@ class HostOptions:
     out: Path = Path("games")
     port: int = 0
     host: str = "127.0.0.1"
-    target_score: int = 150
-    decision_ms: int = 1000
-    time_bank_ms: int = 60_000
+    target_score: int = DEFAULT_TARGET_SCORE
+    decision_ms: int = DEFAULT_DECISION_MS
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS
     join_timeout_ms: int = DEFAULT_JOIN_TIMEOUT_MS
     sandbox: SandboxKind = SandboxKind.BWRAP
     limits: Limits = field(default_factory=Limits)

@@ -20,6 +20,7 @@ from typing import Annotated
 import typer
 
 from hearts_server.logs import LogFormat, configure_logging
+from hearts_tournaments.cli_common import fail
 from hearts_tournaments.config import (
     ConfigError,
     TournamentConfig,
@@ -67,12 +68,6 @@ class ProgressMode(enum.StrEnum):
     NEVER = "never"
 
 
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    """Prints one clear error line on stderr and returns the exit to raise."""
-    typer.echo(f"hearts: error: {message}", err=True)
-    return typer.Exit(code)
-
-
 ConcurrencyOption = Annotated[
     int | None,
     typer.Option("--concurrency", "-j", min=1, help="Tables played at once (default: the config's)."),
@@ -114,11 +109,11 @@ def run_command(
 ) -> None:
     """Schedule and run a tournament, then print the ranked standings."""
     if demo == (config is not None):
-        raise _fail("give a tournament config file, or --demo (not both)")
+        raise fail("give a tournament config file, or --demo (not both)")
     try:
         secret = read_deal_secret(deal_secret_file)
     except DealSecretError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     try:
         if config is not None:
             settings, text = load_config(config)
@@ -126,13 +121,13 @@ def run_command(
             text = demo_config_text()
             settings = parse_config(text, Path.cwd(), default_name="demo")
     except ConfigError as exc:
-        raise _fail(f"{config or 'demo'}: {exc}") from None
+        raise fail(f"{config or 'demo'}: {exc}") from None
     folder = output or (DEMO_OUTPUT if demo else settings.output)
     _check_sandbox(settings, folder)
     try:
         tournament = create_tournament(settings, text, folder, fresh=fresh or demo, deal_secret=secret)
     except StoreError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     _print_balance(tournament)
     _run(tournament, concurrency, progress)
 
@@ -184,7 +179,7 @@ def verify_command(
         try:
             verification = verify_tournament(tournament)
         except StoreError as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
     for problem in verification.problems:
         typer.echo(problem)
     typer.echo(verification.summary())
@@ -199,7 +194,7 @@ def schedule_command(
     try:
         settings, _ = load_config(config)
     except ConfigError as exc:
-        raise _fail(f"{config}: {exc}") from None
+        raise fail(f"{config}: {exc}") from None
     schedule = schedule_for(settings)
     for game in schedule.games:
         typer.echo(f"{game.key}  " + " ".join(game.seats))
@@ -213,9 +208,9 @@ def _open(folder: Path) -> Tournament:
     try:
         return open_tournament(folder)
     except StoreError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     except ConfigError as exc:
-        raise _fail(f"{folder}: the stored configuration no longer reads: {exc}") from None
+        raise fail(f"{folder}: the stored configuration no longer reads: {exc}") from None
 
 
 def _check_sandbox(config: TournamentConfig, output: Path) -> None:
@@ -223,7 +218,7 @@ def _check_sandbox(config: TournamentConfig, output: Path) -> None:
     try:
         warnings = check_sandbox(config, output)
     except SandboxError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     for warning in warnings:
         typer.echo(f"hearts: {warning}", err=True)
 
@@ -254,7 +249,7 @@ def _run(tournament: Tournament, concurrency: int | None, progress: ProgressMode
         try:
             standings = run_tournament(tournament, concurrency, reporter)
         except RunnerError as exc:
-            raise _fail(
+            raise fail(
                 f"{exc}; the finished games are kept: `hearts tournament resume {output}`", 1
             ) from None
         except KeyboardInterrupt:

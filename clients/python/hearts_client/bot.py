@@ -5,11 +5,15 @@ from __future__ import annotations
 import abc
 import random
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from hearts_core.cards import Card
 from hearts_core.rules import MOON_POINTS, MoonChoice
 from hearts_core.view import View
+
+#: Visible points one other seat must hold alone before a bot treats it as shooting the moon
+#: (the heuristic bot and its rollout port, :mod:`hearts_client.rollout`, both spoil it then).
+MOON_ALERT_POINTS: Final = 14
 
 
 class Bot(abc.ABC):

@@ -19,13 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from hearts_client.bot import MOON_ALERT_POINTS
 from hearts_core.cards import BLACK_MARIA, FULL_MASK, HEARTS_MASK, POINT_MASK, SUIT_MASKS
 from hearts_core.view import View
-
-#: The heuristic bot's moon alert (``heuristic.MOON_ALERT_POINTS``, which a test keeps equal):
-#: visible points one other seat must hold alone. Not imported, so that importing this module
-#: does not import the bots package, which imports this module.
-MOON_ALERT_POINTS: Final = 14
 
 _QS: Final = int(BLACK_MARIA)
 _QS_BIT: Final = 1 << _QS

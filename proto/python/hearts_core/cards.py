@@ -88,7 +88,7 @@ _RANK_LETTERS: Final = "23456789TJQKA"
 class Card(int):
     """One of the 52 distinct cards, as the integer ``suit * 13 + (rank - 2)``.
 
-    Use :data:`CARDS` (indexed by that integer), :meth:`of` or :meth:`parse` to obtain one;
+    Use :data:`CARDS` (indexed by that integer) or :meth:`parse` to obtain one;
     every card is a shared instance.
     """
 
@@ -113,11 +113,6 @@ class Card(int):
     def bit(self) -> int:
         """The card's bit in a 52-bit card mask."""
         return 1 << self
-
-    @staticmethod
-    def of(rank: Rank, suit: Suit) -> Card:
-        """The card of the given rank and suit."""
-        return CARDS[suit * 13 + rank - 2]
 
     @staticmethod
     def parse(code: str) -> Card:
@@ -265,19 +260,6 @@ class CardSet:
         bit = 1 << card
         return (1 if self.once & bit else 0) + (1 if self.twice & bit else 0)
 
-    def distinct(self) -> tuple[Card, ...]:
-        """The distinct cards held, in card order."""
-        return cards_of_mask(self.once)
-
-    def of_suit(self, suit: Suit) -> CardSet:
-        """The cards of one suit."""
-        mask = SUIT_MASKS[suit]
-        return CardSet.from_masks(self.once & mask, self.twice & mask)
-
-    def has_suit(self, suit: Suit) -> bool:
-        """Whether any card of ``suit`` is held."""
-        return bool(self.once & SUIT_MASKS[suit])
-
     @property
     def points(self) -> int:
         """The penalty points of all cards held (1 per heart, 13 per Black Maria)."""
@@ -330,11 +312,3 @@ class CardSet:
     def __repr__(self) -> str:
         return f"CardSet.parse({self.codes()!r})"
 
-
-def parse_cards(codes: Iterable[str]) -> list[Card]:
-    """Parses a sequence of card codes, keeping order and repeats.
-
-    Raises:
-        ValueError: on an unknown code.
-    """
-    return [Card.parse(code) for code in codes]

@@ -139,21 +139,3 @@ class OutOfTurn(HeartsError):
 
     code = "OUT_OF_TURN"
 
-
-ALL_ERRORS: tuple[type[HeartsError], ...] = (
-    BadPlayerCount,
-    BadRotation,
-    BadDeal,
-    BadPass,
-    BadPassCount,
-    PassNotInHand,
-    NotInHand,
-    FirstLeadRestricted,
-    HeartsNotBroken,
-    MustFollowSuit,
-    Incomplete,
-    ExtraPlays,
-    BadMoonChoice,
-    GameAlreadyOver,
-    OutOfTurn,
-)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hearts_core.errors import BadPlayerCount
@@ -46,6 +47,35 @@ class MoonChoice(enum.StrEnum):
 
 #: RULES.md: the referee subtracts 26 from the shooter's own score if it does not answer.
 DEFAULT_MOON_CHOICE = MoonChoice.SELF_MINUS_26
+
+
+def moon_shooter(points: Sequence[int]) -> int | None:
+    """The seat that took every point of the hand (all 26 hearts and both Black Marias), if any."""
+    return next((seat for seat, p in enumerate(points) if p == HAND_POINTS), None)
+
+
+def hand_scores(points: Sequence[int], choice: MoonChoice | None = None) -> list[int]:
+    """What a hand adds to each total (RULES.md, Scoring), given the points each seat took.
+
+    Args:
+        points: Per seat, the points collected in the hand.
+        choice: The moon shooter's choice; needed exactly when a seat shot the moon.
+
+    Raises:
+        ValueError: if a seat shot the moon and ``choice`` is None.
+    """
+    shooter = moon_shooter(points)
+    if shooter is None:
+        return list(points)
+    if choice is None:
+        raise ValueError(f"seat {shooter} shot the moon: its choice is needed to score the hand")
+    if choice is MoonChoice.OTHERS_PLUS_26:
+        scores = [MOON_POINTS] * len(points)
+        scores[shooter] = 0
+    else:
+        scores = [0] * len(points)
+        scores[shooter] = -MOON_POINTS
+    return scores
 
 
 @dataclass(frozen=True, slots=True)

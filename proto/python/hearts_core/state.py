@@ -46,7 +46,7 @@ from hearts_core.errors import (
     PassNotInHand,
 )
 from hearts_core.public import HandSummary, TrickView
-from hearts_core.rules import HAND_POINTS, MOON_POINTS, MoonChoice, PassDirection, Rules
+from hearts_core.rules import MoonChoice, PassDirection, Rules, hand_scores, moon_shooter
 
 PASS_COUNT = 3
 _NON_POINT = ~POINT_MASK
@@ -500,7 +500,7 @@ class State:
             self.to_play = leader
 
     def _finish_play(self) -> None:
-        shooter = next((s for s, p in enumerate(self.points) if p == HAND_POINTS), None)
+        shooter = moon_shooter(self.points)
         if shooter is not None:
             self.moon_shooter = shooter
             self.to_play = shooter
@@ -531,14 +531,7 @@ class State:
     def _finish_hand(self, choice: MoonChoice | None) -> None:
         n = self.players
         shooter = self.moon_shooter
-        if shooter is None:
-            scores = list(self.points)
-        elif choice is MoonChoice.SELF_MINUS_26:
-            scores = [0] * n
-            scores[shooter] = -MOON_POINTS
-        else:
-            scores = [MOON_POINTS] * n
-            scores[shooter] = 0
+        scores = hand_scores(self.points, choice)
         for seat in range(n):
             self.totals[seat] += scores[seat]
         passes = [list(p) for p in self.passes if p is not None]

@@ -77,16 +77,6 @@ class View:
         """The table size."""
         return self.rules.players
 
-    @property
-    def is_leading(self) -> bool:
-        """Whether this seat is about to lead a trick."""
-        return self.current is not None and not self.current.cards
-
-    @property
-    def first_trick(self) -> bool:
-        """Whether the trick in progress is the hand's first."""
-        return not self.tricks
-
     def played_cards(self) -> list[tuple[int, Card]]:
         """Every (seat, card) played this hand, in order, the current trick included."""
         out: list[tuple[int, Card]] = []

@@ -59,11 +59,6 @@ def _trick(leader: int, codes: tuple[str, ...], winner: int | None, complete: bo
     return TrickView(leader=leader, cards=cards(codes), winner=winner, complete=complete)
 
 
-@functools.lru_cache(maxsize=64)
-def _rules(players: int, target_score: int, max_hands: int, first_dealer: int) -> Rules:
-    return Rules(players=players, target_score=target_score, max_hands=max_hands, first_dealer=first_dealer)
-
-
 def summary_from_pb(hand: pb.HandCompleted) -> HandSummary:
     """A HandSummary from a HandCompleted event."""
     return HandSummary(

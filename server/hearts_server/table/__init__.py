@@ -12,22 +12,11 @@
 from hearts_server.table.clock import Clock, LoopClock, ManualClock
 from hearts_server.table.decisions import RECONNECT_GRACE_S, FaultKind, Rejected, Seat
 from hearts_server.table.gamelog import FinishedGame, SeatStats
-from hearts_server.table.settings import (
-    DEFAULT_DECISION_MS,
-    DEFAULT_JOIN_TIMEOUT_MS,
-    DEFAULT_MAX_FAULTS,
-    DEFAULT_TIME_BANK_MS,
-    TableSettings,
-    TableStatus,
-)
+from hearts_server.table.settings import TableSettings, TableStatus
 from hearts_server.table.streams import FLOOD_BURST, FLOOD_RATE, AlreadyConnected, Connection
 from hearts_server.table.table import Table
 
 __all__ = [
-    "DEFAULT_DECISION_MS",
-    "DEFAULT_JOIN_TIMEOUT_MS",
-    "DEFAULT_MAX_FAULTS",
-    "DEFAULT_TIME_BANK_MS",
     "FLOOD_BURST",
     "FLOOD_RATE",
     "RECONNECT_GRACE_S",

@@ -6,18 +6,13 @@ import enum
 from dataclasses import dataclass
 
 from hearts_core.deal import derive_seed, new_seed
+from hearts_core.defaults import (
+    DEFAULT_DECISION_MS,
+    DEFAULT_JOIN_TIMEOUT_MS,
+    DEFAULT_MAX_FAULTS,
+    DEFAULT_TIME_BANK_MS,
+)
 from hearts_core.rules import Rules
-
-#: Limit for any single decision.
-DEFAULT_DECISION_MS = 1000
-#: Total thinking time per seat per game.
-DEFAULT_TIME_BANK_MS = 60_000
-#: Faults that retire a seat for the rest of a game.
-DEFAULT_MAX_FAULTS = 5
-#: How long a table waits for every seat to join before it starts anyway (the seats that never
-#: joined are played by the referee). One minute leaves a bot process time to start even on a
-#: loaded machine (a JVM takes seconds); the tournament runner releases seats it knows are empty.
-DEFAULT_JOIN_TIMEOUT_MS = 60_000
 
 
 class TableStatus(enum.StrEnum):

@@ -12,13 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from hearts_client.bot import Bot
+from hearts_client.bot import MOON_ALERT_POINTS, Bot
 from hearts_core.cards import BLACK_MARIA, Card, Rank, Suit
 from hearts_core.state import winning_index
 from hearts_core.view import View
-
-#: Visible points one other seat must hold alone before the bot treats it as shooting the moon.
-MOON_ALERT_POINTS = 14
 
 
 def pass_danger(card: Card, suit_counts: Counter[Suit]) -> float:

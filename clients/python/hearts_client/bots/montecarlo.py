@@ -31,8 +31,9 @@ from hearts_client.bot import Bot, moon_choice
 from hearts_client.bots.heuristic import HeuristicBot
 from hearts_client.rollout import Position, policy_card, rollout
 from hearts_client.sampler import WorldSampler
+from hearts_core import rules
 from hearts_core.cards import CARDS, Card
-from hearts_core.rules import HAND_POINTS, MOON_POINTS, MoonChoice
+from hearts_core.rules import HAND_POINTS, MOON_POINTS
 from hearts_core.view import View
 
 #: Worlds sampled per decision by default. At 8 players: about 30 ms a decision on average and
@@ -114,7 +115,8 @@ class MonteCarloBot(Bot):
 def hand_scores(points: Sequence[int], totals: Sequence[int], target: int) -> list[int]:
     """What a hand adds to each total, given the points collected.
 
-    A moon shooter is assumed to choose as :func:`moon_choice` does.
+    The rules' scoring (:func:`hearts_core.rules.hand_scores`), a moon shooter assumed to
+    choose as :func:`moon_choice` does.
 
     Args:
         points: Per seat, the points collected in the hand.
@@ -124,17 +126,9 @@ def hand_scores(points: Sequence[int], totals: Sequence[int], target: int) -> li
     Returns:
         Per seat, the hand's score.
     """
-    n = len(points)
-    shooter = next((s for s in range(n) if points[s] == HAND_POINTS), None)
-    if shooter is None:
-        return list(points)
-    if moon_choice(shooter, totals, target) is MoonChoice.OTHERS_PLUS_26:
-        scores = [MOON_POINTS] * n
-        scores[shooter] = 0
-    else:
-        scores = [0] * n
-        scores[shooter] = -MOON_POINTS
-    return scores
+    shooter = rules.moon_shooter(points)
+    choice = None if shooter is None else moon_choice(shooter, totals, target)
+    return rules.hand_scores(points, choice)
 
 
 class Objective:
