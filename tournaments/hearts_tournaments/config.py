@@ -7,6 +7,7 @@ what to do about it, so that the command line can print one line and exit 2. See
 
 from __future__ import annotations
 
+import enum
 import os
 import re
 import tomllib
@@ -43,6 +44,13 @@ class ConfigError(Exception):
         self.message = message
 
 
+class BotProtocol(enum.StrEnum):
+    """How a ``command`` bot talks: gRPC to the referee, or JSON lines on its stdin/stdout."""
+
+    GRPC = "grpc"
+    STDIO = "stdio"
+
+
 @dataclass(frozen=True, slots=True)
 class BotSpec:
     """One entrant of the tournament.
@@ -54,6 +62,8 @@ class BotSpec:
             ``--server HOST:PORT --token TOKEN`` and runs it in :attr:`workdir`.
         options: Keyword arguments for a built-in bot's constructor (e.g. ``worlds``).
         workdir: The folder of the config file: where a command runs.
+        protocol: How a command bot talks; a ``stdio`` bot gets no flags, no token and no
+            address: the runner's bridge plays its seat over gRPC and talks JSON lines with it.
     """
 
     name: str
@@ -61,6 +71,7 @@ class BotSpec:
     command: tuple[str, ...] | None = None
     options: Mapping[str, int | float | str | bool] = field(default_factory=dict)
     workdir: Path = Path(".")
+    protocol: BotProtocol = BotProtocol.GRPC
 
     def to_json(self) -> dict[str, Any]:
         """The bot as it appears in the stored configuration."""
@@ -71,6 +82,8 @@ class BotSpec:
                 out["options"] = dict(self.options)
         if self.command is not None:
             out["command"] = list(self.command)
+        if self.protocol is not BotProtocol.GRPC:
+            out["protocol"] = self.protocol.value
         return out
 
 
@@ -150,7 +163,7 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
 }
 #: Every key of [tournament].
 TOURNAMENT_KEYS = frozenset({*_INT_RANGES, "name", "seed", "output", "duplicate", "server"})
-_BOT_KEYS = frozenset({"name", "builtin", "command", "options"})
+_BOT_KEYS = frozenset({"name", "builtin", "command", "options", "protocol"})
 
 
 def load_config(path: Path) -> tuple[TournamentConfig, str]:
@@ -278,7 +291,8 @@ def _bots(entries: Any, base_dir: Path) -> tuple[BotSpec, ...]:
         for key in entry:
             if key not in _BOT_KEYS:
                 raise ConfigError(
-                    f"{where}.{key}", "unknown key: a bot has name, and builtin (with options) or command"
+                    f"{where}.{key}",
+                    "unknown key: a bot has name, and builtin (with options) or command (with protocol)",
                 )
         name = entry.get("name")
         if name is None:
@@ -307,6 +321,11 @@ def _bot(entry: dict[str, Any], where: str, name: str, base_dir: Path) -> BotSpe
     if has_command:
         if "options" in entry:
             raise ConfigError(f"{where}.options", "only built-in bots take options: pass flags in command")
+        protocol = entry.get("protocol", BotProtocol.GRPC.value)
+        if protocol not in tuple(BotProtocol):
+            raise ConfigError(
+                f"{where}.protocol", f'must be "grpc" (the default) or "stdio", not {_shown(protocol)}'
+            )
         command = entry["command"]
         if (
             not isinstance(command, list)
@@ -317,7 +336,9 @@ def _bot(entry: dict[str, Any], where: str, name: str, base_dir: Path) -> BotSpe
                 f"{where}.command",
                 f'must be a non-empty list of strings, e.g. ["python", "my_bot.py"], not {_shown(command)}',
             )
-        return BotSpec(name=name, command=tuple(command), workdir=base_dir)
+        return BotSpec(name=name, command=tuple(command), workdir=base_dir, protocol=BotProtocol(protocol))
+    if "protocol" in entry:
+        raise ConfigError(f"{where}.protocol", "only command bots take a protocol: built-in bots speak gRPC")
     builtin = entry["builtin"]
     known = ", ".join(sorted(BUILTIN_BOTS))
     if not isinstance(builtin, str) or builtin not in BUILTIN_BOTS:

@@ -36,11 +36,12 @@ from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from cancellation_hearts.v1 import referee_service_pb2_grpc as rgrpc
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
-from hearts_tournaments.config import ConfigError, TournamentConfig, parse_config
+from hearts_tournaments.config import BotProtocol, ConfigError, TournamentConfig, parse_config
 from hearts_tournaments.entrants import BotProcess, launch_for
 from hearts_tournaments.outcome import GameOutcome, Quarantine, QuarantineTracker
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.schedule import ScheduledGame, make_schedule
+from hearts_tournaments.stdio_entrant import start_stdio_bot
 from hearts_tournaments.store import DB_NAME, Store, StoreError
 
 log = get_logger(__name__)
@@ -347,9 +348,14 @@ class _GamePlay:
                 if self.absent[seat]:
                     continue
                 spec = config.bot(bot)
-                launch = launch_for(spec, self.address, self.tokens[seat], game.bot_seeds[seat])
                 log_path = self.runner.output / "logs" / bot / f"{game.key}-s{seat}.log"
-                process = await BotProcess.start(seat, launch, log_path)
+                if spec.protocol is BotProtocol.STDIO:
+                    process: BotProcess = await start_stdio_bot(
+                        seat, spec, self.address, self.tokens[seat], game.bot_seeds[seat], log_path
+                    )
+                else:
+                    launch = launch_for(spec, self.address, self.tokens[seat], game.bot_seeds[seat])
+                    process = await BotProcess.start(seat, launch, log_path)
                 processes.append(process)
                 watchers.append(asyncio.create_task(self._watch(process, over)))
             response = await self.admin.AwaitTable(
