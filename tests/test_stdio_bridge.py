@@ -290,3 +290,33 @@ def test_the_token_never_reaches_the_bot(tmp_path: Path, monkeypatch: pytest.Mon
     assert {"game_started", "hand_started", "decide", "card_played", "trick_completed"} <= {
         m["type"] for m in lines
     }
+
+
+def test_the_bridge_command_refused_by_the_referee_says_one_line(tmp_path: Path) -> None:
+    async def scenario() -> tuple[int, str]:
+        async with running_server(tmp_path / "records") as server:
+            await create_table(server.address, ["heuristic"] * PLAYERS)
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "hearts_client.stdio_bridge",
+                "--server",
+                server.address,
+                "--token",
+                "not-a-seat-token",
+                "--",
+                "sh",
+                str(EXAMPLES / "first_legal.sh"),
+                stderr=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.DEVNULL,
+            )
+            _, stderr = await asyncio.wait_for(process.communicate(), 120)
+            assert process.returncode is not None
+            return process.returncode, stderr.decode()
+
+    code, stderr = asyncio.run(scenario())
+    assert code == 1
+    assert stderr.strip().splitlines()[-1].startswith(
+        "python -m hearts_client.stdio_bridge: error: the referee refused the bot: UNAUTHENTICATED"
+    )
+    assert "Traceback" not in stderr

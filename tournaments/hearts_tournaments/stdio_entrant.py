@@ -14,6 +14,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import structlog
+
 from hearts_client.sdk import BotRunError
 from hearts_client.stdio_bridge import BotPipes, BridgeStats, bot_environment, run_bridge, start_process
 from hearts_server.logs import get_logger
@@ -84,6 +86,8 @@ async def start_stdio_bot(
 async def _bridge(
     pipes: BotPipes, address: str, token: str, name: str, seat: int, log_path: Path
 ) -> BridgeStats | None:
+    # This task's own context: the bridge's log lines say whose seat they are about.
+    structlog.contextvars.bind_contextvars(seat=seat, bot_log=str(log_path))
     try:
         stats = await run_bridge(pipes, address, token, name=name)
     except BotRunError as exc:
