@@ -51,13 +51,15 @@ BAD_LINES = [
     (b'{"pass": ' + json.dumps(["2C"] * 33).encode() + b"}", DecisionKind.PASS, "MALFORMED"),
     (b'{"moon": "MOON_CHOICE_SELF_MINUS_26"}', DecisionKind.MOON, "BAD_MOON_CHOICE"),
     (b'{"moon": 1}', DecisionKind.MOON, "BAD_MOON_CHOICE"),
+    (b'{"id": 6, "play": "QS"}', PLAY, "STALE_REQUEST"),
+    (b'{"id": 6, "pass": ["AS", "KS", "QS"]}', PLAY, "STALE_REQUEST"),  # late: stale before wrong
 ]
 
 
 @pytest.mark.parametrize(("line", "kind", "code"), BAD_LINES)
 def test_a_bad_answer_line_gets_one_code(line: bytes, kind: DecisionKind, code: str) -> None:
     with pytest.raises(AnswerError) as caught:
-        parse_answer(line, kind)
+        parse_answer(line, kind, request_id=7)
     assert caught.value.code == code
     assert caught.value.reason
 

@@ -291,7 +291,8 @@ class StdioPlayer:
     async def _rejected(self, rejection: rpb.Rejection) -> rpb.Decision | None:
         self.stats.rejected_by_referee += 1
         current = self.open
-        if current is None or rejection.request_id != current.request.request_id:
+        if current is None or current.given_up or rejection.request_id != current.request.request_id:
+            # About an earlier request, or one the bridge no longer listens to: told, not reopened.
             self._write(rejected_message(rejection.request_id or None, rejection.code, rejection.reason, 0))
             return None
         self._drain_out_of_turn()
@@ -323,12 +324,7 @@ class StdioPlayer:
                 if line is _Mark.TOO_LONG:
                     raise AnswerError("MALFORMED", f"the line is longer than {MAX_LINE_BYTES} bytes")
                 assert isinstance(line, bytes)
-                answer = parse_answer(line, current.kind)
-                if answer.request_id is not None and answer.request_id != request_id:
-                    raise AnswerError(
-                        "STALE_REQUEST",
-                        f"request {answer.request_id} is not open; the open request is {request_id}",
-                    )
+                answer = parse_answer(line, current.kind, request_id)
             except AnswerError as exc:
                 self.stats.rejected_by_bridge += 1
                 if current.answers >= MAX_ANSWERS:

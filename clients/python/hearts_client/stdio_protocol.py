@@ -137,15 +137,21 @@ def decision_kind(request: rpb.DecisionRequest) -> DecisionKind:
         raise ValueError(f"unknown decision kind {request.kind}") from None
 
 
-def parse_answer(line: bytes, expected: DecisionKind) -> Answer:
-    """Reads a bot's answer line (without its newline).
+def parse_answer(line: bytes, expected: DecisionKind, request_id: int | None = None) -> Answer:
+    """Reads a bot's answer line (without its newline) to the open request.
 
-    Only the form is checked here: a JSON object with exactly one of ``pass``, ``play`` and
-    ``moon`` (the one ``expected``), of the right type, and an optional whole ``id``. Other keys
-    are ignored, so that later versions may add some.
+    Only the form is checked here: a JSON object with an optional whole ``id`` (which, when
+    given, must be the open request's) and exactly one of ``pass``, ``play`` and ``moon`` (the
+    one ``expected``), of the right type. Other keys are ignored, so that later versions may
+    add some.
+
+    Args:
+        line: The line.
+        expected: What the open request asks for.
+        request_id: The open request's id (None: any id is taken).
 
     Raises:
-        AnswerError: ``MALFORMED``, ``WRONG_ANSWER`` or ``BAD_MOON_CHOICE``, with a reason.
+        AnswerError: ``MALFORMED``, ``STALE_REQUEST``, ``WRONG_ANSWER`` or ``BAD_MOON_CHOICE``.
     """
     if len(line) > MAX_LINE_BYTES:
         raise AnswerError("MALFORMED", f"the line is longer than {MAX_LINE_BYTES} bytes")
@@ -155,13 +161,16 @@ def parse_answer(line: bytes, expected: DecisionKind) -> Answer:
         raise AnswerError("MALFORMED", "the line is not JSON") from None
     if not isinstance(data, dict):
         raise AnswerError("MALFORMED", 'an answer is a JSON object, e.g. {"play": "QS"}')
-    request_id = data.get("id")
-    if request_id is not None and (
-        not isinstance(request_id, int)
-        or isinstance(request_id, bool)
-        or not 0 <= request_id <= _MAX_REQUEST_ID
+    given_id = data.get("id")
+    if given_id is not None and (
+        not isinstance(given_id, int) or isinstance(given_id, bool) or not 0 <= given_id <= _MAX_REQUEST_ID
     ):
         raise AnswerError("MALFORMED", '"id" must be the whole number of the decide line')
+    if given_id is not None and request_id is not None and given_id != request_id:
+        # First: a late answer to an earlier request is stale, whatever it answers.
+        raise AnswerError(
+            "STALE_REQUEST", f"request {given_id} is not open; the open request is {request_id}"
+        )
     given = [kind for kind in DecisionKind if kind.value in data]
     if not given:
         raise AnswerError("MALFORMED", f'the answer has no "{expected.value}" key')
@@ -175,7 +184,7 @@ def parse_answer(line: bytes, expected: DecisionKind) -> Answer:
     if expected is DecisionKind.PLAY:
         if not isinstance(value, str):
             raise AnswerError("MALFORMED", '"play" is one card code, e.g. "QS"')
-        return Answer(request_id, expected, cards=(value,))
+        return Answer(given_id, expected, cards=(value,))
     if expected is DecisionKind.PASS:
         if (
             not isinstance(value, list)
@@ -183,9 +192,9 @@ def parse_answer(line: bytes, expected: DecisionKind) -> Answer:
             or not all(isinstance(c, str) for c in value)
         ):
             raise AnswerError("MALFORMED", '"pass" is a list of three card codes, e.g. ["AS", "KS", "QS"]')
-        return Answer(request_id, expected, cards=tuple(value))
+        return Answer(given_id, expected, cards=tuple(value))
     try:
-        return Answer(request_id, expected, moon=MoonOption(value))
+        return Answer(given_id, expected, moon=MoonOption(value))
     except ValueError:
         raise AnswerError("BAD_MOON_CHOICE", '"moon" is "self_minus_26" or "others_plus_26"') from None
 
