@@ -51,6 +51,9 @@ BAD_LINES = [
     (b'{"pass": ' + json.dumps(["2C"] * 33).encode() + b"}", DecisionKind.PASS, "MALFORMED"),
     (b'{"moon": "MOON_CHOICE_SELF_MINUS_26"}', DecisionKind.MOON, "BAD_MOON_CHOICE"),
     (b'{"moon": 1}', DecisionKind.MOON, "BAD_MOON_CHOICE"),
+    (b'{"play": "\\ud800"}', PLAY, "UNKNOWN_CARD"),  # a lone surrogate: no UTF-8 for it
+    (b'{"play": "Q\xe2\x99\xa0"}', PLAY, "UNKNOWN_CARD"),
+    (b'{"pass": ["AS", "KS", "' + b"Q" * 100 + b'"]}', DecisionKind.PASS, "UNKNOWN_CARD"),
     (b'{"id": 6, "play": "QS"}', PLAY, "STALE_REQUEST"),
     (b'{"id": 6, "pass": ["AS", "KS", "QS"]}', PLAY, "STALE_REQUEST"),  # late: stale before wrong
 ]

@@ -38,6 +38,8 @@ MAX_LINE_BYTES = 64 * 1024
 #: Most cards a ``pass`` answer may list (three are needed; the referee judges the count).
 _MAX_PASS_ENTRIES = 32
 _MAX_REQUEST_ID = 2**64 - 1
+#: Longer strings are no card code: refused by the bridge rather than carried to the referee.
+_MAX_CODE_LENGTH = 8
 
 
 class DecisionKind(enum.StrEnum):
@@ -184,7 +186,7 @@ def parse_answer(line: bytes, expected: DecisionKind, request_id: int | None = N
     if expected is DecisionKind.PLAY:
         if not isinstance(value, str):
             raise AnswerError("MALFORMED", '"play" is one card code, e.g. "QS"')
-        return Answer(given_id, expected, cards=(value,))
+        return Answer(given_id, expected, cards=_codes([value]))
     if expected is DecisionKind.PASS:
         if (
             not isinstance(value, list)
@@ -192,11 +194,20 @@ def parse_answer(line: bytes, expected: DecisionKind, request_id: int | None = N
             or not all(isinstance(c, str) for c in value)
         ):
             raise AnswerError("MALFORMED", '"pass" is a list of three card codes, e.g. ["AS", "KS", "QS"]')
-        return Answer(given_id, expected, cards=tuple(value))
+        return Answer(given_id, expected, cards=_codes(value))
     try:
         return Answer(given_id, expected, moon=MoonOption(value))
     except ValueError:
         raise AnswerError("BAD_MOON_CHOICE", '"moon" is "self_minus_26" or "others_plus_26"') from None
+
+
+def _codes(values: list[str]) -> tuple[str, ...]:
+    """Card codes to pass on: the referee judges them, but only ASCII can travel (a JSON string
+    may hold anything, lone surrogates included)."""
+    for value in values:
+        if not value.isascii() or len(value) > _MAX_CODE_LENGTH:
+            raise AnswerError("UNKNOWN_CARD", f"{value!r} is not a card code (rank then suit, e.g. QS)")
+    return tuple(values)
 
 
 def encode(message: dict[str, Any]) -> bytes:
