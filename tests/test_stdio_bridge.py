@@ -273,17 +273,19 @@ def test_a_bot_flooding_stdout_is_read_within_bounds_and_faulted(tmp_path: Path,
     assert stats.bytes_read <= (elapsed + 1) * READ_BYTES_PER_S + 2 * MAX_LINE_BYTES
 
 
-QUITTING_BOT = """
-import sys
-sys.stdin.readline()
-sys.exit(3)
-"""
+QUITTERS = {
+    "exits": "import sys\nsys.stdin.readline()\nsys.exit(3)\n",
+    "closes_stdout": "import os, sys, time\nsys.stdin.readline()\nos.close(1)\ntime.sleep(3600)\n",
+}
 
 
-def test_a_bot_that_quits_leaves_its_seat_to_the_referee_at_once(tmp_path: Path) -> None:
-    played = asyncio.run(_play(tmp_path, _python_bot(tmp_path, QUITTING_BOT), max_faults=2))
+@pytest.mark.parametrize("quitter", sorted(QUITTERS))
+def test_a_bot_that_quits_leaves_its_seat_to_the_referee(tmp_path: Path, quitter: str) -> None:
+    played = asyncio.run(_play(tmp_path, _python_bot(tmp_path, QUITTERS[quitter]), max_faults=2))
     assert played.stats.closed_stdout
-    assert played.faults and played.faults[0]["kind"] in ("disconnected", "timeout")
+    assert played.stats.decisions <= 1 and played.stats.answers == 0
+    # The bridge left the table: the referee saw a seat gone, not a seat too slow.
+    assert [f["kind"] for f in played.faults] == ["disconnected", "disconnected"]
     assert played.faults[-1].get("retired") is True
 
 

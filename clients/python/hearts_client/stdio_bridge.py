@@ -71,6 +71,10 @@ MAX_ANSWERS = 10
 STALE_FEEDBACK = 5
 
 
+class _BotGone(Exception):
+    """The bot's stdout ended: the bridge leaves the table."""
+
+
 class _Mark(enum.Enum):
     """What the line reader queues besides lines."""
 
@@ -257,7 +261,14 @@ class StdioPlayer:
         return self.games
 
     async def respond(self, response: rpb.PlayResponse) -> rpb.Decision | None:
-        """Passes one referee message on to the bot; returns its answer to a request, if any."""
+        """Passes one referee message on to the bot; returns its answer to a request, if any.
+
+        Raises:
+            _BotGone: once the bot's stdout has ended (before the table's end): the stream
+                must end, so that the referee plays the seat without waiting for it.
+        """
+        if self.lines.eof and not self.table_over:
+            raise _BotGone
         which = response.WhichOneof("message")
         if which == "decision_request":
             return await self._decide(response.decision_request)
@@ -309,16 +320,22 @@ class StdioPlayer:
         request_id = current.request.request_id
         while not current.given_up:
             if self.lines.eof and self.lines.queue.empty():
-                return None
+                raise _BotGone
             remaining = current.deadline - self.clock()
             if remaining <= 0:
                 break
+            # Not asyncio.wait_for: on Python 3.11 it can swallow a cancellation that comes as
+            # the line does, and the bridge would keep a seat whose bot is gone.
+            getter = asyncio.ensure_future(self.lines.queue.get())
             try:
-                line = await asyncio.wait_for(self.lines.queue.get(), remaining)
-            except TimeoutError:
+                done, _ = await asyncio.wait({getter}, timeout=remaining)
+            finally:
+                getter.cancel()
+            if not done:
                 break
+            line = getter.result()
             if line is _Mark.EOF:
-                return None
+                raise _BotGone
             current.answers += 1
             try:
                 if line is _Mark.TOO_LONG:
@@ -427,13 +444,16 @@ async def run_bridge(
             # The bot exited after the last game: the referee's closing status is on its way.
             await asyncio.wait({playing}, timeout=5.0)
         if not playing.done():
+            # The bot is gone. A decision in progress ends the stream by itself (_BotGone); an
+            # idle stream is cancelled (or ends at its next message, should the cancellation
+            # be lost in the gRPC stack).
+            playing.cancel()
+            await asyncio.wait({playing})
+        if playing.cancelled() or isinstance(playing.exception(), _BotGone):
             stats.closed_stdout = True
             log.warning("stdio_bot_closed_stdout", bot=name)
-            playing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await playing
         else:
-            await playing  # raises BotRunError when the referee refused the seat
+            playing.result()  # raises BotRunError when the referee refused the seat
     finally:
         for task in (reading, playing):
             task.cancel()
