@@ -20,8 +20,9 @@ Whatever the bot does, the bridge neither blocks nor fails:
   records a fault, exactly as for a slow gRPC bot;
 - writes to stdin never wait: past :data:`MAX_UNREAD_BYTES` not yet read by the bot, lines are
   dropped (a bot that does not read its input cannot answer anyway);
-- when the bot closes its stdout (or exits), the bridge leaves the table, so the referee plays
-  the seat at once rather than waiting out every decision.
+- when the bot closes its stdout (or exits), the bridge leaves the table: the referee treats
+  the seat as disconnected, as for a gRPC bot that dies (after its 5 s reconnection grace it
+  plays the seat at once, each decision a fault).
 
 When the table is done the bridge closes the bot's stdin and stdout: the bot should then exit.
 """
