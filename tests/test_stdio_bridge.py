@@ -355,3 +355,99 @@ def test_the_bridge_command_refused_by_the_referee_says_one_line(tmp_path: Path)
         )
     )
     assert "Traceback" not in stderr
+
+
+class CuttableProxy:
+    """A real TCP proxy to the referee that can drop every connection at once, as a network
+    failure would."""
+
+    def __init__(self, target: str) -> None:
+        host, port = target.rsplit(":", 1)
+        self.target = (host, int(port))
+        self.writers: list[asyncio.StreamWriter] = []
+        self.to_client = 0
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> str:
+        self.server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        port = self.server.sockets[0].getsockname()[1]
+        return f"127.0.0.1:{port}"
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(*self.target)
+        self.writers += [writer, up_writer]
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter, down: bool) -> None:
+            with contextlib.suppress(OSError):
+                while data := await source.read(65536):
+                    if down:
+                        self.to_client += len(data)
+                    sink.write(data)
+                    await sink.drain()
+            sink.close()
+
+        await asyncio.gather(pipe(reader, up_writer, False), pipe(up_reader, writer, True))
+
+    def cut(self) -> None:
+        for writer in self.writers:
+            writer.close()
+        self.writers.clear()
+
+    async def stop(self) -> None:
+        self.cut()
+        if self.server is not None:
+            self.server.close()
+
+
+RECONNECTED_BOT = """
+import json, sys
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "game_started":
+        print("GAME_STARTED", file=sys.stderr, flush=True)
+    elif message["type"] == "decide":
+        kind = message["kind"]
+        answer = {"pass": message["view"]["hand"][:3], "play": (message["legal"] or [""])[0],
+                  "moon": "self_minus_26"}[kind]
+        print(json.dumps({"id": message["id"], kind: answer}), flush=True)
+"""
+
+
+def test_the_bridge_reconnects_when_its_connection_breaks(tmp_path: Path) -> None:
+    bot = _python_bot(tmp_path, RECONNECTED_BOT)
+    stderr_path = tmp_path / "bot.stderr"
+
+    async def scenario() -> tuple[dict[str, Any], BridgeStats]:
+        async with running_server(tmp_path / "records") as server:
+            names = ["heuristic"] * PLAYERS
+            names[STDIO_SEAT] = "stdio"
+            table = await create_table(
+                server.address, names, seed="cut", **{**GAME, "decision_time_ms": 5000}
+            )
+            tokens = {s.seat: s.token for s in table.seats}
+            others = [
+                sdk_bot(server.address, t, "heuristic", str(s)) for s, t in tokens.items() if s != STDIO_SEAT
+            ]
+            proxy = CuttableProxy(server.address)
+            address = await proxy.start()
+            with stderr_path.open("wb") as stderr:
+                process, pipes = await start_process(bot, env=bot_environment(), stderr=stderr)
+            try:
+                bridge = asyncio.create_task(run_bridge(pipes, address, tokens[STDIO_SEAT], name="stdio"))
+                while proxy.to_client < 20_000 and not bridge.done():
+                    await asyncio.sleep(0.01)
+                proxy.cut()  # mid-game: the bridge must come back by itself
+                done = await await_table(server.address, table.table_id)
+                stats = await asyncio.wait_for(bridge, 60)
+                await asyncio.wait_for(asyncio.gather(*others), 60)
+            finally:
+                await proxy.stop()
+                await asyncio.wait_for(process.wait(), 60)
+            return json.loads(done.games[0].record_json), stats
+
+    record, stats = asyncio.run(scenario())
+    assert stderr_path.read_text().count("GAME_STARTED") == 2  # announced again on reconnection
+    assert record["faults"] == []  # back within the open decision's time
+    assert not [d for d in record["decisions"] if d["seat"] == STDIO_SEAT and d.get("by_referee")]
+    assert stats.answers >= stats.decisions - 1 > 0 and not stats.closed_stdout
