@@ -202,7 +202,8 @@ def test_a_garbage_bot_is_faulted_and_nothing_reaches_the_referee(tmp_path: Path
     assert [f["kind"] for f in played.faults] == ["timeout"] * 3
     assert played.faults[-1].get("retired") is True
     assert played.stats.answers == 0 and played.stats.rejected_by_referee == 0
-    assert played.stats.rejected_by_bridge == 3 * 3  # three lines a decision until retired
+    # Three lines a decision until retired (fewer if the bot was too slow to write them all).
+    assert 0 < played.stats.rejected_by_bridge <= 3 * 3
     assert played.stats.overlong == 2
 
 
@@ -266,7 +267,8 @@ def test_a_bot_flooding_stdout_is_read_within_bounds_and_faulted(tmp_path: Path,
         # Lines written before a decision are out of turn; once asked, the bridge listened to
         # MAX_ANSWERS lines and no more: the referee never saw more than that.
         assert stats.out_of_turn > 0 and stats.dropped > 0
-        assert stats.answers + stats.rejected_by_bridge == MAX_ANSWERS * stats.decisions
+        assert stats.rejected_by_bridge > 0
+        assert stats.answers + stats.rejected_by_bridge <= MAX_ANSWERS * stats.decisions
     else:
         assert stats.overlong == 0 and stats.answers == 0  # the line never ended
     # Read at READ_BYTES_PER_S at most (plus one burst): the flood waited in its pipe.
