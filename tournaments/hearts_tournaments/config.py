@@ -7,6 +7,7 @@ what to do about it, so that the command line can print one line and exit 2. See
 
 from __future__ import annotations
 
+import enum
 import os
 import re
 import tomllib
@@ -52,6 +53,13 @@ class ConfigError(Exception):
         self.message = message
 
 
+class BotProtocol(enum.StrEnum):
+    """How a ``command`` bot talks: gRPC to the referee, or JSON lines on its stdin/stdout."""
+
+    GRPC = "grpc"
+    STDIO = "stdio"
+
+
 @dataclass(frozen=True, slots=True)
 class BotSpec:
     """One entrant of the tournament.
@@ -67,6 +75,8 @@ class BotSpec:
         files: The files and folders the bot sees in its sandbox (absolute), or None for the
             default (see :func:`hearts_tournaments.entrants.bot_files`).
         sandbox: This bot's sandbox, or None for the tournament's.
+        protocol: How a command bot talks; a ``stdio`` bot gets no flags, no token and no
+            address: the runner's bridge plays its seat over gRPC and talks JSON lines with it.
     """
 
     name: str
@@ -76,6 +86,7 @@ class BotSpec:
     workdir: Path = Path(".")
     files: tuple[Path, ...] | None = None
     sandbox: SandboxKind | None = None
+    protocol: BotProtocol = BotProtocol.GRPC
 
     def to_json(self) -> dict[str, Any]:
         """The bot as it appears in the stored configuration."""
@@ -90,6 +101,8 @@ class BotSpec:
             out["files"] = [str(p) for p in self.files]
         if self.sandbox is not None:
             out["sandbox"] = str(self.sandbox)
+        if self.protocol is not BotProtocol.GRPC:
+            out["protocol"] = self.protocol.value
         return out
 
 
@@ -180,7 +193,7 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
 }
 #: Every key of [tournament].
 TOURNAMENT_KEYS = frozenset({*_INT_RANGES, "name", "seed", "output", "duplicate", "server", "sandbox"})
-_BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox"})
+_BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox", "protocol"})
 #: Lowest value of each key of [limits].
 _LIMIT_MINIMA = {"memory_mb": 16, "cpu_s": 1, "processes": 1, "open_files": 16, "file_mb": 1,
                  "scratch_mb": 1, "log_bytes": 1024}  # fmt: skip
@@ -382,7 +395,8 @@ def _bots(entries: Any, base_dir: Path) -> tuple[BotSpec, ...]:
         for key in entry:
             if key not in _BOT_KEYS:
                 raise ConfigError(
-                    f"{where}.{key}", "unknown key: a bot has name, and builtin (with options) or command"
+                    f"{where}.{key}",
+                    "unknown key: a bot has name, and builtin (with options) or command (with protocol)",
                 )
         name = entry.get("name")
         if name is None:
@@ -415,6 +429,11 @@ def _bot(entry: dict[str, Any], where: str, name: str, base_dir: Path) -> BotSpe
     if has_command:
         if "options" in entry:
             raise ConfigError(f"{where}.options", "only built-in bots take options: pass flags in command")
+        protocol = entry.get("protocol", BotProtocol.GRPC.value)
+        if protocol not in tuple(BotProtocol):
+            raise ConfigError(
+                f"{where}.protocol", f'must be "grpc" (the default) or "stdio", not {_shown(protocol)}'
+            )
         command = entry["command"]
         if (
             not isinstance(command, list)
@@ -425,7 +444,16 @@ def _bot(entry: dict[str, Any], where: str, name: str, base_dir: Path) -> BotSpe
                 f"{where}.command",
                 f'must be a non-empty list of strings, e.g. ["python", "my_bot.py"], not {_shown(command)}',
             )
-        return BotSpec(name=name, command=tuple(command), workdir=base_dir, files=files, sandbox=sandbox)
+        return BotSpec(
+            name=name,
+            command=tuple(command),
+            workdir=base_dir,
+            files=files,
+            sandbox=sandbox,
+            protocol=BotProtocol(protocol),
+        )
+    if "protocol" in entry:
+        raise ConfigError(f"{where}.protocol", "only command bots take a protocol: built-in bots speak gRPC")
     builtin = entry["builtin"]
     known = ", ".join(sorted(BUILTIN_BOTS))
     if not isinstance(builtin, str) or builtin not in BUILTIN_BOTS:

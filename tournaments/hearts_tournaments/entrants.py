@@ -32,7 +32,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from hearts_tournaments.config import BotSpec
+from hearts_client.stdio_bridge import BotPipes
+from hearts_tournaments.config import BotProtocol, BotSpec
 from hearts_tournaments.sandbox import (
     INSIDE_SCRATCH,
     INSIDE_SOCKET,
@@ -132,6 +133,12 @@ def launch_for(spec: BotSpec, server: str, token_file: Path, seed: str, home: Pa
         home,
     )
     return Launch(command=command, env=env, cwd=cwd)
+
+
+def stdio_launch_for(spec: BotSpec, seed: str, home: Path, cwd: Path, command: tuple[str, ...]) -> Launch:
+    """How to start a stdio bot: its command as written, no flags, neither token nor address."""
+    env = bot_environment({"HEARTS_BOT_NAME": spec.name, "HEARTS_SEED": seed}, home)
+    return Launch(command=tuple(command), env=env, cwd=cwd)
 
 
 def bot_files(spec: BotSpec) -> tuple[Path, ...]:
@@ -247,6 +254,10 @@ class BotProcess:
         self._watchdog = watchdog
         self._copier = copier
         self._finishing: asyncio.Task[None] | None = None
+        #: For a stdio bot: the runner's ends of its stdin and stdout ...
+        self.pipes: BotPipes | None = None
+        #: ... and the bridge that plays its seat through them.
+        self.bridge: asyncio.Task[object] | None = None
 
     @classmethod
     async def start(
@@ -261,6 +272,10 @@ class BotProcess:
     ) -> BotProcess:
         """Starts a bot, its output going to ``log_path`` (appended).
 
+        A ``protocol = "stdio"`` bot gets neither the referee's socket nor its token nor any
+        flag: its stdin and stdout are pipes whose other ends are :attr:`pipes` (for the
+        runner's bridge), its stderr goes to the log.
+
         Args:
             seat: The seat it plays.
             spec: The bot.
@@ -274,22 +289,28 @@ class BotProcess:
             SandboxError: if bwrap is needed and missing.
         """
         limits = limits or Limits()
+        stdio = spec.protocol is BotProtocol.STDIO
         log_path.parent.mkdir(parents=True, exist_ok=True)
         private = Path(tempfile.mkdtemp(prefix="hearts-seat-"))  # mode 0700
         token_file = private / "token"
-        fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(access.token)
+        if not stdio:
+            fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="ascii") as handle:
+                handle.write(access.token)
         if sandbox is SandboxKind.BWRAP:
             bwrap = require_bwrap()
-            launch = launch_for(
-                spec, f"unix:{INSIDE_SOCKET}", INSIDE_TOKEN, access.seed, INSIDE_SCRATCH, private
-            )
-            command = launch.command if spec.builtin is not None else _with_inside_paths(spec, launch)
+            if stdio:
+                launch = stdio_launch_for(spec, access.seed, INSIDE_SCRATCH, private, command_inside(spec))
+                command = launch.command
+            else:
+                launch = launch_for(
+                    spec, f"unix:{INSIDE_SOCKET}", INSIDE_TOKEN, access.seed, INSIDE_SCRATCH, private
+                )
+                command = launch.command if spec.builtin is not None else _with_inside_paths(spec, launch)
             confined = SandboxSpec(
                 command=command,
-                socket=access.socket,
-                token_file=token_file,
+                socket=None if stdio else access.socket,
+                token_file=None if stdio else token_file,
                 files=bot_files(spec),
                 extra=sandbox_extra(spec, command, launch.env.get("PATH")),
                 limits=limits,
@@ -298,14 +319,28 @@ class BotProcess:
         else:
             scratch = private / "scratch"
             scratch.mkdir()
-            launch = launch_for(spec, f"unix:{access.socket}", token_file, access.seed, scratch, spec.workdir)
+            if stdio:
+                assert spec.command is not None
+                launch = stdio_launch_for(spec, access.seed, scratch, spec.workdir, spec.command)
+            else:
+                launch = launch_for(
+                    spec, f"unix:{access.socket}", token_file, access.seed, scratch, spec.workdir
+                )
             argv = [*rlimit_prefix(limits), *launch.command]
+        # A stdio bot's stdin and stdout are the bridge's pipes; anything else it writes is logged.
+        child_stdin: int | None = None
+        child_stdout: int | None = None
+        ours: tuple[int, int] | None = None
+        if stdio:
+            child_stdin, stdin_w = os.pipe()
+            stdout_r, child_stdout = os.pipe()
+            ours = (stdin_w, stdout_r)
         try:
             process = await asyncio.create_subprocess_exec(
                 *argv,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
+                stdin=child_stdin if stdio else asyncio.subprocess.DEVNULL,
+                stdout=child_stdout if stdio else asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE if stdio else asyncio.subprocess.STDOUT,
                 env=launch.env,
                 cwd=launch.cwd,
                 preexec_fn=preexec_limits(limits),
@@ -314,11 +349,22 @@ class BotProcess:
             with log_path.open("ab") as log:
                 log.write(f"hearts tournament: cannot start {list(launch.command)}: {exc}\n".encode())
             shutil.rmtree(private, ignore_errors=True)
+            if ours is not None:
+                for end in ours:
+                    os.close(end)
             return cls(seat, log_path, None)
-        assert process.stdout is not None
-        copier = asyncio.create_task(copy_log(process.stdout, log_path, limits.log_bytes))
+        finally:
+            for child_end in (child_stdin, child_stdout):
+                if child_end is not None:
+                    os.close(child_end)
+        output = process.stderr if stdio else process.stdout
+        assert output is not None
+        copier = asyncio.create_task(copy_log(output, log_path, limits.log_bytes))
         watch = watchdog.watch(process.pid, limits) if watchdog is not None else None
-        return cls(seat, log_path, process, private, watch, watchdog, copier)
+        bot = cls(seat, log_path, process, private, watch, watchdog, copier)
+        if ours is not None:
+            bot.pipes = await BotPipes.connect(*ours)
+        return bot
 
     @property
     def returncode(self) -> int | None:
@@ -348,7 +394,15 @@ class BotProcess:
         return code
 
     async def stop(self) -> int:
-        """Lets the bot exit by itself for a while, then terminates it, then kills its whole tree."""
+        """Lets the bot exit by itself for a while, then terminates it, then kills its whole tree.
+
+        A stdio bot's bridge is given the same grace first (it closes the bot's stdin when done).
+        """
+        if self.bridge is not None:
+            done, _ = await asyncio.wait({self.bridge}, timeout=EXIT_GRACE_S)
+            if not done:
+                self.bridge.cancel()
+                await asyncio.gather(self.bridge, return_exceptions=True)
         if self.process is None:
             return NOT_STARTED
         for grace, signal_it in ((EXIT_GRACE_S, self.process.terminate), (TERM_GRACE_S, self._kill_tree)):
@@ -366,6 +420,8 @@ class BotProcess:
 
     def kill(self) -> None:
         """Kills the process and all its children at once (the tournament is stopping)."""
+        if self.bridge is not None:
+            self.bridge.cancel()
         if self.process is not None:
             self._kill_tree()
             self._cleanup()

@@ -42,7 +42,7 @@ from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
-from hearts_tournaments.config import ConfigError, TournamentConfig, parse_config
+from hearts_tournaments.config import BotProtocol, ConfigError, TournamentConfig, parse_config
 from hearts_tournaments.entrants import BotProcess, SeatAccess, check_files
 from hearts_tournaments.gauntlet import gauntlet_schedule, gauntlet_verdict
 from hearts_tournaments.outcome import GameOutcome, Quarantine, QuarantineTracker
@@ -50,6 +50,7 @@ from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
 from hearts_tournaments.schedule import Schedule, ScheduledGame, make_schedule
 from hearts_tournaments.stats import SprtVerdict
+from hearts_tournaments.stdio_entrant import start_stdio_bot
 from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder
 from hearts_tournaments.tournament_secrets import (
     ADMIN_TOKEN_ENV,
@@ -476,15 +477,27 @@ class _GamePlay:
                     self.runner.socket, self.tokens[seat], bot_seed(self.runner.deal_secret, game, seat)
                 )
                 log_path = self.runner.output / "logs" / bot / f"{game.key}-s{seat}.log"
-                process = await BotProcess.start(
-                    seat,
-                    spec,
-                    access,
-                    log_path,
-                    sandbox=config.sandbox_of(spec),
-                    limits=config.limits,
-                    watchdog=self.runner.watchdog,
-                )
+                if spec.protocol is BotProtocol.STDIO:
+                    process: BotProcess = await start_stdio_bot(
+                        seat,
+                        spec,
+                        self.address,
+                        access,
+                        log_path,
+                        sandbox=config.sandbox_of(spec),
+                        limits=config.limits,
+                        watchdog=self.runner.watchdog,
+                    )
+                else:
+                    process = await BotProcess.start(
+                        seat,
+                        spec,
+                        access,
+                        log_path,
+                        sandbox=config.sandbox_of(spec),
+                        limits=config.limits,
+                        watchdog=self.runner.watchdog,
+                    )
                 processes.append(process)
                 watchers.append(asyncio.create_task(self._watch(process, over)))
             response = await self.admin.AwaitTable(

@@ -187,16 +187,18 @@ class SandboxSpec:
 
     Attributes:
         command: The bot's command, as it runs inside (absolute paths for its files).
-        socket: The referee's Unix socket on this machine (bound at :data:`INSIDE_SOCKET`).
-        token_file: The seat's token file on this machine (bound at :data:`INSIDE_TOKEN`).
+        socket: The referee's Unix socket on this machine (bound at :data:`INSIDE_SOCKET`), or
+            None for a bot that gets no socket at all (a stdio bot: its pipes are its only way out).
+        token_file: The seat's token file on this machine (bound at :data:`INSIDE_TOKEN`), or
+            None (a stdio bot never sees its seat's token).
         files: The bot's own files and folders, bound read-only at the same paths.
         extra: More folders bound read-only (the runtime, a program's prefix).
         limits: The bot's limits (the scratch size).
     """
 
     command: tuple[str, ...]
-    socket: Path
-    token_file: Path
+    socket: Path | None
+    token_file: Path | None
     files: tuple[Path, ...] = ()
     extra: tuple[Path, ...] = ()
     limits: Limits = field(default_factory=Limits)
@@ -242,8 +244,10 @@ def bwrap_argv(bwrap: str, spec: SandboxSpec) -> list[str]:
     for path in _outermost((*spec.extra, *spec.files)):
         argv += ["--ro-bind", str(path), str(path)]
     argv += ["--dir", str(INSIDE_TOKEN.parent)]
-    argv += ["--ro-bind", str(spec.token_file), str(INSIDE_TOKEN)]
-    argv += ["--bind", str(spec.socket), str(INSIDE_SOCKET)]
+    if spec.token_file is not None:
+        argv += ["--ro-bind", str(spec.token_file), str(INSIDE_TOKEN)]
+    if spec.socket is not None:
+        argv += ["--bind", str(spec.socket), str(INSIDE_SOCKET)]
     # The root and /dev are tmpfs of bwrap's own, with no size cap: read-only once set up.
     argv += ["--remount-ro", "/dev", "--remount-ro", "/"]
     argv += ["--chdir", scratch, "--", *spec.command]

@@ -12,6 +12,7 @@ import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import grpc
 
@@ -42,6 +43,21 @@ class BotRunError(Exception):
     """The referee refused the bot for good (bad token, finished table, ...)."""
 
 
+class SeatPlayer(Protocol):
+    """What answers a seat's stream for :func:`play_seat`.
+
+    :func:`run_async` plays a :class:`Bot` this way; the stdin/stdout bridge
+    (``hearts_client.stdio_bridge``) asks a bot's process instead.
+    """
+
+    @property
+    def games_completed(self) -> int:
+        """How many games of the table it has seen end."""
+
+    async def respond(self, response: rpb.PlayResponse) -> rpb.Decision | None:
+        """Handles one message of the referee; returns the answer to send, if any."""
+
+
 @dataclass
 class _Session:
     """What the SDK remembers across messages (the bot itself may keep nothing)."""
@@ -52,8 +68,49 @@ class _Session:
     history: list[HandSummary] = field(default_factory=list)
     games_completed: int = 0
     rejections: int = 0
-    #: Whether the current attempt got at least one message from the referee.
-    connected: bool = False
+
+
+#: Called with every message the referee sends, before the SDK handles it (for logging or tests).
+MessageObserver = Callable[[rpb.PlayResponse], None]
+
+
+class _BotPlayer:
+    """Plays a seat with a :class:`Bot`: converts each request to a View and asks the bot."""
+
+    def __init__(self, bot: Bot, on_message: MessageObserver | None = None) -> None:
+        self.bot = bot
+        self.session = _Session()
+        self.last_request: rpb.DecisionRequest | None = None
+        self.on_message = on_message
+
+    @property
+    def games_completed(self) -> int:
+        return self.session.games_completed
+
+    async def respond(self, response: rpb.PlayResponse) -> rpb.Decision | None:
+        session = self.session
+        if self.on_message is not None:
+            self.on_message(response)
+        kind = response.WhichOneof("message")
+        if kind == "decision_request":
+            self.last_request = response.decision_request
+            # Inline: this process serves one seat, and a thread hop costs more than it saves.
+            return _answer(self.bot, self.last_request, session)
+        if kind == "rejection":
+            rejection = response.rejection
+            session.rejections += 1
+            log.warning("answer_rejected", code=rejection.code, reason=rejection.reason)
+            if self.last_request is not None and rejection.request_id == self.last_request.request_id:
+                return safe_answer(self.last_request)
+        elif kind == "snapshot":
+            session.history = [summary_from_pb(h) for h in response.snapshot.hands]
+            log.info("resumed", hand=response.snapshot.view.hand_index)
+        elif kind == "event":
+            _on_event(response.event, session)
+        elif kind == "events":
+            for event in response.events.events:
+                _on_event(event, session)
+        return None
 
 
 def _answer(bot: Bot, request: rpb.DecisionRequest, session: _Session) -> rpb.Decision:
@@ -94,19 +151,17 @@ def safe_answer(request: rpb.DecisionRequest) -> rpb.Decision:
     return decision
 
 
-#: Called with every message the referee sends, before the SDK handles it (for logging or tests).
-MessageObserver = Callable[[rpb.PlayResponse], None]
+@dataclass
+class _Attempt:
+    """One connection attempt: whether it got at least one message from the referee."""
+
+    connected: bool = False
 
 
 async def _session(
-    channel: grpc.aio.Channel,
-    bot: Bot,
-    token: str,
-    name: str,
-    session: _Session,
-    on_message: MessageObserver | None = None,
+    channel: grpc.aio.Channel, player: SeatPlayer, token: str, name: str, attempt: _Attempt
 ) -> None:
-    """One stream: join, then answer requests until the referee closes it.
+    """One stream: join, then let ``player`` answer until the referee closes it.
 
     Raises:
         grpc.aio.AioRpcError: when the stream ends with any status but OK.
@@ -119,33 +174,13 @@ async def _session(
         while (request := await outgoing.get()) is not None:
             yield request
 
-    last_request: rpb.DecisionRequest | None = None
     call = stub.Play(requests())
     try:
         async for response in call:
-            session.connected = True
-            if on_message is not None:
-                on_message(response)
-            kind = response.WhichOneof("message")
-            if kind == "decision_request":
-                last_request = response.decision_request
-                # Inline: this process serves one seat, and a thread hop costs more than it saves.
-                answer = _answer(bot, last_request, session)
+            attempt.connected = True
+            answer = await player.respond(response)
+            if answer is not None:
                 outgoing.put_nowait(rpb.PlayRequest(decision=answer))
-            elif kind == "rejection":
-                rejection = response.rejection
-                session.rejections += 1
-                log.warning("answer_rejected", code=rejection.code, reason=rejection.reason)
-                if last_request is not None and rejection.request_id == last_request.request_id:
-                    outgoing.put_nowait(rpb.PlayRequest(decision=safe_answer(last_request)))
-            elif kind == "snapshot":
-                session.history = [summary_from_pb(h) for h in response.snapshot.hands]
-                log.info("resumed", hand=response.snapshot.view.hand_index)
-            elif kind == "event":
-                _on_event(response.event, session)
-            elif kind == "events":
-                for event in response.events.events:
-                    _on_event(event, session)
     finally:
         outgoing.put_nowait(None)
         call.cancel()
@@ -196,30 +231,57 @@ async def run_async(
     Raises:
         BotRunError: if the referee refuses the bot for good, or cannot be reached.
     """
-    bot_name = name or bot.name
-    session = _Session()
+    return await play_seat(
+        _BotPlayer(bot, on_message),
+        address,
+        token,
+        name=name or bot.name,
+        root_certificates=root_certificates,
+        max_backoff=max_backoff,
+        give_up_after=give_up_after,
+    )
+
+
+async def play_seat(
+    player: SeatPlayer,
+    address: str,
+    token: str,
+    *,
+    name: str,
+    root_certificates: bytes | None = None,
+    max_backoff: float = 2.0,
+    give_up_after: float = 30.0,
+) -> int:
+    """:func:`run_async` for any :class:`SeatPlayer`: the stream, the join and the reconnections.
+
+    Returns:
+        The number of games completed.
+
+    Raises:
+        BotRunError: if the referee refuses the bot for good, or cannot be reached.
+    """
     delay = 0.1
     failing_since: float | None = None
     loop = asyncio.get_running_loop()
-    log.info("bot_starting", bot=bot_name, server=address)
+    log.info("bot_starting", bot=name, server=address)
     while True:
         channel = (
             grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(root_certificates))
             if root_certificates is not None
             else grpc.aio.insecure_channel(address)
         )
-        session.connected = False
+        attempt = _Attempt()
         try:
             async with channel:
-                await _session(channel, bot, token, bot_name, session, on_message)
-            log.info("table_done", games=session.games_completed, rejections=session.rejections)
-            return session.games_completed
+                await _session(channel, player, token, name, attempt)
+            log.info("table_done", games=player.games_completed)
+            return player.games_completed
         except grpc.aio.AioRpcError as exc:
             code = exc.code()
             if code in FATAL_CODES:
                 raise BotRunError(f"the referee refused the bot: {code.name}: {exc.details()}") from None
             now = loop.time()
-            if session.connected:  # the stream worked for a while: start the backoff afresh
+            if attempt.connected:  # the stream worked for a while: start the backoff afresh
                 failing_since, delay = None, 0.1
             failing_since = failing_since if failing_since is not None else now
             if now - failing_since > give_up_after:
