@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::transport::Channel;
+use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Status};
 
 use pb::referee_service_client::RefereeServiceClient;
@@ -65,7 +65,7 @@ async fn main() -> ExitCode {
     } else {
         format!("http://{}", args.server)
     };
-    let channel = match Channel::from_shared(uri) {
+    let channel = match Endpoint::from_shared(uri) {
         Ok(endpoint) => endpoint.connect_lazy(),
         Err(err) => {
             eprintln!("rust-bot: bad --server {}: {err}", args.server);

@@ -1,7 +1,8 @@
 package org.cancellationhearts.example;
 
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
@@ -13,6 +14,8 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.cancellationhearts.v1.ChooseMoon;
 import org.cancellationhearts.v1.Decision;
 import org.cancellationhearts.v1.DecisionRequest;
@@ -46,6 +49,12 @@ public final class Bot {
     private static final long FIRST_BACKOFF_MS = 100;
     private static final long MAX_BACKOFF_MS = 2_000;
     private static final long GIVE_UP_MS = 30_000;
+    /**
+     * Netty warns once per connection that a domain socket has no SO_KEEPALIVE (gRPC sets it for
+     * every transport); quiet that logger. Held here: java.util.logging keeps loggers weakly.
+     */
+    private static final Logger NETTY_BOOTSTRAP =
+            Logger.getLogger("io.grpc.netty.shaded.io.netty.bootstrap");
 
     private final ManagedChannel channel;
     private final String token;
@@ -60,8 +69,12 @@ public final class Bot {
 
     public static void main(String[] args) throws InterruptedException {
         Options opts = Options.parse(args);
+        NETTY_BOOTSTRAP.setLevel(Level.SEVERE);
         String token = readToken(opts.token(), opts.tokenFile());
-        ManagedChannel channel = ManagedChannelBuilder.forTarget(target(opts.server())).usePlaintext().build();
+        // Grpc.newChannelBuilder picks the transport that can reach the target's addresses: Netty over
+        // TCP for HOST:PORT, Netty over epoll domain sockets for unix:PATH.
+        ManagedChannel channel = Grpc.newChannelBuilder(target(opts.server()), InsecureChannelCredentials.create())
+                .build();
         int exitCode = new Bot(channel, token, opts.name()).run();
         channel.shutdownNow().awaitTermination(1, TimeUnit.SECONDS);
         System.exit(exitCode);
