@@ -44,6 +44,7 @@ SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/li
 SANDBOX_SOCKET = "/run/hearts/referee.sock"
 SANDBOX_TOKEN = "/run/hearts/token"
 SANDBOX_SCRATCH = "/scratch"
+BUILD_OUTPUT = {"go": "bin", "rust": "target", "java": "target", "typescript": "dist", "cpp": "cmake-build"}
 
 
 def require(tools: list[str], what: str) -> None:
@@ -196,10 +197,17 @@ def test_example_bot_plays_over_tcp_configured_by_environment(language: str, tmp
     assert_fault_free(play_a_game(language, tmp_path, launch, unix=False), tmp_path)
 
 
-def bwrap_argv(bot: Path, socket: Path, token: Path, name: str) -> list[str]:
+def require_bwrap() -> None:
+    """Skips (fails under CI=true) without bubblewrap; fails if it cannot make namespaces here."""
+    require(["bwrap"], "the sandbox test")
+    probe = subprocess.run(["bwrap", "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True)
+    assert probe.returncode == 0, f"bwrap cannot create namespaces here: {probe.stderr!r}"
+
+
+def bwrap_argv(bot: Path, name: str, *binds: str) -> list[str]:
     """A sandbox like the tournament's: no network or other process, the system's runtime and
-    the bot's own folder read-only, the referee's socket and the token file bound at fixed
-    paths, a private scratch tmpfs as HOME, TMPDIR and working folder, a clean environment."""
+    the bot's own folder read-only (then ``binds``), a private scratch tmpfs as HOME, TMPDIR and
+    working folder, a clean environment; the command is the bot's (arguments to follow)."""
     argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
     for folder in SYSTEM_DIRS:
         if os.path.islink(folder):
@@ -207,8 +215,7 @@ def bwrap_argv(bot: Path, socket: Path, token: Path, name: str) -> list[str]:
         elif os.path.isdir(folder):
             argv += ["--ro-bind", folder, folder]
     argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", SANDBOX_SCRATCH]
-    argv += ["--ro-bind", str(bot.parent), str(bot.parent)]
-    argv += ["--bind", str(socket), SANDBOX_SOCKET, "--ro-bind", str(token), SANDBOX_TOKEN]
+    argv += ["--ro-bind", str(bot.parent), str(bot.parent), *binds]
     for variable, value in {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": SANDBOX_SCRATCH,
@@ -216,23 +223,34 @@ def bwrap_argv(bot: Path, socket: Path, token: Path, name: str) -> list[str]:
         "HEARTS_BOT_NAME": name,
     }.items():
         argv += ["--setenv", variable, value]
-    argv += ["--chdir", SANDBOX_SCRATCH, str(bot), "--server", f"unix:{SANDBOX_SOCKET}"]
-    return [*argv, "--token-file", SANDBOX_TOKEN]
+    return [*argv, "--chdir", SANDBOX_SCRATCH, str(bot)]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_example_bot_plays_in_a_network_free_sandbox(language: str, tmp_path: Path) -> None:
     bot = built_bot(language)
-    require(["bwrap"], "the sandbox test")
-    probe = subprocess.run(["bwrap", "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True)
-    assert probe.returncode == 0, f"bwrap cannot create namespaces here: {probe.stderr!r}"
+    require_bwrap()
 
     def launch(server: RefereeServer, token: Path) -> Launch:
         assert server.unix_socket is not None
-        argv = bwrap_argv(bot, server.unix_socket, token, f"{language}-example")
+        binds = ["--bind", str(server.unix_socket), SANDBOX_SOCKET, "--ro-bind", str(token), SANDBOX_TOKEN]
+        argv = bwrap_argv(bot, f"{language}-example", *binds)
+        argv += ["--server", f"unix:{SANDBOX_SOCKET}", "--token-file", SANDBOX_TOKEN]
         return Launch(argv, {"PATH": os.environ["PATH"]})
 
     assert_fault_free(play_a_game(language, tmp_path, launch, unix=True), tmp_path)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_unbuilt_bot_in_a_read_only_folder_says_to_build_it(language: str, tmp_path: Path) -> None:
+    bot = built_bot(language)
+    require_bwrap()
+    hidden = bot.parent / BUILD_OUTPUT[language]  # an empty tmpfs over the build output
+    argv = bwrap_argv(bot, f"{language}-example", "--tmpfs", str(hidden))
+    run = subprocess.run([*argv, "--token", "t"], capture_output=True, text=True, timeout=120)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 1, run.stderr
+    assert len(lines) == 1 and f"run {bot.parent / 'build'} first" in lines[0], run.stderr
 
 
 TOKENLESS = {
