@@ -158,14 +158,18 @@ def play_a_game(
             await server.stop(grace=0.5)
 
     record, code = asyncio.run(scenario())
-    return Outcome(record, code, log_path.read_text(errors="replace")[-3000:])
+    return Outcome(record, code, log_path.read_text(errors="replace"))
 
 
 def assert_fault_free(outcome: Outcome, tmp_path: Path) -> None:
-    """The bot exited 0, committed no fault, and the game's record replays to its end."""
-    assert outcome.exit_code == 0, outcome.log
-    assert [f for f in outcome.record["faults"] if f["seat"] == SEAT] == [], outcome.log
-    assert outcome.record["result"]["faults"][SEAT] == 0, outcome.log
+    """The bot exited 0 with no warning in its log, committed no fault, and the game's record
+    replays to its end."""
+    tail = outcome.log[-3000:]
+    assert outcome.exit_code == 0, tail
+    assert [f for f in outcome.record["faults"] if f["seat"] == SEAT] == [], tail
+    assert outcome.record["result"]["faults"][SEAT] == 0, tail
+    warnings = [line for line in outcome.log.splitlines() if "warning" in line.lower()]
+    assert warnings == [], tail
     path = tmp_path / "record.json"
     path.write_text(json.dumps(outcome.record))
     replayed = hearts("replay", str(path))

@@ -50,11 +50,14 @@ public final class Bot {
     private static final long MAX_BACKOFF_MS = 2_000;
     private static final long GIVE_UP_MS = 30_000;
     /**
-     * Netty warns once per connection that a domain socket has no SO_KEEPALIVE (gRPC sets it for
-     * every transport); quiet that logger. Held here: java.util.logging keeps loggers weakly.
+     * Netty warnings that are no news here, quieted: once per connection that a domain socket has
+     * no SO_KEEPALIVE (gRPC sets it for every transport), and, in a sandbox without network
+     * interfaces, that it found no MAC address for its channel ids. Held here: java.util.logging
+     * keeps loggers weakly.
      */
-    private static final Logger NETTY_BOOTSTRAP =
-            Logger.getLogger("io.grpc.netty.shaded.io.netty.bootstrap");
+    private static final List<Logger> QUIET_LOGGERS = List.of(
+            Logger.getLogger("io.grpc.netty.shaded.io.netty.bootstrap"),
+            Logger.getLogger("io.grpc.netty.shaded.io.netty.util.internal.MacAddressUtil"));
 
     private final ManagedChannel channel;
     private final String token;
@@ -69,7 +72,7 @@ public final class Bot {
 
     public static void main(String[] args) throws InterruptedException {
         Options opts = Options.parse(args);
-        NETTY_BOOTSTRAP.setLevel(Level.SEVERE);
+        QUIET_LOGGERS.forEach(logger -> logger.setLevel(Level.SEVERE));
         String token = readToken(opts.token(), opts.tokenFile());
         // Grpc.newChannelBuilder picks the transport that can reach the target's addresses: Netty over
         // TCP for HOST:PORT, Netty over epoll domain sockets for unix:PATH.
