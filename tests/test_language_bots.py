@@ -7,7 +7,8 @@ referee's Unix socket as ``--server unix:PATH``, the seat token in a 0600 file g
 ``--token-file``, an environment of PATH, HOME and TMPDIR (a scratch folder) and the bot's name
 only. Once more over TCP with ``HEARTS_SERVER`` and ``HEARTS_TOKEN_FILE``, and once inside a
 bubblewrap sandbox with no network at all, only the system's runtime and the bot's own folder
-read-only, and the socket and token file bound in. Without a token a bot exits 2 with one line.
+read-only, and the socket and token file bound in. Without a token a bot exits 2 with one line;
+unbuilt in a read-only folder, it says in one line to build it first.
 
 A missing toolchain (or bubblewrap) skips with a line naming what is missing, except under
 ``CI=true`` where it fails.
@@ -23,7 +24,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -47,7 +48,7 @@ SANDBOX_SCRATCH = "/scratch"
 BUILD_OUTPUT = {"go": "bin", "rust": "target", "java": "target", "typescript": "dist", "cpp": "cmake-build"}
 
 
-def absent(message: str) -> None:
+def absent(message: str) -> NoReturn:
     """Skips for a missing toolchain, except under CI=true, where it fails."""
     if os.environ.get("CI") == "true":
         pytest.fail(f"{message} (CI=true: a missing toolchain fails)")
