@@ -59,9 +59,14 @@ async def run_tables(
     target: int,
     out: Path,
     command: Callable[[str, str, int], list[str]] = python_bot,
+    unix: bool = False,
 ) -> list[dict[str, Any]]:
-    """Plays ``tables`` tables at once, each seat a bot process; returns the game records."""
-    server = make_server(out)
+    """Plays ``tables`` tables at once, each seat a bot process; returns the game records.
+
+    With ``unix`` the bots reach the referee over its Unix socket (``unix:PATH``), else TCP.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    server = make_server(out, unix_socket=out / "ref.sock" if unix else None)
     await server.start()
     processes: list[subprocess.Popen[bytes]] = []
     try:
@@ -78,7 +83,7 @@ async def run_tables(
             for seat in table.seats:
                 processes.append(
                     subprocess.Popen(
-                        command(server.address, seat.token, seat.index),
+                        command(server.unix_address or server.address, seat.token, seat.index),
                         stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL,
                     )

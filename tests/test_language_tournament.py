@@ -17,8 +17,10 @@ LANGUAGES = sorted(TOOLCHAINS)
 def test_one_bot_of_every_language_in_a_ranked_tournament(tmp_path: Path) -> None:
     for language in LANGUAGES:
         require_toolchain(language)
+    # Each bot runs in its sandbox, seeing its own built folder (read-only) and the system only.
     bots = "\n".join(
         f'[[bots]]\nname = "{language}"\ncommand = ["{ROOT / "clients" / language / "bot"}"]\n'
+        f'files = "{ROOT / "clients" / language}"\n'
         for language in LANGUAGES
     )
     config = tmp_path / "languages.toml"

@@ -1,17 +1,25 @@
 // A small example Cancellation Hearts bot: it plays one seat over the referee's gRPC bot
 // protocol (proto/cancellation_hearts/v1/referee_service.proto) with gRPC C++.
 //
-//   bot --server HOST:PORT --token TOKEN [--name NAME]
+//   bot --server TARGET --token-file FILE [--name NAME]
 //
-// The flags default to the environment variables HEARTS_SERVER, HEARTS_TOKEN and
-// HEARTS_BOT_NAME.
+// TARGET is HOST:PORT or unix:PATH (the referee's Unix socket, the only way out of the
+// tournament's sandbox; gRPC C++ resolves unix: targets itself). The seat token is the text of
+// FILE, whitespace stripped; --token TOKEN gives it directly, for manual use (a command line is
+// visible to other processes). The flags default to the environment variables HEARTS_SERVER,
+// HEARTS_TOKEN_FILE, HEARTS_TOKEN and HEARTS_BOT_NAME.
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -154,12 +162,43 @@ Outcome Play(pb::RefereeService::Stub& stub, const std::string& token, const std
   return outcome;
 }
 
+// The seat token: the text of token_file (whitespace stripped) when given, else token. Prints
+// one line and returns nothing when there is none.
+std::optional<std::string> ReadToken(const std::string& token, const std::string& token_file) {
+  if (!token_file.empty()) {
+    std::ifstream in(token_file, std::ios::binary);
+    std::ostringstream text;
+    if (in) text << in.rdbuf();
+    if (!in || in.bad()) {
+      std::cerr << "cpp-bot: cannot read the token file " << token_file << ": " << std::strerror(errno)
+                << "\n";
+      return std::nullopt;
+    }
+    std::string value = text.str();
+    const char* space = " \t\r\n\f\v";
+    value.erase(0, value.find_first_not_of(space));
+    value.erase(value.find_last_not_of(space) + 1);
+    if (value.empty()) {
+      std::cerr << "cpp-bot: the token file " << token_file << " is empty\n";
+      return std::nullopt;
+    }
+    return value;
+  }
+  if (token.empty()) {
+    std::cerr << "cpp-bot: a seat token is needed: --token-file FILE (HEARTS_TOKEN_FILE) or --token T "
+                 "(HEARTS_TOKEN)\n";
+    return std::nullopt;
+  }
+  return token;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::map<std::string, std::string> flags = {
       {"server", EnvOr("HEARTS_SERVER", "127.0.0.1:50051")},
       {"token", EnvOr("HEARTS_TOKEN", "")},
+      {"token-file", EnvOr("HEARTS_TOKEN_FILE", "")},
       {"name", EnvOr("HEARTS_BOT_NAME", "cpp-example")},
   };
   for (int i = 1; i < argc; ++i) {  // --flag VALUE or --flag=VALUE
@@ -171,15 +210,14 @@ int main(int argc, char** argv) {
       value = argv[++i];
     }
     if (arg.rfind("--", 0) != 0 || !flags.count(arg.substr(2))) {
-      std::cerr << "usage: bot --server HOST:PORT --token TOKEN [--name NAME]\n";
+      std::cerr << "usage: bot --server HOST:PORT|unix:PATH --token-file FILE [--name NAME]"
+                   " (or --token TOKEN, for manual use)\n";
       return 2;
     }
     flags[arg.substr(2)] = value;
   }
-  if (flags["token"].empty()) {
-    std::cerr << "cpp-bot: a token is required: --token TOKEN or HEARTS_TOKEN\n";
-    return 2;
-  }
+  std::optional<std::string> token = ReadToken(flags["token"], flags["token-file"]);
+  if (!token) return 2;
 
   grpc::ChannelArguments args;  // reconnect the connection as quickly as the streams below
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
@@ -192,7 +230,7 @@ int main(int argc, char** argv) {
   std::chrono::milliseconds backoff = 0ms;
   auto failing_since = steady_clock::now();
   for (;;) {
-    Outcome outcome = Play(*stub, flags["token"], flags["name"]);
+    Outcome outcome = Play(*stub, *token, flags["name"]);
     const grpc::Status& status = outcome.status;
     if (status.ok()) {
       std::cerr << "cpp-bot: the table's games are over\n";

@@ -1,9 +1,12 @@
 // Command bot is a small example Cancellation Hearts bot: it plays one seat over the
 // referee's gRPC bot protocol (proto/cancellation_hearts/v1/referee_service.proto).
 //
-//	bot --server HOST:PORT --token TOKEN [--name NAME]
+//	bot --server TARGET --token-file FILE [--name NAME]
 //
-// The flags default to the environment variables HEARTS_SERVER, HEARTS_TOKEN and
+// TARGET is HOST:PORT or unix:PATH (the referee's Unix socket, the only way out of the
+// tournament's sandbox). The seat token is the text of FILE, whitespace stripped; --token TOKEN
+// gives it directly, for manual use (a command line is visible to other processes). The flags
+// default to the environment variables HEARTS_SERVER, HEARTS_TOKEN_FILE, HEARTS_TOKEN and
 // HEARTS_BOT_NAME.
 package main
 
@@ -11,9 +14,11 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log"
 	"os"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -34,15 +39,21 @@ const (
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("go-bot: ")
-	server := flag.String("server", envOr("HEARTS_SERVER", "127.0.0.1:50051"), "referee address HOST:PORT (env HEARTS_SERVER)")
-	token := flag.String("token", os.Getenv("HEARTS_TOKEN"), "the seat's secret token (env HEARTS_TOKEN), required")
+	server := flag.String("server", envOr("HEARTS_SERVER", "127.0.0.1:50051"),
+		"referee target HOST:PORT or unix:PATH (env HEARTS_SERVER)")
+	tokenFile := flag.String("token-file", os.Getenv("HEARTS_TOKEN_FILE"),
+		"file holding the seat's secret token (env HEARTS_TOKEN_FILE)")
+	tokenFlag := flag.String("token", os.Getenv("HEARTS_TOKEN"),
+		"the seat's secret token, for manual use (env HEARTS_TOKEN)")
 	name := flag.String("name", envOr("HEARTS_BOT_NAME", "go-example"), "bot name, for logs (env HEARTS_BOT_NAME)")
 	flag.Parse()
-	if *token == "" {
-		log.Print("a token is required: --token TOKEN or HEARTS_TOKEN")
+	token, err := readToken(*tokenFlag, *tokenFile)
+	if err != nil {
+		log.Print(err)
 		os.Exit(2)
 	}
 
+	// grpc-go resolves "unix:PATH" (and "unix:///PATH") itself; HOST:PORT goes through DNS.
 	conn, err := grpc.NewClient(*server,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		// Reconnect the connection as quickly as the streams below.
@@ -58,7 +69,7 @@ func main() {
 	// for an absent seat, each time with a fault), then back off from 0.1 s to 2 s.
 	delay, failingSince := time.Duration(0), time.Time{}
 	for {
-		progressed, err := play(client, *token, *name)
+		progressed, err := play(client, token, *name)
 		if err == nil {
 			log.Print("the table's games are over")
 			return
@@ -172,6 +183,26 @@ func logEvent(e *pb.Event) {
 		f := ev.SeatFaulted
 		log.Printf("fault: seat %d %s: %s", f.Seat, f.Kind, f.Detail)
 	}
+}
+
+// readToken is the seat token: the text of tokenFile (whitespace stripped) when given, else
+// token.
+func readToken(token, tokenFile string) (string, error) {
+	if tokenFile != "" {
+		data, err := os.ReadFile(tokenFile)
+		if err != nil {
+			return "", fmt.Errorf("cannot read the token file %s: %w", tokenFile, err)
+		}
+		text := strings.TrimSpace(string(data))
+		if text == "" {
+			return "", fmt.Errorf("the token file %s is empty", tokenFile)
+		}
+		return text, nil
+	}
+	if token != "" {
+		return token, nil
+	}
+	return "", errors.New("a seat token is needed: --token-file FILE (HEARTS_TOKEN_FILE) or --token T (HEARTS_TOKEN)")
 }
 
 func envOr(key, fallback string) string {

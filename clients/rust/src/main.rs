@@ -1,7 +1,11 @@
 //! A small example Cancellation Hearts bot: it plays one seat over the referee's gRPC bot
 //! protocol (proto/cancellation_hearts/v1/referee_service.proto) with tonic.
 //!
-//!     bot --server HOST:PORT --token TOKEN [--name NAME]
+//!     bot --server TARGET --token-file FILE [--name NAME]
+//!
+//! TARGET is HOST:PORT or unix:PATH (the referee's Unix socket, the only way out of the
+//! tournament's sandbox). The seat token is the text of FILE, whitespace stripped; --token TOKEN
+//! gives it directly, for manual use (a command line is visible to other processes).
 
 mod strategy;
 
@@ -10,13 +14,14 @@ pub mod pb {
     tonic::include_proto!("cancellation_hearts.v1");
 }
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::transport::Channel;
+use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Status};
 
 use pb::referee_service_client::RefereeServiceClient;
@@ -30,12 +35,15 @@ const GIVE_UP_AFTER: Duration = Duration::from_secs(30);
 /// An example Cancellation Hearts bot.
 #[derive(Parser)]
 struct Args {
-    /// The referee's address.
-    #[arg(long, env = "HEARTS_SERVER", default_value = "127.0.0.1:50051", value_name = "HOST:PORT")]
+    /// The referee: HOST:PORT, or unix:PATH for its Unix socket.
+    #[arg(long, env = "HEARTS_SERVER", default_value = "127.0.0.1:50051", value_name = "TARGET")]
     server: String,
-    /// The seat's secret token.
+    /// A file holding the seat's secret token (its text, whitespace stripped).
+    #[arg(long, env = "HEARTS_TOKEN_FILE", value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// The seat's secret token, for manual use (prefer --token-file).
     #[arg(long, env = "HEARTS_TOKEN")]
-    token: String,
+    token: Option<String>,
     /// The bot's name, for the referee's logs.
     #[arg(long, env = "HEARTS_BOT_NAME", default_value = "rust-example")]
     name: String,
@@ -44,7 +52,20 @@ struct Args {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    let channel = match Channel::from_shared(format!("http://{}", args.server)) {
+    let token = match read_token(args.token.as_deref(), args.token_file.as_deref()) {
+        Ok(token) => token,
+        Err(message) => {
+            eprintln!("rust-bot: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    // tonic connects to "unix:PATH" (and "unix://PATH") itself; HOST:PORT needs a scheme.
+    let uri = if args.server.starts_with("unix:") {
+        args.server.clone()
+    } else {
+        format!("http://{}", args.server)
+    };
+    let channel = match Endpoint::from_shared(uri) {
         Ok(endpoint) => endpoint.connect_lazy(),
         Err(err) => {
             eprintln!("rust-bot: bad --server {}: {err}", args.server);
@@ -57,7 +78,7 @@ async fn main() -> ExitCode {
     // for an absent seat, each time with a fault), then back off from 0.1 s to 2 s.
     let (mut backoff, mut failing_since) = (Duration::ZERO, Instant::now());
     loop {
-        let (progressed, result) = play(client.clone(), &args).await;
+        let (progressed, result) = play(client.clone(), &token, &args.name).await;
         let status = match result {
             Ok(()) => {
                 eprintln!("rust-bot: the table's games are over");
@@ -99,9 +120,13 @@ async fn main() -> ExitCode {
 
 /// Runs one stream: join, then answer every decision request. Returns whether anything was
 /// received (the join worked) and Ok when the referee closed the stream with OK.
-async fn play(mut client: RefereeServiceClient<Channel>, args: &Args) -> (bool, Result<(), Status>) {
+async fn play(
+    mut client: RefereeServiceClient<Channel>,
+    token: &str,
+    name: &str,
+) -> (bool, Result<(), Status>) {
     let (tx, rx) = mpsc::channel(8);
-    let join = pb::Join { token: args.token.clone(), bot_name: args.name.clone(), protocol_version: 1 };
+    let join = pb::Join { token: token.to_owned(), bot_name: name.to_owned(), protocol_version: 1 };
     let _ = tx.send(PlayRequest { message: Some(play_request::Message::Join(join)) }).await;
     let mut responses = match client.play(ReceiverStream::new(rx)).await {
         Ok(response) => response.into_inner(),
@@ -145,6 +170,26 @@ async fn play(mut client: RefereeServiceClient<Channel>, args: &Args) -> (bool, 
                 }
             }
             None => {}
+        }
+    }
+}
+
+/// The seat token: the text of `token_file` (whitespace stripped) when given, else `token`.
+fn read_token(token: Option<&str>, token_file: Option<&std::path::Path>) -> Result<String, String> {
+    if let Some(path) = token_file.filter(|p| !p.as_os_str().is_empty()) {
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| format!("cannot read the token file {}: {err}", path.display()))?;
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(format!("the token file {} is empty", path.display()));
+        }
+        return Ok(text.to_owned());
+    }
+    match token.filter(|t| !t.is_empty()) {
+        Some(token) => Ok(token.to_owned()),
+        None => {
+            Err("a seat token is needed: --token-file FILE (HEARTS_TOKEN_FILE) or --token T (HEARTS_TOKEN)"
+                .to_owned())
         }
     }
 }

@@ -1,8 +1,13 @@
 // An example Cancellation Hearts bot: joins its seat over gRPC, answers every decision request
 // with the strategy in strategy.ts, and reconnects with the same token if the stream breaks.
 //
-// Usage: node dist/main.js --server HOST:PORT --token TOKEN [--name NAME]
-// (or the environment variables HEARTS_SERVER, HEARTS_TOKEN, HEARTS_BOT_NAME; flags win).
+// Usage: node dist/main.js --server TARGET --token-file FILE [--name NAME]
+// (or the environment variables HEARTS_SERVER, HEARTS_TOKEN_FILE, HEARTS_BOT_NAME; flags win).
+// TARGET is HOST:PORT or unix:PATH, the referee's Unix socket (the only way out of the
+// tournament's sandbox; grpc-js resolves unix: targets itself). The seat token is the text of
+// FILE, whitespace stripped; --token TOKEN (HEARTS_TOKEN) gives it directly, for manual use (a
+// command line is visible to other processes).
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
@@ -16,7 +21,8 @@ import type { RefereeServiceClient } from './generated/cancellation_hearts/v1/Re
 import { choosePass, choosePlay } from './strategy';
 
 const PROTOCOL_VERSION = 1;
-const PROTO_DIR = path.resolve(__dirname, '..', '..', '..', 'proto');
+// The build copies the .proto files next to the compiled code: the bot needs only its own folder.
+const PROTO_DIR = path.resolve(__dirname, 'proto');
 // These must match the flags given to proto-loader-gen-types in package.json ("generate").
 const LOADER_OPTIONS: protoLoader.Options = {
   longs: String, enums: String, defaults: true, oneofs: true, includeDirs: [PROTO_DIR],
@@ -40,14 +46,35 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-/** --server/--token/--name (or --flag=value), else the environment, else defaults. */
+/** The seat token: the text of `tokenFile` (whitespace stripped) when given, else `token`. */
+function readToken(token: string | undefined, tokenFile: string | undefined): string {
+  if (tokenFile) {
+    let text: string;
+    try {
+      text = fs.readFileSync(tokenFile, 'ascii').trim();
+    } catch (error) {
+      fail(`cannot read the token file ${tokenFile}: ${(error as Error).message}`);
+    }
+    if (!text) {
+      fail(`the token file ${tokenFile} is empty`);
+    }
+    return text;
+  }
+  if (!token) {
+    fail('a seat token is needed: --token-file FILE (HEARTS_TOKEN_FILE) or --token T (HEARTS_TOKEN)');
+  }
+  return token;
+}
+
+/** --server/--token-file/--token/--name (or --flag=value), else the environment, else defaults. */
 function parseOptions(args: string[]): Options {
   let values;
   try {
     ({ values } = parseArgs({
       args,
       options: {
-        server: { type: 'string' }, token: { type: 'string' }, name: { type: 'string' },
+        server: { type: 'string' }, 'token-file': { type: 'string' }, token: { type: 'string' },
+        name: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -55,15 +82,16 @@ function parseOptions(args: string[]): Options {
     fail(`${(error as Error).message} (try --help)`);
   }
   if (values.help) {
-    console.log('usage: bot [--server HOST:PORT] --token TOKEN [--name NAME]\n'
-      + 'environment: HEARTS_SERVER (default 127.0.0.1:50051), HEARTS_TOKEN, HEARTS_BOT_NAME');
+    console.log('usage: bot [--server HOST:PORT|unix:PATH] --token-file FILE [--name NAME]\n'
+      + '       (or --token TOKEN instead of --token-file, for manual use)\n'
+      + 'environment: HEARTS_SERVER (default 127.0.0.1:50051), HEARTS_TOKEN_FILE, HEARTS_TOKEN,'
+      + ' HEARTS_BOT_NAME');
     process.exit(0);
   }
   const env = (name: string): string | undefined => process.env[name] || undefined;
-  const token = values.token || env('HEARTS_TOKEN');
-  if (!token) {
-    fail('no token: pass --token TOKEN or set HEARTS_TOKEN (hearts host prints one per external seat)');
-  }
+  const token = readToken(
+    values.token || env('HEARTS_TOKEN'), values['token-file'] || env('HEARTS_TOKEN_FILE'),
+  );
   return {
     server: values.server || env('HEARTS_SERVER') || '127.0.0.1:50051',
     token,
@@ -160,7 +188,7 @@ function playOneStream(client: RefereeServiceClient, options: Options): Promise<
 
 function explain(status: grpc.StatusObject): string {
   const hints: Partial<Record<grpc.status, string>> = {
-    [grpc.status.UNAUTHENTICATED]: ' (check --token)',
+    [grpc.status.UNAUTHENTICATED]: ' (check the token)',
     [grpc.status.FAILED_PRECONDITION]: " (the table's games are over: is this an old token?)",
   };
   return `${grpc.status[status.code]}: ${status.details}${hints[status.code] ?? ''}`;

@@ -1,14 +1,21 @@
 package org.cancellationhearts.example;
 
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.cancellationhearts.v1.ChooseMoon;
 import org.cancellationhearts.v1.Decision;
 import org.cancellationhearts.v1.DecisionRequest;
@@ -26,8 +33,12 @@ import org.cancellationhearts.v1.Rejection;
  * An example Cancellation Hearts bot: joins its seat over gRPC, answers every decision request
  * with {@link Strategy}, and reconnects with the same token if the stream breaks.
  *
- * <p>Usage: {@code java -jar target/java-example-bot.jar --server HOST:PORT --token TOKEN [--name NAME]}
- * (or the environment variables HEARTS_SERVER, HEARTS_TOKEN, HEARTS_BOT_NAME; flags win).
+ * <p>Usage: {@code java -jar target/java-example-bot.jar --server TARGET --token-file FILE [--name NAME]}
+ * (or the environment variables HEARTS_SERVER, HEARTS_TOKEN_FILE, HEARTS_BOT_NAME; flags win).
+ * TARGET is {@code HOST:PORT} or {@code unix:PATH}, the referee's Unix socket (the only way out of
+ * the tournament's sandbox; grpc-netty's {@code unix:} name resolver and epoll domain sockets).
+ * The seat token is the text of FILE, whitespace stripped; {@code --token TOKEN} (HEARTS_TOKEN)
+ * gives it directly, for manual use (a command line is visible to other processes).
  */
 public final class Bot {
     private static final int PROTOCOL_VERSION = 1;
@@ -38,6 +49,15 @@ public final class Bot {
     private static final long FIRST_BACKOFF_MS = 100;
     private static final long MAX_BACKOFF_MS = 2_000;
     private static final long GIVE_UP_MS = 30_000;
+    /**
+     * Netty warnings that are no news here, quieted: once per connection that a domain socket has
+     * no SO_KEEPALIVE (gRPC sets it for every transport), and, in a sandbox without network
+     * interfaces, that it found no MAC address for its channel ids. Held here: java.util.logging
+     * keeps loggers weakly.
+     */
+    private static final List<Logger> QUIET_LOGGERS = List.of(
+            Logger.getLogger("io.grpc.netty.shaded.io.netty.bootstrap"),
+            Logger.getLogger("io.grpc.netty.shaded.io.netty.util.internal.MacAddressUtil"));
 
     private final ManagedChannel channel;
     private final String token;
@@ -52,13 +72,47 @@ public final class Bot {
 
     public static void main(String[] args) throws InterruptedException {
         Options opts = Options.parse(args);
-        if (opts.token() == null) {
-            die("no token: pass --token TOKEN or set HEARTS_TOKEN (hearts host prints one per external seat)");
-        }
-        ManagedChannel channel = ManagedChannelBuilder.forTarget(opts.server()).usePlaintext().build();
-        int exitCode = new Bot(channel, opts.token(), opts.name()).run();
+        QUIET_LOGGERS.forEach(logger -> logger.setLevel(Level.SEVERE));
+        String token = readToken(opts.token(), opts.tokenFile());
+        // Grpc.newChannelBuilder picks the transport that can reach the target's addresses: Netty over
+        // TCP for HOST:PORT, Netty over epoll domain sockets for unix:PATH.
+        ManagedChannel channel = Grpc.newChannelBuilder(target(opts.server()), InsecureChannelCredentials.create())
+                .build();
+        int exitCode = new Bot(channel, token, opts.name()).run();
         channel.shutdownNow().awaitTermination(1, TimeUnit.SECONDS);
         System.exit(exitCode);
+    }
+
+    /**
+     * The seat token: the text of {@code tokenFile} (whitespace stripped) when given, else
+     * {@code token}; exits 2 with one line when there is none.
+     */
+    static String readToken(String token, String tokenFile) {
+        if (tokenFile != null) {
+            String text;
+            try {
+                text = Files.readString(Path.of(tokenFile), StandardCharsets.US_ASCII).strip();
+            } catch (IOException | RuntimeException e) {
+                die("cannot read the token file " + tokenFile + ": " + e);
+                return null; // not reached
+            }
+            if (text.isEmpty()) {
+                die("the token file " + tokenFile + " is empty");
+            }
+            return text;
+        }
+        if (token == null) {
+            die("a seat token is needed: --token-file FILE (HEARTS_TOKEN_FILE) or --token T (HEARTS_TOKEN)");
+        }
+        return token;
+    }
+
+    /** The gRPC target: {@code unix:PATH} with PATH made absolute (grpc-java's resolver needs it). */
+    static String target(String server) {
+        if (server.startsWith("unix:") && !server.startsWith("unix:/")) {
+            return "unix:" + Path.of(server.substring("unix:".length())).toAbsolutePath();
+        }
+        return server;
     }
 
     /** Plays until the table is done (0) or a fatal error (1); reconnects on broken streams. */
@@ -204,7 +258,7 @@ public final class Bot {
 
     private static String explain(Status status) {
         String hint = switch (status.getCode()) {
-            case UNAUTHENTICATED -> " (check --token)";
+            case UNAUTHENTICATED -> " (check the token)";
             case FAILED_PRECONDITION -> " (the table's games are over: is this an old token?)";
             default -> "";
         };
@@ -221,10 +275,14 @@ public final class Bot {
         System.exit(2);
     }
 
-    /** The command line: --server/--token/--name (or --flag=value), else the environment, else defaults. */
-    record Options(String server, String token, String name) {
+    /**
+     * The command line: --server/--token-file/--token/--name (or --flag=value), else the
+     * environment, else defaults.
+     */
+    record Options(String server, String tokenFile, String token, String name) {
         static Options parse(String[] args) {
             String server = env("HEARTS_SERVER", "127.0.0.1:50051");
+            String tokenFile = env("HEARTS_TOKEN_FILE", null);
             String token = env("HEARTS_TOKEN", null);
             String name = env("HEARTS_BOT_NAME", "java-example");
             for (int i = 0; i < args.length; i++) {
@@ -236,11 +294,13 @@ public final class Bot {
                     flag = flag.substring(0, eq);
                 }
                 if (flag.equals("-h") || flag.equals("--help")) {
-                    System.out.println("usage: bot [--server HOST:PORT] --token TOKEN [--name NAME]\n"
-                            + "environment: HEARTS_SERVER (default 127.0.0.1:50051), HEARTS_TOKEN, HEARTS_BOT_NAME");
+                    System.out.println("usage: bot [--server HOST:PORT|unix:PATH] --token-file FILE [--name NAME]\n"
+                            + "       (or --token TOKEN instead of --token-file, for manual use)\n"
+                            + "environment: HEARTS_SERVER (default 127.0.0.1:50051), HEARTS_TOKEN_FILE,"
+                            + " HEARTS_TOKEN, HEARTS_BOT_NAME");
                     System.exit(0);
                 }
-                if (!List.of("--server", "--token", "--name").contains(flag)) {
+                if (!List.of("--server", "--token-file", "--token", "--name").contains(flag)) {
                     die("unknown argument " + args[i] + " (try --help)");
                 }
                 if (value == null) {
@@ -251,11 +311,12 @@ public final class Bot {
                 }
                 switch (flag) {
                     case "--server" -> server = value;
+                    case "--token-file" -> tokenFile = value.isEmpty() ? null : value;
                     case "--token" -> token = value.isEmpty() ? null : value;
                     default -> name = value;
                 }
             }
-            return new Options(server, token, name);
+            return new Options(server, tokenFile, token, name);
         }
 
         private static String env(String variable, String fallback) {
