@@ -19,6 +19,7 @@ from typing import Any, cast
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_server.rules import MAX_PLAYERS, MIN_PLAYERS
+from hearts_tournaments.schedule import SeatingMode
 
 #: Bot names end up in file names (logs) and in tables: keep them plain.
 BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -88,6 +89,8 @@ class TournamentConfig:
         max_hands: Each game also ends after this many hands.
         output: The folder for the database, records and logs.
         duplicate: Play each deal once per rotation of its table's seats.
+        seating: How a duplicate deal's games seat its bots: ``rotate`` (the same order
+            turned) or ``permute`` (a different order in every game, so neighbours vary).
         decision_ms: The referee's limit per decision.
         time_bank_ms: Thinking time per seat per game.
         max_faults: Faults that retire a seat for the rest of a game.
@@ -110,6 +113,7 @@ class TournamentConfig:
     max_hands: int = 200
     output: Path = Path("runs")
     duplicate: bool = True
+    seating: SeatingMode = SeatingMode.ROTATE
     decision_ms: int = 1000
     time_bank_ms: int = 60_000
     max_faults: int = 5
@@ -149,7 +153,7 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
     "quarantine_after": (1, None),
 }
 #: Every key of [tournament].
-TOURNAMENT_KEYS = frozenset({*_INT_RANGES, "name", "seed", "output", "duplicate", "server"})
+TOURNAMENT_KEYS = frozenset({*_INT_RANGES, "name", "seed", "output", "duplicate", "seating", "server"})
 _BOT_KEYS = frozenset({"name", "builtin", "command", "options"})
 
 
@@ -249,6 +253,11 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
     if not isinstance(duplicate, bool):
         raise ConfigError("tournament.duplicate", f"must be true or false, not {_shown(duplicate)}")
     out["duplicate"] = duplicate
+    seating = section.get("seating", SeatingMode.ROTATE.value)
+    modes = " or ".join(f'"{m.value}"' for m in SeatingMode)
+    if not isinstance(seating, str) or seating not in {m.value for m in SeatingMode}:
+        raise ConfigError("tournament.seating", f"must be {modes}, not {_shown(seating)}")
+    out["seating"] = SeatingMode(seating)
     output = section.get("output", f"runs/{name}")
     if not isinstance(output, str) or not output:
         raise ConfigError("tournament.output", f"must be a folder path as a string, not {_shown(output)}")

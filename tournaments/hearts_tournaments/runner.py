@@ -40,7 +40,7 @@ from hearts_tournaments.config import ConfigError, TournamentConfig, parse_confi
 from hearts_tournaments.entrants import BotProcess, launch_for
 from hearts_tournaments.outcome import GameOutcome, Quarantine, QuarantineTracker
 from hearts_tournaments.results import Standings, compute_standings
-from hearts_tournaments.schedule import ScheduledGame, make_schedule
+from hearts_tournaments.schedule import Progress, ScheduledGame, make_schedule
 from hearts_tournaments.store import DB_NAME, Store, StoreError
 
 log = get_logger(__name__)
@@ -97,7 +97,11 @@ class Tournament:
 
 
 def create_tournament(
-    config: TournamentConfig, config_text: str, output: Path, fresh: bool = False
+    config: TournamentConfig,
+    config_text: str,
+    output: Path,
+    fresh: bool = False,
+    progress: Progress | None = None,
 ) -> Tournament:
     """Schedules a new tournament and stores it in ``output``.
 
@@ -106,6 +110,7 @@ def create_tournament(
         config_text: The configuration file's text (kept in the database).
         output: The output folder.
         fresh: Remove a previous tournament's database, records and logs from ``output`` first.
+        progress: Called with a line as each phase of the schedule's design ends.
 
     Raises:
         StoreError: if ``output`` already holds a tournament (and not ``fresh``).
@@ -122,7 +127,15 @@ def create_tournament(
             f"{output} already holds a tournament: continue it with `hearts tournament resume "
             f"{output}`, or add --fresh to start it over"
         )
-    schedule = make_schedule(config.bot_names, config.table_size, config.deals, config.seed, config.duplicate)
+    schedule = make_schedule(
+        config.bot_names,
+        config.table_size,
+        config.deals,
+        config.seed,
+        config.duplicate,
+        config.seating,
+        progress,
+    )
     store = Store.create(output, config_text, config.base_dir, config.name, schedule)
     return Tournament(config, store, output)
 

@@ -12,6 +12,7 @@ import contextlib
 import enum
 import logging
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
@@ -31,7 +32,7 @@ from hearts_tournaments.runner import (
     run_tournament,
     tournament_standings,
 )
-from hearts_tournaments.schedule import make_schedule, suggest_deals
+from hearts_tournaments.schedule import Schedule, make_schedule, pair_feasibility, suggest_deals
 from hearts_tournaments.store import StoreError
 
 tournament_app = typer.Typer(
@@ -44,6 +45,8 @@ tournament_app = typer.Typer(
 
 #: Where ``--demo`` writes unless ``--output`` says otherwise.
 DEMO_OUTPUT = Path("runs/demo")
+#: Deal counts the balance hint builds, and fewer (one) above this many seats in all.
+SUGGEST_TRIES, SUGGEST_BIG_SEATS = 4, 2_000
 
 
 class ProgressMode(enum.StrEnum):
@@ -102,11 +105,14 @@ def run_command(
     except ConfigError as exc:
         raise _fail(f"{config or 'demo'}: {exc}") from None
     folder = output or (DEMO_OUTPUT if demo else settings.output)
+    say = _Stopwatch(err=True)
+    _print_feasibility(len(settings.bots), settings.table_size, settings.deals, say)
     try:
-        tournament = create_tournament(settings, text, folder, fresh=fresh or demo)
+        tournament = create_tournament(settings, text, folder, fresh=fresh or demo, progress=say)
     except StoreError as exc:
         raise _fail(str(exc)) from None
-    _print_balance(tournament)
+    say(f"scheduled in {say.elapsed():.1f} s")
+    _print_balance(tournament.store.schedule(), say)
     _run(tournament, concurrency, progress)
 
 
@@ -142,19 +148,54 @@ def report_command(
 @tournament_app.command("schedule")
 def schedule_command(
     config: Annotated[Path, typer.Argument(help="The tournament's TOML file.")],
+    games: Annotated[
+        bool, typer.Option("--games/--no-games", help="List every game (key and seats) before the summary.")
+    ] = True,
 ) -> None:
-    """Print a tournament's schedule and balance report without playing it."""
+    """Print a tournament's schedule, its balance and what balance is possible, without playing it."""
     try:
         settings, _ = load_config(config)
     except ConfigError as exc:
         raise _fail(f"{config}: {exc}") from None
+    say = _Stopwatch(err=False)
+    _print_feasibility(len(settings.bots), settings.table_size, settings.deals, say)
     schedule = make_schedule(
-        settings.bot_names, settings.table_size, settings.deals, settings.seed, settings.duplicate
+        settings.bot_names,
+        settings.table_size,
+        settings.deals,
+        settings.seed,
+        settings.duplicate,
+        settings.seating,
+        progress=say,
     )
-    for game in schedule.games:
-        typer.echo(f"{game.key}  " + " ".join(game.seats))
-    for line in schedule.balance().lines():
-        typer.echo(line)
+    say(f"scheduled in {say.elapsed():.1f} s")
+    if games:
+        for game in schedule.games:
+            typer.echo(f"{game.key}  " + " ".join(game.seats))
+    _print_balance(schedule, say)
+
+
+class _Stopwatch:
+    """Prints ``schedule: [12.3 s] line`` on stdout or stderr: the design never runs silently."""
+
+    def __init__(self, err: bool) -> None:
+        self.err = err
+        self.start = time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def __call__(self, line: str) -> None:
+        typer.echo(f"schedule: [{self.elapsed():5.1f} s] {line}", err=self.err)
+
+
+def _print_feasibility(bots: int, table_size: int, deals: int, say: _Stopwatch) -> None:
+    """What is possible, before any search: the exact answer where necessary conditions give one."""
+    if bots <= table_size:
+        say(f"{bots} bots at tables of {table_size}: every bot at every table, pairs even by construction")
+        return
+    say(pair_feasibility(bots, table_size, deals).line())
+    say(f"designing the tables of {deals} deals (the searches are bounded: seconds, not minutes)")
 
 
 def _open(folder: Path) -> Tournament:
@@ -166,19 +207,25 @@ def _open(folder: Path) -> Tournament:
         raise _fail(f"{folder}: the stored configuration no longer reads: {exc}") from None
 
 
-def _print_balance(tournament: Tournament) -> None:
-    schedule = tournament.store.schedule()
+def _print_balance(schedule: Schedule, say: _Stopwatch) -> None:
+    """The balance report, and when pairs are not within one, the nearest deal count that is."""
     balance = schedule.balance()
     for line in balance.lines():
-        typer.echo(f"schedule: {line}", err=True)
-    if not balance.within_one and len(schedule.bots) > schedule.table_size:
-        better = suggest_deals(len(schedule.bots), schedule.table_size, len(schedule.seatings), schedule.seed)
-        hint = f"deals = {better} can be" if better else "no nearby deal count is"
-        typer.echo(
-            f"schedule: warning: {len(schedule.bots)} bots at tables of {schedule.table_size} cannot "
-            f"meet equally often (within one) on {len(schedule.seatings)} deals; {hint} balanced",
-            err=True,
-        )
+        say(line)
+    bots, size, deals = len(schedule.bots), schedule.table_size, len(schedule.seatings)
+    if balance.pair_spread <= 1 or bots <= size:
+        return
+    # The hint is a search too: bounded in tries, fewer for big designs, and timed.
+    tries = 1 if deals * size > SUGGEST_BIG_SEATS else SUGGEST_TRIES
+    say(f"looking for the nearest deal count that balances pairs within one (at most {tries} built)")
+    started = say.elapsed()
+    better = suggest_deals(bots, size, deals, schedule.seed, tries=tries)
+    took = say.elapsed() - started
+    hint = f"deals = {better} is balanced within one" if better else "no nearby deal count tried is"
+    say(
+        f"warning: {bots} bots at tables of {size} do not meet equally often (within one) on "
+        f"{deals} deals; {hint} (searched {took:.1f} s)"
+    )
 
 
 def _run(tournament: Tournament, concurrency: int | None, progress: ProgressMode) -> None:
