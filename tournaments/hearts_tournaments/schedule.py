@@ -46,11 +46,13 @@ and the same bot seeds.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from math import comb, isqrt
 from typing import Any
 
@@ -68,17 +70,23 @@ Progress = Callable[[str], None]
 #: Candidate tables scored per local-search step (all at once, with numpy).
 CANDIDATE_TABLES = 16
 #: Pair search: most steps, and most steps without a better cost (per table, within bounds).
-PAIR_STEPS, PAIR_PATIENCE = 60_000, (2_000, 100, 8_000)
+PAIR_STEPS, PAIR_PATIENCE = 60_000, (6_000, 100, 8_000)
 #: The widened (spread 2) search, run when within one is impossible or not found.
 WIDE_STEPS, WIDE_PATIENCE = 120_000, (2_000, 100, 20_000)
-#: Annealing temperatures of the pair search at its start and end (costs move by whole units).
-HOT, COLD = 0.3, 0.05
+#: Annealing temperatures at the start and the end of a search (costs move by whole units):
+#: the within-one search starts hotter than the widened one, whose band has room to spare.
+HOT, WIDE_HOT, COLD = 0.6, 0.3, 0.05
 #: Moves of the cyclic base-block search, per base block.
 BASE_BLOCK_MOVES = 6_000
-#: Neighbour search: swaps tried per seat of every table.
-ARRANGE_MOVES = 12
-#: Weights of the neighbour search: a copy next to itself costs far more than an uneven pair.
-SELF_WEIGHT, LEFT_WEIGHT, SECOND_WEIGHT = 400, 2, 1
+#: Moves of the search that evens seat positions of bots filling several seats.
+SPREAD_MOVES = 20_000
+#: Neighbour search: swaps tried per seat of every table, and at least.
+ARRANGE_MOVES, ARRANGE_LEAST = 12, 20_000
+#: Weights of the neighbour search: squared counts of distinct bots one and two seats apart,
+#: and, per game, a bot's copy right next to it, which costs more than any evening out gains.
+LEFT_WEIGHT, SECOND_WEIGHT, SELF_WEIGHT = 2, 1, 10**9
+#: The exhaustive search for few deals: most sets of deals a bot may sit at, bots, and nodes.
+SMALL_TYPES, SMALL_BOTS, SMALL_NODES = 300, 300, 50_000
 #: Deal counts :func:`suggest_deals` builds at most before giving up.
 SUGGEST_TRIES = 4
 
@@ -398,6 +406,37 @@ def make_schedule(
 def pair_feasibility(bots: int, table_size: int, deals: int) -> PairFeasibility:
     """Whether every pair of bots can share a table equally often (within one), as far as proven.
 
+    The necessary conditions of :func:`_necessary`, then, for few deals (at most
+    :data:`SMALL_TYPES` possible sets of deals per bot), an exhaustive search over which deals
+    each bot sits at (:func:`_small_design`, at most :data:`SMALL_NODES` nodes): when it ends
+    without a schedule, within one is proven impossible. Cached: it is a pure function.
+
+    Args:
+        bots: Bots (more than ``table_size`` for anything to decide).
+        table_size: Seats per table.
+        deals: Deals.
+    """
+    return _feasibility(bots, table_size, deals)
+
+
+@functools.cache
+def _feasibility(bots: int, table_size: int, deals: int) -> PairFeasibility:
+    found = _necessary(bots, table_size, deals)
+    if found.impossible is not None or bots <= table_size:
+        return found
+    verdict, _ = _small_design(bots, table_size, deals, found.low, found.high)
+    if verdict == "impossible":
+        why = (
+            "no way to choose which deals each bot sits at works: an exhaustive search over "
+            "them ends without one"
+        )
+        return PairFeasibility(bots, table_size, deals, found.low, found.high, why)
+    return found
+
+
+def _necessary(bots: int, table_size: int, deals: int) -> PairFeasibility:
+    """What necessary conditions say about pairs within one.
+
     Every bot sits at ``a`` or ``a + 1`` deals (``deals * table_size`` seats shared out) and
     every pair is together ``q`` or ``q + 1`` times, where ``q`` is the mean rounded down. Then:
 
@@ -410,11 +449,6 @@ def pair_feasibility(bots: int, table_size: int, deals: int) -> PairFeasibility:
       inequality (at least as many deals as bots), and when deals equal bots the
       Bruck-Ryser-Chowla condition and the known projective and affine planes (none of order
       6 or 10).
-
-    Args:
-        bots: Bots (more than ``table_size`` for anything to decide).
-        table_size: Seats per table.
-        deals: Deals.
     """
     b, n, t = bots, table_size, deals
     if b <= n:
@@ -472,7 +506,7 @@ def suggest_deals(
         return deals + 1
     built = 0
     for count in range(deals + 1, deals + 3 * bots + 1):
-        if pair_feasibility(bots, table_size, count).impossible is not None:
+        if _necessary(bots, table_size, count).impossible is not None:
             continue
         built += 1
         rng = random.Random(derive_seed(seed, "schedule"))
@@ -616,8 +650,8 @@ def _symmetric_design_missing(v: int, k: int, lam: int) -> str | None:
     sign = -1 if (v - 1) // 2 % 2 else 1
     if not _conic_solvable(order, sign * lam):
         return (
-            f"x^2 = {order} y^2 {'-' if sign < 0 else '+'} {lam} z^2 has no solution besides 0, which a symmetric "
-            f"design of {v} bots needs (Bruck-Ryser-Chowla)"
+            f"x^2 = {order} y^2 {'-' if sign < 0 else '+'} {lam} z^2 has no solution besides 0, "
+            f"which a symmetric design of {v} bots needs (Bruck-Ryser-Chowla)"
         )
     if lam == 1 and _no_plane(order):
         return f"no projective plane of order {order} exists"
@@ -722,6 +756,13 @@ def _compositions(
     With ``widen``, a search for spread 2 follows when within one is impossible or not found.
     """
     feasible = pair_feasibility(b, n, t)
+    if feasible.impossible is None:
+        _, exact = _small_design(b, n, t, feasible.low, feasible.high)
+        if exact is not None:
+            say(f"pairs: within one ({feasible.low}..{feasible.high}) by an exhaustive search")
+            label = list(range(b))
+            rng.shuffle(label)
+            return [[label[x] for x in table] for table in exact]
     start = _cyclic_tables(b, n, t, rng)
     how = "cyclic construction" if start is not None else "greedy fill"
     tables = start if start is not None else _greedy_tables(b, n, t, rng, [])
@@ -740,7 +781,7 @@ def _compositions(
     best: tuple[int, list[list[int]]] | None = None
     for low in sorted({max(feasible.low - 1, 0), feasible.low}):
         search.reset_to_best()
-        steps = search.run(low, low + 2, WIDE_STEPS, _patience(WIDE_PATIENCE, t))
+        steps = search.run(low, low + 2, WIDE_STEPS, _patience(WIDE_PATIENCE, t), WIDE_HOT)
         reached = search.cost == 0
         say(f"pairs: widened to {low}..{low + 2}, {'reached' if reached else 'not reached'} in {steps} steps")
         tables = search.best_tables()
@@ -751,6 +792,99 @@ def _compositions(
             break
     assert best is not None
     return best[1]
+
+
+@functools.cache
+def _small_design(
+    b: int, n: int, t: int, low: int, high: int
+) -> tuple[str, tuple[tuple[int, ...], ...] | None]:
+    """Decides pairs within ``low..high`` exactly for few deals, by exhaustive search.
+
+    A bot is described by its *type*, the set of deals it sits at (``a`` or ``a + 1`` of them);
+    two bots share as many deals as their types share. The search picks the bots' types as a
+    multiset (types in a fixed order, so each multiset is met once), keeping every deal's table
+    at most full, every pair of types within the band, and every deal still fillable; the
+    first bot's type is fixed (deals are interchangeable).
+
+    Returns:
+        ``("found", tables)``, ``("impossible", None)`` when the search ended without a
+        schedule, or ``("unknown", None)`` when there are too many types or nodes.
+    """
+    a, extra = divmod(t * n, b)
+    want = {a: b - extra, a + 1: extra}
+    sizes = [size for size in (a, a + 1) if want[size]]
+    if sum(comb(t, size) for size in sizes) > SMALL_TYPES or b > SMALL_BOTS:
+        return "unknown", None
+    types = [sum(1 << j for j in c) for size in sizes for c in combinations(range(t), size)]
+    k = len(types)
+    ones = [m.bit_count() for m in types]
+    fits = [
+        sum(
+            1 << j
+            for j, other in enumerate(types)
+            if low <= (ones[i] if i == j else (m & other).bit_count()) <= high
+        )
+        for i, m in enumerate(types)
+    ]
+    holding = [sum(1 << i for i, m in enumerate(types) if m >> j & 1) for j in range(t)]
+    sized = {size: sum(1 << i for i in range(k) if ones[i] == size) for size in sizes}
+    room = [n] * t
+    left = dict(want)
+    chosen: list[int] = []
+    nodes = 0
+
+    def place(i: int, step: int) -> None:
+        for j in range(t):
+            if types[i] >> j & 1:
+                room[j] -= step
+        left[ones[i]] -= step
+
+    def extend(start: int, allowed: int) -> bool | None:
+        nonlocal nodes
+        nodes += 1
+        if nodes > SMALL_NODES:
+            return None
+        remaining = sum(left.values())
+        if remaining == 0:
+            return all(r == 0 for r in room)
+        candidates = allowed & ~((1 << start) - 1)
+        for size in sizes:
+            if left[size] == 0:
+                candidates &= ~sized[size]
+        for j in range(t):
+            if room[j] == 0:
+                candidates &= ~holding[j]
+            elif room[j] > remaining:
+                return False
+        if any(room[j] and not candidates & holding[j] for j in range(t)):
+            return False
+        while candidates:
+            bit = candidates & -candidates
+            candidates ^= bit
+            i = bit.bit_length() - 1
+            place(i, 1)
+            chosen.append(i)
+            done = extend(i, allowed & fits[i])
+            if done is not False:
+                return done
+            chosen.pop()
+            place(i, -1)
+        return False
+
+    first = types.index((1 << sizes[0]) - 1)
+    place(first, 1)
+    chosen.append(first)
+    done = extend(0, fits[first])
+    if done is None:
+        return "unknown", None
+    if not done:
+        return "impossible", None
+    tables: list[list[int]] = [[] for _ in range(t)]
+    for bot, i in enumerate(chosen):
+        for j in range(t):
+            if types[i] >> j & 1:
+                tables[j].append(bot)
+    return "found", tuple(tuple(table) for table in tables)
 
 
 def _patience(bounds: tuple[int, int, int], tables: int) -> int:
@@ -888,7 +1022,7 @@ class _PairSearch:
     def reset_to_best(self) -> None:
         self.table = self.best.copy()
 
-    def run(self, low: int, high: int, steps: int, patience: int) -> int:
+    def run(self, low: int, high: int, steps: int, patience: int, hot: float = HOT) -> int:
         """Searches until every pair is within ``low..high`` or the budget ends; returns steps."""
         b, n, rng = self.b, self.n, self.rng
         table = self.table
@@ -961,7 +1095,7 @@ class _PairSearch:
             if lowest >= never:
                 continue
             if lowest > 0:
-                heat = HOT * (COLD / HOT) ** (step / steps)
+                heat = hot * (COLD / hot) ** (step / steps)
                 if rng.random() >= math.exp(-lowest / heat):
                     continue
             ties = np.flatnonzero(flat == lowest)
@@ -1012,70 +1146,156 @@ def _arrange(
     (:func:`game_positions`): with ``rotate`` a deal's neighbours count once per rotation, with
     ``permute`` they are spread over the table already and only the uneven rest is balanced.
     A swap of two bots within a table is kept when it does not raise the weighted sum of
-    squared neighbour counts; without rotations only when both bots' seat positions stay
-    within one.
+    squared neighbour counts. Without rotations it must also keep both bots' seat positions
+    within one; when it would not, the same two bots swap back in another table where they
+    sit the other way round, which keeps every bot's seat counts as they were.
     """
     tables = [list(table) for table in tables]
     if b > n:
         for table in tables:
             rng.shuffle(table)
     if not duplicate:
-        tables = _balance_positions(tables, n, rng)
+        tables = _balance_positions(tables, n, rng) if b > n else _spread_copies(tables, b, n, rng)
     entries = _neighbour_entries(n, duplicate, seating)
     touching: list[list[tuple[int, int, int, int]]] = [[] for _ in range(n)]
     for entry in entries:
         touching[entry[1]].append(entry)
         if entry[2] != entry[1]:
             touching[entry[2]].append(entry)
+    pair_of = [
+        [list({id(e): e for e in touching[i] + touching[j]}.values()) for j in range(n)] for i in range(n)
+    ]
     counts: list[Counter[tuple[int, int]]] = [Counter(), Counter()]
     for table in tables:
         for k, p, p2, w in entries:
             counts[k - 1][(table[p], table[p2])] += w
-    weight = {1: (SELF_WEIGHT, LEFT_WEIGHT), 2: (SELF_WEIGHT // 10, SECOND_WEIGHT)}
+    weight = {1: LEFT_WEIGHT, 2: SECOND_WEIGHT}
     seats: list[list[int]] = [[0] * n for _ in range(b)]
     low: list[int] = [0] * b
     high: list[int] = [0] * b
+    sitting: dict[tuple[int, int], set[int]] = {}
     if not duplicate:
-        for table in tables:
+        for t, table in enumerate(tables):
             for p, bot in enumerate(table):
                 seats[bot][p] += 1
+                sitting.setdefault((bot, p), set()).add(t)
         for bot in range(b):
             total = sum(seats[bot])
             low[bot], high[bot] = total // n, -(-total // n)
+
+    def swap_change(t: int, i: int, j: int, change: Counter[tuple[int, int, int]]) -> None:
+        table = tables[t]
+        for k, p, p2, w in pair_of[i][j]:
+            change[(k, table[p], table[p2])] -= w
+        table[i], table[j] = table[j], table[i]
+        for k, p, p2, w in pair_of[i][j]:
+            change[(k, table[p], table[p2])] += w
+
     count = len(tables)
-    for _ in range(ARRANGE_MOVES * n * count):
-        table = tables[rng.randrange(count)]
+    moves = max(ARRANGE_MOVES * n * count, ARRANGE_LEAST)
+    for _ in range(moves):
+        first = rng.randrange(count)
         i, j = rng.sample(range(n), 2)
-        x, y = table[i], table[j]
+        x, y = tables[first][i], tables[first][j]
         if x == y:
             continue
+        swapped = [first]
         if not duplicate and (
             seats[x][i] - 1 < low[x] or seats[x][j] + 1 > high[x]
             or seats[y][j] - 1 < low[y] or seats[y][i] + 1 > high[y]
         ):
-            continue
-        seen = {id(e): e for e in touching[i] + touching[j]}
+            partners = (sitting.get((y, i), set()) & sitting.get((x, j), set())) - {first}
+            if not partners:
+                continue
+            swapped.append(min(partners) if len(partners) == 1 else rng.choice(sorted(partners)))
         change: Counter[tuple[int, int, int]] = Counter()
-        for k, p, p2, w in seen.values():
-            change[(k, table[p], table[p2])] -= w
-        table[i], table[j] = y, x
-        for k, p, p2, w in seen.values():
-            change[(k, table[p], table[p2])] += w
+        for t in swapped:
+            swap_change(t, i, j, change)
         delta = 0
         for (k, u, v), d in change.items():
-            if d:
-                old = counts[k - 1][(u, v)]
-                delta += weight[k][0 if u == v else 1] * (2 * old * d + d * d)
+            if d and u != v:
+                delta += weight[k] * (2 * counts[k - 1][(u, v)] * d + d * d)
+            elif d and k == 1:
+                delta += SELF_WEIGHT * d
         if delta > 0:
-            table[i], table[j] = x, y
+            for t in swapped:
+                tables[t][i], tables[t][j] = tables[t][j], tables[t][i]
             continue
         for (k, u, v), d in change.items():
             counts[k - 1][(u, v)] += d
         if not duplicate:
-            seats[x][i] -= 1
-            seats[x][j] += 1
-            seats[y][j] -= 1
-            seats[y][i] += 1
+            for t in swapped:
+                # The table now has y at i and x at j (or, the partner, x at i and y at j).
+                here, there = tables[t][i], tables[t][j]
+                seats[there][i] -= 1
+                seats[there][j] += 1
+                seats[here][j] -= 1
+                seats[here][i] += 1
+                sitting[(there, i)].discard(t)
+                sitting[(here, j)].discard(t)
+                sitting.setdefault((here, i), set()).add(t)
+                sitting.setdefault((there, j), set()).add(t)
+    return tables
+
+
+def _spread_copies(tables: list[list[int]], b: int, n: int, rng: random.Random) -> list[list[int]]:
+    """Seat positions within one for bots that fill several seats, copies kept apart.
+
+    The tables come interleaved (``A B C A B C``), so copies of a bot sit apart. Moves that
+    keep them apart (turning a whole table, swapping two seats when no copy ends up next to
+    itself) are kept when they do not add to how far seat counts are outside each bot's
+    ``total // n .. ceil(total / n)``.
+    """
+    seats = [[0] * n for _ in range(b)]
+    for table in tables:
+        for p, bot in enumerate(table):
+            seats[bot][p] += 1
+    low = [sum(c) // n for c in seats]
+    high = [-(-sum(c) // n) for c in seats]
+
+    def off(bot: int, p: int, step: int) -> int:
+        before, after = seats[bot][p], seats[bot][p] + step
+        return (max(0, after - high[bot]) + max(0, low[bot] - after)) - (
+            max(0, before - high[bot]) + max(0, low[bot] - before)
+        )
+
+    def move(table: list[int], new: list[int]) -> int:
+        """Cost change of replacing ``table`` by ``new`` (applied to the counts)."""
+        delta = 0
+        for p in range(n):
+            if table[p] != new[p]:
+                delta += off(table[p], p, -1)
+                seats[table[p]][p] -= 1
+                delta += off(new[p], p, 1)
+                seats[new[p]][p] += 1
+        return delta
+
+    def apart(table: list[int]) -> int:
+        return sum(1 for p in range(n) if table[p] == table[(p + 1) % n])
+
+    cost = sum(
+        max(0, c - high[bot]) + max(0, low[bot] - c) for bot in range(b) for c in seats[bot]
+    )
+    for _ in range(SPREAD_MOVES):
+        if cost == 0:
+            break
+        t = rng.randrange(len(tables))
+        table = tables[t]
+        if rng.random() < 0.5:
+            shift = rng.randrange(1, n)
+            new = table[shift:] + table[:shift]
+        else:
+            i, j = rng.sample(range(n), 2)
+            new = list(table)
+            new[i], new[j] = new[j], new[i]
+            if apart(new) > apart(table):
+                continue
+        delta = move(table, new)
+        if delta > 0:
+            move(new, table)
+            continue
+        tables[t] = new
+        cost += delta
     return tables
 
 
