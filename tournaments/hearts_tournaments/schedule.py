@@ -87,7 +87,9 @@ ARRANGE_MOVES, ARRANGE_LEAST = 12, 20_000
 LEFT_WEIGHT, SECOND_WEIGHT, SELF_WEIGHT = 2, 1, 10**9
 #: The exhaustive search for few deals: most sets of deals a bot may sit at, bots, and nodes.
 SMALL_TYPES, SMALL_BOTS, SMALL_NODES = 300, 300, 50_000
-#: Deal counts :func:`suggest_deals` builds at most before giving up.
+#: Bots up to which :func:`suggest_deals` tries the local search (beyond, constructions only).
+SUGGEST_SEARCH_BOTS = 30
+#: Deal counts :func:`suggest_deals` searches at most before giving up.
 SUGGEST_TRIES = 4
 
 #: Seat labels of the ``permute`` seating per table size: game ``r`` puts at seat ``s`` the
@@ -497,23 +499,30 @@ def suggest_deals(
 ) -> int | None:
     """The smallest deal count above ``deals`` whose schedule has pairs balanced within one.
 
-    Only meaningful with more bots than seats (otherwise every count is balanced). Counts that
-    :func:`pair_feasibility` proves impossible are skipped without building; at most ``tries``
-    others are built (with the seed's schedule search), within ``3 * bots`` of ``deals``.
-    Returns None if none of them balances.
+    Only meaningful with more bots than seats (otherwise every count is balanced). Looks
+    within ``3 * bots`` of ``deals``: counts that :func:`pair_feasibility`'s necessary
+    conditions rule out are skipped at once; multiples of ``bots`` (where the cyclic
+    construction may apply) and counts with few enough deals for the exhaustive search are
+    built without a local search; other counts get the local search only with at most
+    :data:`SUGGEST_SEARCH_BOTS` bots (above that it does not reach within one in time), at
+    most ``tries`` of them. Returns None if none of them balances.
     """
     if bots <= table_size:
         return deals + 1
-    built = 0
+    searched = 0
     for count in range(deals + 1, deals + 3 * bots + 1):
         if _necessary(bots, table_size, count).impossible is not None:
             continue
-        built += 1
+        search = bots <= SUGGEST_SEARCH_BOTS
+        if not search and count % bots and not _few_types(bots, table_size, count):
+            continue
+        if search:
+            searched += 1
         rng = random.Random(derive_seed(seed, "schedule"))
-        tables = _compositions(bots, table_size, count, rng, lambda _line: None, widen=False)
+        tables = _compositions(bots, table_size, count, rng, lambda _line: None, widen=False, search=search)
         if _pair_spread(tables, bots) <= 1:
             return count
-        if built >= tries:
+        if searched >= tries:
             return None
     return None
 
@@ -749,11 +758,12 @@ def _pair_spread(tables: Sequence[Sequence[int]], b: int) -> int:
 
 
 def _compositions(
-    b: int, n: int, t: int, rng: random.Random, say: Progress, widen: bool = True
+    b: int, n: int, t: int, rng: random.Random, say: Progress, widen: bool = True, search: bool = True
 ) -> list[list[int]]:
     """Chooses ``n`` of ``b`` bots for each of ``t`` tables: deals per bot, then pairs, even.
 
-    With ``widen``, a search for spread 2 follows when within one is impossible or not found.
+    With ``widen``, a search for spread 2 follows when within one is impossible or not found;
+    without ``search``, only the constructions (exhaustive, cyclic) are tried.
     """
     feasible = pair_feasibility(b, n, t)
     if feasible.impossible is None:
@@ -766,25 +776,27 @@ def _compositions(
     start = _cyclic_tables(b, n, t, rng)
     how = "cyclic construction" if start is not None else "greedy fill"
     tables = start if start is not None else _greedy_tables(b, n, t, rng, [])
-    search = _PairSearch(tables, b, n, rng)
+    if not search:
+        return tables
+    local = _PairSearch(tables, b, n, rng)
     if feasible.impossible is None:
-        steps = search.run(feasible.low, feasible.high, PAIR_STEPS, _patience(PAIR_PATIENCE, t))
-        if search.cost == 0:
+        steps = local.run(feasible.low, feasible.high, PAIR_STEPS, _patience(PAIR_PATIENCE, t))
+        if local.cost == 0:
             say(f"pairs: within one ({feasible.low}..{feasible.high}) from a {how}, {steps} search steps")
-            return search.best_tables()
+            return local.best_tables()
         say(f"pairs: within one not found in {steps} search steps from a {how}")
         if not widen:
-            return search.best_tables()
+            return local.best_tables()
     else:
         say(f"pairs: within one is provably impossible ({feasible.impossible})")
     # Within one failed: aim at spread 2, the next best, below the mean first, then above.
     best: tuple[int, list[list[int]]] | None = None
     for low in sorted({max(feasible.low - 1, 0), feasible.low}):
-        search.reset_to_best()
-        steps = search.run(low, low + 2, WIDE_STEPS, _patience(WIDE_PATIENCE, t), WIDE_HOT)
-        reached = search.cost == 0
+        local.reset_to_best()
+        steps = local.run(low, low + 2, WIDE_STEPS, _patience(WIDE_PATIENCE, t), WIDE_HOT)
+        reached = local.cost == 0
         say(f"pairs: widened to {low}..{low + 2}, {'reached' if reached else 'not reached'} in {steps} steps")
-        tables = search.best_tables()
+        tables = local.best_tables()
         spread = _pair_spread(tables, b)
         if best is None or spread < best[0]:
             best = (spread, tables)
@@ -792,6 +804,13 @@ def _compositions(
             break
     assert best is not None
     return best[1]
+
+
+def _few_types(b: int, n: int, t: int) -> bool:
+    """Whether the exhaustive search of :func:`_small_design` applies: few sets of deals."""
+    a, extra = divmod(t * n, b)
+    sizes = [size for size, count in ((a, b - extra), (a + 1, extra)) if count]
+    return b <= SMALL_BOTS and sum(comb(t, size) for size in sizes) <= SMALL_TYPES
 
 
 @functools.cache
@@ -810,11 +829,11 @@ def _small_design(
         ``("found", tables)``, ``("impossible", None)`` when the search ended without a
         schedule, or ``("unknown", None)`` when there are too many types or nodes.
     """
+    if not _few_types(b, n, t):
+        return "unknown", None
     a, extra = divmod(t * n, b)
     want = {a: b - extra, a + 1: extra}
     sizes = [size for size in (a, a + 1) if want[size]]
-    if sum(comb(t, size) for size in sizes) > SMALL_TYPES or b > SMALL_BOTS:
-        return "unknown", None
     types = [sum(1 << j for j in c) for size in sizes for c in combinations(range(t), size)]
     k = len(types)
     ones = [m.bit_count() for m in types]

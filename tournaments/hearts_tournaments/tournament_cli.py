@@ -45,8 +45,6 @@ tournament_app = typer.Typer(
 
 #: Where ``--demo`` writes unless ``--output`` says otherwise.
 DEMO_OUTPUT = Path("runs/demo")
-#: Deal counts the balance hint builds, and fewer (one) above this many seats in all.
-SUGGEST_TRIES, SUGGEST_BIG_SEATS = 4, 2_000
 
 
 class ProgressMode(enum.StrEnum):
@@ -215,13 +213,12 @@ def _print_balance(schedule: Schedule, say: _Stopwatch) -> None:
     bots, size, deals = len(schedule.bots), schedule.table_size, len(schedule.seatings)
     if balance.pair_spread <= 1 or bots <= size:
         return
-    # The hint is a search too: bounded in tries, fewer for big designs, and timed.
-    tries = 1 if deals * size > SUGGEST_BIG_SEATS else SUGGEST_TRIES
-    say(f"looking for the nearest deal count that balances pairs within one (at most {tries} built)")
+    # The hint is a search too: bounded (constructions, few local searches) and timed.
+    say("looking for the smallest larger deal count that balances pairs within one")
     started = say.elapsed()
-    better = suggest_deals(bots, size, deals, schedule.seed, tries=tries)
+    better = suggest_deals(bots, size, deals, schedule.seed)
     took = say.elapsed() - started
-    hint = f"deals = {better} is balanced within one" if better else "no nearby deal count tried is"
+    hint = f"deals = {better} is balanced within one" if better else "no larger deal count tried is"
     say(
         f"warning: {bots} bots at tables of {size} do not meet equally often (within one) on "
         f"{deals} deals; {hint} (searched {took:.1f} s)"
