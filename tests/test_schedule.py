@@ -248,9 +248,7 @@ def test_permute_spreads_neighbours_that_rotate_keeps_fixed() -> None:
 def test_rotated_deals_balance_left_neighbours_across_deals() -> None:
     # 15 deals of 6 give 90 left-neighbour slots over 132 ordered pairs: each at most once.
     schedule = make_schedule(names(12), 6, 15, "1", True, SeatingMode.ROTATE)
-    per_deal = Counter(
-        (s.order[p], s.order[(p + 1) % 6]) for s in schedule.seatings for p in range(6)
-    )
+    per_deal = Counter((s.order[p], s.order[(p + 1) % 6]) for s in schedule.seatings for p in range(6))
     assert max(per_deal.values()) == 1
     balance = schedule.balance()
     assert (balance.left_min, balance.left_max) == (0, 6)
@@ -318,9 +316,12 @@ def test_a_balance_stored_by_an_older_version_still_reads() -> None:
     }
     balance = Balance.from_json(old)
     assert balance.seating is SeatingMode.ROTATE and balance.within_one
-    assert Schedule.from_json(
-        {"bots": ["a", "b"], "table_size": 6, "duplicate": False, "seed": "1", "seatings": []}
-    ).seating is SeatingMode.ROTATE
+    assert (
+        Schedule.from_json(
+            {"bots": ["a", "b"], "table_size": 6, "duplicate": False, "seed": "1", "seatings": []}
+        ).seating
+        is SeatingMode.ROTATE
+    )
 
 
 def test_an_unbalanceable_deal_count_is_reported_with_one_that_works() -> None:

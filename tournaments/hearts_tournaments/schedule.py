@@ -1211,7 +1211,8 @@ def _arrange(
             change[(k, table[p], table[p2])] += w
 
     count = len(tables)
-    moves = max(ARRANGE_MOVES * n * count, ARRANGE_LEAST)
+    # Permuted deals have many more weighted position pairs per swap, and need fewer swaps.
+    moves = max(ARRANGE_MOVES * n * count * min(len(entries), 4 * n) // max(len(entries), 1), ARRANGE_LEAST)
     for _ in range(moves):
         first = rng.randrange(count)
         i, j = rng.sample(range(n), 2)
@@ -1220,8 +1221,10 @@ def _arrange(
             continue
         swapped = [first]
         if not duplicate and (
-            seats[x][i] - 1 < low[x] or seats[x][j] + 1 > high[x]
-            or seats[y][j] - 1 < low[y] or seats[y][i] + 1 > high[y]
+            seats[x][i] - 1 < low[x]
+            or seats[x][j] + 1 > high[x]
+            or seats[y][j] - 1 < low[y]
+            or seats[y][i] + 1 > high[y]
         ):
             partners = (sitting.get((y, i), set()) & sitting.get((x, j), set())) - {first}
             if not partners:
@@ -1292,9 +1295,7 @@ def _spread_copies(tables: list[list[int]], b: int, n: int, rng: random.Random) 
     def apart(table: list[int]) -> int:
         return sum(1 for p in range(n) if table[p] == table[(p + 1) % n])
 
-    cost = sum(
-        max(0, c - high[bot]) + max(0, low[bot] - c) for bot in range(b) for c in seats[bot]
-    )
+    cost = sum(max(0, c - high[bot]) + max(0, low[bot] - c) for bot in range(b) for c in seats[bot])
     for _ in range(SPREAD_MOVES):
         if cost == 0:
             break
