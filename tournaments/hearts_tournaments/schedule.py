@@ -392,6 +392,12 @@ def make_schedule(
     rng = random.Random(derive_seed(seed, "schedule"))
     b, n = len(bots), table_size
     say = progress or (lambda _line: None)
+    # What is possible comes first, before any search: exact where a proof exists.
+    if b > n:
+        say(pair_feasibility(b, n, deals).line())
+        say(f"designing the tables of {deals} deals (every search is bounded: seconds, not minutes)")
+    else:
+        say(f"{b} bots at tables of {n}: every bot at every table, pairs even by construction")
     if b < n:
         # Copies of a bot would sit side by side in some permuted game: keep them apart instead.
         seating = SeatingMode.ROTATE
@@ -788,7 +794,7 @@ def _compositions(
         if not widen:
             return local.best_tables()
     else:
-        say(f"pairs: within one is provably impossible ({feasible.impossible})")
+        say("pairs: within one is provably impossible, so aiming at spread 2")
     # Within one failed: aim at spread 2, the next best, below the mean first, then above.
     best: tuple[int, list[list[int]]] | None = None
     for low in sorted({max(feasible.low - 1, 0), feasible.low}):

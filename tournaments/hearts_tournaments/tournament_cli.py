@@ -32,7 +32,7 @@ from hearts_tournaments.runner import (
     run_tournament,
     tournament_standings,
 )
-from hearts_tournaments.schedule import Schedule, make_schedule, pair_feasibility, suggest_deals
+from hearts_tournaments.schedule import Schedule, make_schedule, suggest_deals
 from hearts_tournaments.store import StoreError
 
 tournament_app = typer.Typer(
@@ -104,7 +104,6 @@ def run_command(
         raise _fail(f"{config or 'demo'}: {exc}") from None
     folder = output or (DEMO_OUTPUT if demo else settings.output)
     say = _Stopwatch(err=True)
-    _print_feasibility(len(settings.bots), settings.table_size, settings.deals, say)
     try:
         tournament = create_tournament(settings, text, folder, fresh=fresh or demo, progress=say)
     except StoreError as exc:
@@ -156,7 +155,6 @@ def schedule_command(
     except ConfigError as exc:
         raise _fail(f"{config}: {exc}") from None
     say = _Stopwatch(err=False)
-    _print_feasibility(len(settings.bots), settings.table_size, settings.deals, say)
     schedule = make_schedule(
         settings.bot_names,
         settings.table_size,
@@ -185,15 +183,6 @@ class _Stopwatch:
 
     def __call__(self, line: str) -> None:
         typer.echo(f"schedule: [{self.elapsed():5.1f} s] {line}", err=self.err)
-
-
-def _print_feasibility(bots: int, table_size: int, deals: int, say: _Stopwatch) -> None:
-    """What is possible, before any search: the exact answer where necessary conditions give one."""
-    if bots <= table_size:
-        say(f"{bots} bots at tables of {table_size}: every bot at every table, pairs even by construction")
-        return
-    say(pair_feasibility(bots, table_size, deals).line())
-    say(f"designing the tables of {deals} deals (the searches are bounded: seconds, not minutes)")
 
 
 def _open(folder: Path) -> Tournament:
