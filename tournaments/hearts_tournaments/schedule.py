@@ -76,12 +76,17 @@ WIDE_STEPS, WIDE_PATIENCE = 120_000, (2_000, 100, 20_000)
 #: Annealing temperatures at the start and the end of a search (costs move by whole units):
 #: the within-one search starts hotter than the widened one, whose band has room to spare.
 HOT, WIDE_HOT, COLD = 0.6, 0.3, 0.05
-#: Moves of the cyclic base-block search, per base block.
-BASE_BLOCK_MOVES = 6_000
-#: Moves of the search that evens seat positions of bots filling several seats.
-SPREAD_MOVES = 20_000
-#: Neighbour search: swaps tried per seat of every table, and at least.
-ARRANGE_MOVES, ARRANGE_LEAST = 12, 20_000
+#: Moves of the cyclic base-block search, per base block and at most.
+BASE_BLOCK_MOVES, BASE_BLOCK_MOST = 6_000, 60_000
+#: Moves of the search that evens seat positions of bots filling several seats: at least,
+#: and per seat of every table.
+SPREAD_MOVES, SPREAD_PER_SEAT = 20_000, 4
+#: Neighbour search: swaps tried per seat of every table, at least and at most.
+ARRANGE_MOVES, ARRANGE_LEAST, ARRANGE_MOST = 12, 20_000, 300_000
+#: Tables a paired swap intersects or probes when looking for its partner table.
+PARTNER_SCAN = 64
+#: Starting temperature of the neighbour search (it cools to COLD).
+ARRANGE_HOT = 1.0
 #: Weights of the neighbour search: squared counts of distinct bots one and two seats apart,
 #: and, per game, a bot's copy right next to it, which costs more than any evening out gains.
 LEFT_WEIGHT, SECOND_WEIGHT, SELF_WEIGHT = 2, 1, 10**9
@@ -956,7 +961,7 @@ def _base_blocks(v: int, n: int, k: int, rng: random.Random) -> list[list[int]] 
                 if x != y:
                     count[(y - x) % v] += 1
     cost = sum(off(count[d]) for d in range(1, v))
-    moves = BASE_BLOCK_MOVES * k
+    moves = min(BASE_BLOCK_MOVES * k, BASE_BLOCK_MOST)
     for step in range(moves):
         if cost == 0:
             return blocks
@@ -1218,8 +1223,9 @@ def _arrange(
 
     count = len(tables)
     # Permuted deals have many more weighted position pairs per swap, and need fewer swaps.
-    moves = max(ARRANGE_MOVES * n * count * min(len(entries), 4 * n) // max(len(entries), 1), ARRANGE_LEAST)
-    for _ in range(moves):
+    moves = ARRANGE_MOVES * n * count * min(len(entries), 4 * n) // max(len(entries), 1)
+    moves = min(max(moves, ARRANGE_LEAST), ARRANGE_MOST)
+    for step in range(moves):
         first = rng.randrange(count)
         i, j = rng.sample(range(n), 2)
         x, y = tables[first][i], tables[first][j]
@@ -1232,10 +1238,10 @@ def _arrange(
             or seats[y][j] - 1 < low[y]
             or seats[y][i] + 1 > high[y]
         ):
-            partners = (sitting.get((y, i), set()) & sitting.get((x, j), set())) - {first}
-            if not partners:
+            partner = _partner(tables, sitting, first, i, j, rng)
+            if partner is None:
                 continue
-            swapped.append(min(partners) if len(partners) == 1 else rng.choice(sorted(partners)))
+            swapped.append(partner)
         change: Counter[tuple[int, int, int]] = Counter()
         for t in swapped:
             swap_change(t, i, j, change)
@@ -1245,7 +1251,10 @@ def _arrange(
                 delta += weight[k] * (2 * counts[k - 1][(u, v)] * d + d * d)
             elif d and k == 1:
                 delta += SELF_WEIGHT * d
-        if delta > 0:
+        if delta > 0 and (
+            delta >= SELF_WEIGHT
+            or rng.random() >= math.exp(-delta / (ARRANGE_HOT * (COLD / ARRANGE_HOT) ** (step / moves)))
+        ):
             for t in swapped:
                 tables[t][i], tables[t][j] = tables[t][j], tables[t][i]
             continue
@@ -1266,6 +1275,28 @@ def _arrange(
     return tables
 
 
+def _partner(
+    tables: list[list[int]],
+    sitting: dict[tuple[int, int], set[int]],
+    first: int,
+    i: int,
+    j: int,
+    rng: random.Random,
+) -> int | None:
+    """Another table with the bots of ``first``'s seats ``i`` and ``j`` the other way round."""
+    x, y = tables[first][i], tables[first][j]
+    ys, xs = sitting.get((y, i), set()), sitting.get((x, j), set())
+    if min(len(ys), len(xs)) <= PARTNER_SCAN:
+        partners = sorted((ys & xs) - {first})
+        return partners[rng.randrange(len(partners))] if partners else None
+    for _ in range(PARTNER_SCAN):
+        # Many tables qualify: probing a few at random is cheaper than intersecting.
+        t = rng.randrange(len(tables))
+        if t != first and tables[t][i] == y and tables[t][j] == x:
+            return t
+    return None
+
+
 def _spread_copies(tables: list[list[int]], b: int, n: int, rng: random.Random) -> list[list[int]]:
     """Seat positions within one for bots that fill several seats, copies kept apart.
 
@@ -1274,6 +1305,8 @@ def _spread_copies(tables: list[list[int]], b: int, n: int, rng: random.Random) 
     itself) are kept when they do not add to how far seat counts are outside each bot's
     ``total // n .. ceil(total / n)``.
     """
+    # Turning deal d by d seats already spreads every bot over the positions.
+    tables = [table[d % n :] + table[: d % n] for d, table in enumerate(tables)]
     seats = [[0] * n for _ in range(b)]
     for table in tables:
         for p, bot in enumerate(table):
@@ -1302,7 +1335,7 @@ def _spread_copies(tables: list[list[int]], b: int, n: int, rng: random.Random) 
         return sum(1 for p in range(n) if table[p] == table[(p + 1) % n])
 
     cost = sum(max(0, c - high[bot]) + max(0, low[bot] - c) for bot in range(b) for c in seats[bot])
-    for _ in range(SPREAD_MOVES):
+    for _ in range(max(SPREAD_MOVES, SPREAD_PER_SEAT * n * len(tables))):
         if cost == 0:
             break
         t = rng.randrange(len(tables))
