@@ -397,3 +397,18 @@ def test_the_schedule_command_refuses_a_bad_seating_in_one_line(tmp_path: Path) 
     result = CliRunner().invoke(app, ["tournament", "schedule", str(config)])
     assert result.exit_code == 2
     assert result.stderr.strip().count("\n") == 0 and "tournament.seating" in result.stderr
+
+
+def test_without_duplicate_copies_sit_apart_whenever_they_fit() -> None:
+    # Every table size and several smaller bot counts, one game per deal: a bot with at most
+    # size // 2 copies at a table never sits next to itself, and seat positions stay even.
+    for size in range(6, 12):
+        for bots in sorted({2, 3, size // 2, size - 1}):
+            schedule = make_schedule(names(bots), size, 4, "1", duplicate=False)
+            balance = schedule.balance()
+            assert balance.within_one, (bots, size)
+            if -(-size // bots) <= size // 2:
+                assert balance.copies_adjacent == 0, (bots, size)
+            else:
+                # Two bots at an odd table: one of them has a copy too many to fit apart.
+                assert balance.copies_adjacent == 4, (bots, size)

@@ -748,9 +748,13 @@ def _shares(b: int, n: int, deals: int) -> list[list[int]]:
     tables: list[list[int]] = []
     for d in range(deals):
         lucky = {(d * extra + j) % b for j in range(extra)}
-        counts = [base + (1 if x in lucky else 0) for x in range(b)]
-        # Interleaved (A B C A B C ...) so that copies of a bot start apart.
-        table = [x for layer in range(base + 1) for x in range(b) if counts[x] > layer]
+        copies = [x for x in range(b) for _ in range(base + (1 if x in lucky else 0))]
+        # Copies one after the other go to every second seat (the even seats, then the odd
+        # ones): a bot with at most n // 2 copies then never sits next to itself, round the
+        # table included.
+        table = [0] * n
+        for seat, bot in zip([*range(0, n, 2), *range(1, n, 2)], copies, strict=True):
+            table[seat] = bot
         tables.append(table)
     return tables
 
@@ -1300,7 +1304,7 @@ def _partner(
 def _spread_copies(tables: list[list[int]], b: int, n: int, rng: random.Random) -> list[list[int]]:
     """Seat positions within one for bots that fill several seats, copies kept apart.
 
-    The tables come interleaved (``A B C A B C``), so copies of a bot sit apart. Moves that
+    The tables come with copies apart (see :func:`_shares`). Moves that
     keep them apart (turning a whole table, swapping two seats when no copy ends up next to
     itself) are kept when they do not add to how far seat counts are outside each bot's
     ``total // n .. ceil(total / n)``.
