@@ -71,6 +71,8 @@ Progress = Callable[[str], None]
 CANDIDATE_TABLES = 16
 #: Pair search: most steps, and most steps without a better cost (per table, within bounds).
 PAIR_STEPS, PAIR_PATIENCE = 60_000, (6_000, 100, 8_000)
+#: The within-one search's most steps with more than SUGGEST_SEARCH_BOTS bots.
+PAIR_STEPS_MANY_BOTS = 15_000
 #: The widened (spread 2) search, run when within one is impossible or not found.
 WIDE_STEPS, WIDE_PATIENCE = 120_000, (2_000, 100, 20_000)
 #: Annealing temperatures at the start and the end of a search (costs move by whole units):
@@ -300,7 +302,7 @@ class Balance:
         if self.pair_spread <= 1:
             pairs = "within one"
         elif self.pairs_impossible is not None:
-            least = "the least possible" if self.pair_spread == 2 else "2 would be the least possible"
+            least = "the least possible" if self.pair_spread == 2 else "spread 2 not found"
             spread = f"spread {self.pair_spread}, {least}"
             pairs = f"within one is provably impossible: {self.pairs_impossible}; {spread}"
         else:
@@ -795,7 +797,9 @@ def _compositions(
         return tables
     local = _PairSearch(tables, b, n, rng)
     if feasible.impossible is None:
-        steps = local.run(feasible.low, feasible.high, PAIR_STEPS, _patience(PAIR_PATIENCE, t))
+        # Beyond a few dozen bots the search rarely reaches within one: do not dwell on it.
+        most = PAIR_STEPS if b <= SUGGEST_SEARCH_BOTS else PAIR_STEPS_MANY_BOTS
+        steps = local.run(feasible.low, feasible.high, most, _patience(PAIR_PATIENCE, t))
         if local.cost == 0:
             say(f"pairs: within one ({feasible.low}..{feasible.high}) from a {how}, {steps} search steps")
             return local.best_tables()
