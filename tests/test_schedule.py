@@ -4,6 +4,9 @@ neighbours spread, duplicate rotations, reproducibility."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
@@ -412,3 +415,27 @@ def test_without_duplicate_copies_sit_apart_whenever_they_fit() -> None:
             else:
                 # Two bots at an odd table: one of them has a copy too many to fit apart.
                 assert balance.copies_adjacent == 4, (bots, size)
+
+
+def test_the_schedule_is_the_same_in_another_process() -> None:
+    # Nothing depends on set order or hash seeds: two interpreters with different hash seeds
+    # build identical schedules (local search, exhaustive search, copies without duplicate).
+    script = (
+        "import json, sys\n"
+        "from hearts_tournaments.schedule import SeatingMode, make_schedule\n"
+        "out = [make_schedule([f'b{i}' for i in range(b)], n, t, 'x', d, SeatingMode(m)).to_json()\n"
+        "       for b, n, t, d, m in [(12, 6, 15, True, 'permute'), (7, 6, 3, True, 'rotate'),\n"
+        "                             (4, 6, 5, False, 'rotate'), (10, 6, 9, False, 'rotate')]]\n"
+        "json.dump(out, sys.stdout)\n"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2")
+    ]
+    assert runs[0] == runs[1] and json.loads(runs[0])
