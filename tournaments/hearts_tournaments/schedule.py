@@ -20,9 +20,11 @@ Choosing the seatings (pure functions of the bots, the sizes and the seed):
   equally many deals (within one) and every pair of bots together on equally many deals
   (within one) where that is possible. :func:`pair_feasibility` decides what it can from
   necessary conditions (the pair-count sum of each bot, a graph of the pairs that meet once
-  more than the rest, Fisher's inequality, Bruck-Ryser-Chowla). The design starts from a cyclic
-  construction where one is found (``deals`` a multiple of the bot count: base blocks whose
-  differences are balanced, developed modulo the bot count), else from a greedy fill, and a
+  more than the rest, Fisher's inequality, Bruck-Ryser-Chowla, the missing planes) and, for
+  few deals, an exhaustive search over which deals each bot sits at, which either builds the
+  design or proves there is none. Otherwise the design starts from a cyclic construction
+  where one is found (``deals`` a multiple of the bot count: base blocks whose differences
+  are balanced, developed modulo the bot count), else from a greedy fill, and a
   local search swaps bots between tables (keeping every bot's deal count) with incremental
   scoring of the pair counts that leave the target band. When within one is not reached, a
   second search widens the band by one: the spread is then 2, the least possible when within
