@@ -220,6 +220,8 @@ class Balance:
         seating: How a deal's games seat its bots.
         pairs_impossible: Why pairs within one is provably impossible (see
             :func:`pair_feasibility`), or None.
+        spread_two_impossible: Whether an exhaustive search proved that pairs cannot be
+            within two either (few deals only).
     """
 
     games: int
@@ -236,6 +238,7 @@ class Balance:
     copies_adjacent: int = 0
     seating: SeatingMode = SeatingMode.ROTATE
     pairs_impossible: str | None = None
+    spread_two_impossible: bool = False
 
     @property
     def seat_spread(self) -> int:
@@ -266,6 +269,7 @@ class Balance:
             "table_seats_per_bot": self.table_seats_per_bot,
             "pair_deals": {"min": self.pair_min, "max": self.pair_max},
             "pairs_impossible": self.pairs_impossible,
+            "spread_two_impossible": self.spread_two_impossible,
             "seat_counts": {bot: list(c) for bot, c in self.seat_counts.items()},
             "seat_spread": self.seat_spread,
             "seating": self.seating.value,
@@ -294,6 +298,7 @@ class Balance:
             copies_adjacent=data.get("copies_adjacent", 0),
             seating=SeatingMode(data.get("seating", SeatingMode.ROTATE.value)),
             pairs_impossible=data.get("pairs_impossible"),
+            spread_two_impossible=data.get("spread_two_impossible", False),
         )
 
     def lines(self) -> list[str]:
@@ -304,7 +309,12 @@ class Balance:
         if self.pair_spread <= 1:
             pairs = "within one"
         elif self.pairs_impossible is not None:
-            least = "the least possible" if self.pair_spread == 2 else "spread 2 not found"
+            if self.pair_spread == 2:
+                least = "the least possible"
+            elif self.spread_two_impossible:
+                least = "the least possible (spread 2 is impossible too: exhaustive search)"
+            else:
+                least = "spread 2 not found"
             spread = f"spread {self.pair_spread}, {least}"
             pairs = f"within one is provably impossible: {self.pairs_impossible}; {spread}"
         else:
@@ -574,6 +584,8 @@ def balance_of(
                 near[k - 1][row[p], row[(p + k) % n]] += 1
     off = ~np.eye(b, dtype=np.bool_)
     b_over_n = b > n
+    impossible = pair_feasibility(b, n, len(seatings)).impossible if b_over_n else None
+    spread = int(upper.max() - upper.min())
     return Balance(
         games=len(games),
         deals=len(seatings),
@@ -588,7 +600,10 @@ def balance_of(
         second_max=int(near[1][off].max()),
         copies_adjacent=int(np.trace(near[0])),
         seating=seating,
-        pairs_impossible=pair_feasibility(b, n, len(seatings)).impossible if b_over_n else None,
+        pairs_impossible=impossible,
+        spread_two_impossible=spread > 2
+        and impossible is not None
+        and _spread_two_impossible(b, n, len(seatings)),
     )
 
 
@@ -812,7 +827,16 @@ def _compositions(
         say("pairs: within one is provably impossible, so aiming at spread 2")
     # Within one failed: aim at spread 2, the next best, below the mean first, then above.
     best: tuple[int, list[list[int]]] | None = None
-    for low in sorted({max(feasible.low - 1, 0), feasible.low}):
+    bands = sorted({max(feasible.low - 1, 0), feasible.low})
+    for low in bands:
+        # Few deals: the exhaustive search finds spread 2 where there is one.
+        _, exact = _small_design(b, n, t, low, low + 2)
+        if exact is not None:
+            say(f"pairs: widened to {low}..{low + 2}, reached by an exhaustive search")
+            label = list(range(b))
+            rng.shuffle(label)
+            return [[label[x] for x in table] for table in exact]
+    for low in bands:
         local.reset_to_best()
         steps = local.run(low, low + 2, WIDE_STEPS, _patience(WIDE_PATIENCE, t), WIDE_HOT)
         reached = local.cost == 0
@@ -825,6 +849,13 @@ def _compositions(
             break
     assert best is not None
     return best[1]
+
+
+def _spread_two_impossible(b: int, n: int, t: int) -> bool:
+    """Whether the exhaustive search proves that no schedule has pairs within two."""
+    low = _necessary(b, n, t).low
+    bands = sorted({max(low - 1, 0), low})
+    return all(_small_design(b, n, t, lo, lo + 2)[0] == "impossible" for lo in bands)
 
 
 def _few_types(b: int, n: int, t: int) -> bool:
