@@ -28,6 +28,7 @@ from hearts_core.defaults import (
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
 from hearts_tournaments.gauntlet import GauntletSpec
 from hearts_tournaments.sandbox import LIMIT_KEYS, Limits, SandboxKind
+from hearts_tournaments.schedule import SeatingMode
 from hearts_tournaments.stats import SprtSettings
 
 #: Bot names end up in file names (logs) and in tables: keep them plain.
@@ -120,6 +121,8 @@ class TournamentConfig:
         max_hands: Each game also ends after this many hands.
         output: The folder for the database, records and logs.
         duplicate: Play each deal once per rotation of its table's seats.
+        seating: How a duplicate deal's games seat its bots: ``rotate`` (the same order
+            turned) or ``permute`` (a different order in every game, so neighbours vary).
         decision_ms: The referee's limit per decision.
         time_bank_ms: Thinking time per seat per game.
         max_faults: Faults that retire a seat for the rest of a game.
@@ -146,6 +149,7 @@ class TournamentConfig:
     max_hands: int = DEFAULT_MAX_HANDS
     output: Path = Path("runs")
     duplicate: bool = True
+    seating: SeatingMode = SeatingMode.ROTATE
     decision_ms: int = DEFAULT_DECISION_MS
     time_bank_ms: int = DEFAULT_TIME_BANK_MS
     max_faults: int = DEFAULT_MAX_FAULTS
@@ -192,7 +196,9 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
     "quarantine_after": (1, None),
 }
 #: Every key of [tournament].
-TOURNAMENT_KEYS = frozenset({*_INT_RANGES, "name", "seed", "output", "duplicate", "server", "sandbox"})
+TOURNAMENT_KEYS = frozenset(
+    {*_INT_RANGES, "name", "seed", "output", "duplicate", "seating", "server", "sandbox"}
+)
 _BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox", "protocol"})
 #: Lowest value of each key of [limits].
 _LIMIT_MINIMA = {"memory_mb": 16, "cpu_s": 1, "processes": 1, "open_files": 16, "file_mb": 1,
@@ -364,6 +370,11 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
     if not isinstance(duplicate, bool):
         raise ConfigError("tournament.duplicate", f"must be true or false, not {_shown(duplicate)}")
     out["duplicate"] = duplicate
+    seating = section.get("seating", SeatingMode.ROTATE.value)
+    modes = " or ".join(f'"{m.value}"' for m in SeatingMode)
+    if not isinstance(seating, str) or seating not in {m.value for m in SeatingMode}:
+        raise ConfigError("tournament.seating", f"must be {modes}, not {_shown(seating)}")
+    out["seating"] = SeatingMode(seating)
     output = section.get("output", f"runs/{name}")
     if not isinstance(output, str) or not output:
         raise ConfigError("tournament.output", f"must be a folder path as a string, not {_shown(output)}")

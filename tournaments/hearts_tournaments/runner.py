@@ -48,7 +48,7 @@ from hearts_tournaments.gauntlet import gauntlet_schedule, gauntlet_verdict
 from hearts_tournaments.outcome import GameOutcome, Quarantine, QuarantineTracker
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
-from hearts_tournaments.schedule import Schedule, ScheduledGame, make_schedule
+from hearts_tournaments.schedule import Progress, Schedule, ScheduledGame, make_schedule
 from hearts_tournaments.stats import SprtVerdict
 from hearts_tournaments.stdio_entrant import start_stdio_bot
 from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder
@@ -117,6 +117,7 @@ def create_tournament(
     output: Path,
     fresh: bool = False,
     deal_secret: bytes | None = None,
+    progress: Progress | None = None,
 ) -> Tournament:
     """Schedules a new tournament and stores it in ``output``.
 
@@ -127,6 +128,7 @@ def create_tournament(
         fresh: Remove a previous tournament's database, records and logs from ``output`` first.
         deal_secret: The secret to seed the deals from, to replay a tournament's deals
             (default: a fresh one, drawn now).
+        progress: Called with a line as each phase of the schedule's design ends.
 
     Raises:
         StoreError: if ``output`` already holds a tournament (and not ``fresh``).
@@ -143,19 +145,32 @@ def create_tournament(
             f"{output} already holds a tournament: continue it with `hearts tournament resume "
             f"{output}`, or add --fresh to start it over"
         )
-    store = Store.create(output, config_text, config.base_dir, config.name, schedule_for(config), deal_secret)
+    store = Store.create(
+        output, config_text, config.base_dir, config.name, schedule_for(config, progress), deal_secret
+    )
     return Tournament(config, store, output)
 
 
-def schedule_for(config: TournamentConfig) -> Schedule:
-    """The schedule of a config: a round robin, or a gauntlet with a ``[gauntlet]`` section."""
+def schedule_for(config: TournamentConfig, progress: Progress | None = None) -> Schedule:
+    """The schedule of a config: a round robin, or a gauntlet with a ``[gauntlet]`` section.
+
+    ``progress`` is told each phase of a round robin's design as it ends.
+    """
     if config.gauntlet is not None:
         candidate = config.gauntlet.candidate
         field = [name for name in config.bot_names if name != candidate]
         return gauntlet_schedule(
             candidate, field, config.table_size, config.deals, config.seed, config.duplicate
         )
-    return make_schedule(config.bot_names, config.table_size, config.deals, config.seed, config.duplicate)
+    return make_schedule(
+        config.bot_names,
+        config.table_size,
+        config.deals,
+        config.seed,
+        config.duplicate,
+        config.seating,
+        progress,
+    )
 
 
 def open_tournament(output: Path) -> Tournament:

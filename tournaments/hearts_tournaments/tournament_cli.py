@@ -13,6 +13,7 @@ import enum
 import logging
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
@@ -43,7 +44,7 @@ from hearts_tournaments.runner import (
     tournament_standings,
 )
 from hearts_tournaments.sandbox import SandboxError
-from hearts_tournaments.schedule import suggest_deals
+from hearts_tournaments.schedule import Schedule, suggest_deals
 from hearts_tournaments.store import StoreError
 from hearts_tournaments.tournament_secrets import DealSecretError, read_deal_secret
 from hearts_tournaments.verify import verify_tournament
@@ -124,11 +125,15 @@ def run_command(
         raise fail(f"{config or 'demo'}: {exc}") from None
     folder = output or (DEMO_OUTPUT if demo else settings.output)
     _check_sandbox(settings, folder)
+    say = _Stopwatch(err=True)
     try:
-        tournament = create_tournament(settings, text, folder, fresh=fresh or demo, deal_secret=secret)
+        tournament = create_tournament(
+            settings, text, folder, fresh=fresh or demo, deal_secret=secret, progress=say
+        )
     except StoreError as exc:
         raise fail(str(exc)) from None
-    _print_balance(tournament)
+    say(f"scheduled in {say.elapsed():.1f} s")
+    _print_balance(tournament.store.schedule(), say, gauntlet=tournament.config.gauntlet is not None)
     _run(tournament, concurrency, progress)
 
 
@@ -189,19 +194,40 @@ def verify_command(
 @tournament_app.command("schedule")
 def schedule_command(
     config: Annotated[Path, typer.Argument(help="The tournament's TOML file.")],
+    games: Annotated[
+        bool, typer.Option("--games/--no-games", help="List every game (key and seats) before the summary.")
+    ] = True,
 ) -> None:
-    """Print a tournament's schedule and balance report without playing it."""
+    """Print a tournament's schedule, its balance and what balance is possible, without playing it."""
     try:
         settings, _ = load_config(config)
     except ConfigError as exc:
         raise fail(f"{config}: {exc}") from None
-    schedule = schedule_for(settings)
-    for game in schedule.games:
-        typer.echo(f"{game.key}  " + " ".join(game.seats))
-    for line in schedule.balance().lines():
-        typer.echo(line)
-    for warning in deal_warnings(schedule.balance()):
-        typer.echo(f"warning: {warning}", err=True)
+    say = _Stopwatch(err=False)
+    schedule = schedule_for(settings, progress=say)
+    say(f"scheduled in {say.elapsed():.1f} s")
+    if games:
+        for game in schedule.games:
+            typer.echo(f"{game.key}  " + " ".join(game.seats))
+    _print_balance(schedule, say, gauntlet=settings.gauntlet is not None)
+
+
+class _Stopwatch:
+    """Prints ``schedule: [12.3 s] line`` on stdout or stderr: the design never runs silently."""
+
+    def __init__(self, err: bool) -> None:
+        self.err = err
+        self.start = time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def __call__(self, line: str) -> None:
+        typer.echo(f"schedule: [{self.elapsed():5.1f} s] {line}", err=self.err)
+
+    def warn(self, line: str) -> None:
+        """A warning: always on stderr."""
+        typer.echo(f"schedule: [{self.elapsed():5.1f} s] warning: {line}", err=True)
 
 
 def _open(folder: Path) -> Tournament:
@@ -223,23 +249,27 @@ def _check_sandbox(config: TournamentConfig, output: Path) -> None:
         typer.echo(f"hearts: {warning}", err=True)
 
 
-def _print_balance(tournament: Tournament) -> None:
-    schedule = tournament.store.schedule()
+def _print_balance(schedule: Schedule, say: _Stopwatch, gauntlet: bool = False) -> None:
+    """The balance report, and when pairs are not within one, the nearest deal count that is."""
     balance = schedule.balance()
     for line in balance.lines():
-        typer.echo(f"schedule: {line}", err=True)
-    # A gauntlet seats its candidate at every deal: its pairs are unequal by design.
-    gauntlet = tournament.config.gauntlet is not None
-    if not gauntlet and not balance.within_one and len(schedule.bots) > schedule.table_size:
-        better = suggest_deals(len(schedule.bots), schedule.table_size, len(schedule.seatings), schedule.seed)
-        hint = f"deals = {better} can be" if better else "no nearby deal count is"
-        typer.echo(
-            f"schedule: warning: {len(schedule.bots)} bots at tables of {schedule.table_size} cannot "
-            f"meet equally often (within one) on {len(schedule.seatings)} deals; {hint} balanced",
-            err=True,
-        )
+        say(line)
     for warning in deal_warnings(balance):
-        typer.echo(f"schedule: warning: {warning}", err=True)
+        say.warn(warning)
+    bots, size, deals = len(schedule.bots), schedule.table_size, len(schedule.seatings)
+    # A gauntlet seats its candidate at every deal: its pairs are unequal by design.
+    if gauntlet or balance.pair_spread <= 1 or bots <= size:
+        return
+    # The hint is a search too: bounded (constructions, few local searches) and timed.
+    say("looking for the smallest larger deal count that balances pairs within one")
+    started = say.elapsed()
+    better = suggest_deals(bots, size, deals, schedule.seed)
+    took = say.elapsed() - started
+    hint = f"deals = {better} is balanced within one" if better else "no larger deal count tried is"
+    say.warn(
+        f"{bots} bots at tables of {size} do not meet equally often (within one) on "
+        f"{deals} deals; {hint} (searched {took:.1f} s)"
+    )
 
 
 def _run(tournament: Tournament, concurrency: int | None, progress: ProgressMode) -> None:
