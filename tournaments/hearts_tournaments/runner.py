@@ -45,7 +45,7 @@ from hearts_server.server import make_server
 from hearts_tournaments.config import BotProtocol, ConfigError, TournamentConfig, parse_config
 from hearts_tournaments.entrants import BotProcess, SeatAccess, check_files
 from hearts_tournaments.gauntlet import gauntlet_schedule, gauntlet_verdict
-from hearts_tournaments.outcome import GameOutcome, Quarantine, QuarantineTracker
+from hearts_tournaments.outcome import GameOutcome, Quarantine, ScheduleQuarantine
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
 from hearts_tournaments.schedule import Schedule, ScheduledGame, make_schedule
@@ -271,7 +271,10 @@ class _Runner:
         self.concurrency = concurrency
         self.reporter = reporter
         self.schedule = self.store.schedule()
-        self.quarantine = QuarantineTracker(self.config.quarantine_after)
+        # Quarantine in schedule order: a game waits for the earlier games that could change
+        # whether one of its bots sits out, so concurrency never changes the standings.
+        self.quarantine = ScheduleQuarantine(self.schedule.games, self.config.quarantine_after)
+        self._stored = asyncio.Event()
         self.faults = 0
         self.outcomes = self.store.outcomes(records=False)
         for outcome in self.outcomes:
@@ -360,8 +363,17 @@ class _Runner:
         for game in games:
             if self.decided:
                 break
-            outcome = await _GamePlay(self, game, channel, address).play()
+            absent = await self._absent(game)
+            outcome = await _GamePlay(self, game, channel, address, absent).play()
             self._finish(outcome)
+
+    async def _absent(self, game: ScheduledGame) -> tuple[bool, ...]:
+        """Which seats of ``game`` are quarantined, once the earlier games that decide it are stored."""
+        while (absent := self.quarantine.absent(game)) is None:
+            stored = self._stored
+            log.info("game_waits_for_quarantine", key=game.key)
+            await stored.wait()
+        return absent
 
     def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
         """Lets the bots of a finished game exit (or stops them) in the background."""
@@ -394,6 +406,8 @@ class _Runner:
         for entry in self.quarantine.add(outcome):
             self._announce(entry)
         self.outcomes.append(outcome)
+        self._stored.set()
+        self._stored = asyncio.Event()
         if not self.decided and self._gauntlet_decided():
             self.decided = True
 
@@ -423,7 +437,14 @@ class _Runner:
 class _GamePlay:
     """One game: its table, its bot processes, its outcome."""
 
-    def __init__(self, runner: _Runner, game: ScheduledGame, channel: grpc.aio.Channel, address: str) -> None:
+    def __init__(
+        self,
+        runner: _Runner,
+        game: ScheduledGame,
+        channel: grpc.aio.Channel,
+        address: str,
+        absent: tuple[bool, ...],
+    ) -> None:
         self.runner = runner
         self.config = runner.config
         self.game = game
@@ -432,7 +453,7 @@ class _GamePlay:
         self.admin = agrpc.AdminServiceStub(channel)
         self.metadata = runner.metadata
         n = len(game.seats)
-        self.absent = tuple(bot in runner.quarantine.quarantined for bot in game.seats)
+        self.absent = absent
         self.crashed = [False] * n
         self.table_id = ""
         self.tokens: list[str] = []
@@ -575,8 +596,13 @@ class _GamePlay:
             retired=tuple(r.retired for r in seats),
             absent=self.absent,
             crashed=tuple(self.crashed),
-            never_answered=tuple(s.answered == 0 for s in sorted(finished.seats, key=lambda s: s.seat)),
+            # An answer the bot's SDK made for it is not a decision of its own.
+            never_answered=tuple(
+                s.answered - r.bot_errors <= 0
+                for s, r in zip(sorted(finished.seats, key=lambda s: s.seat), seats, strict=True)
+            ),
             record_json=finished.record_json,
+            bot_errors=tuple(r.bot_errors for r in seats),
         )
 
 

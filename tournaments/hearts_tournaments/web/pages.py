@@ -40,6 +40,7 @@ SORT_KEYS: dict[str, Callable[[BotStanding], Any]] = {
     "mean_score": lambda s: s.mean_score,
     "strength": lambda s: s.strength,
     "faults": lambda s: s.faults,
+    "bot_errors": lambda s: s.bot_errors,
     "failed_games": lambda s: s.failed_games,
 }
 #: Rows of the live game list per page.
