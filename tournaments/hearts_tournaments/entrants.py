@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hearts_client.stdio_bridge import BotPipes
+from hearts_core.lifetime import die_with_parent_preexec
 from hearts_tournaments.config import BotProtocol, BotSpec
 from hearts_tournaments.sandbox import (
     INSIDE_SCRATCH,
@@ -343,7 +344,8 @@ class BotProcess:
                 stderr=asyncio.subprocess.PIPE if stdio else asyncio.subprocess.STDOUT,
                 env=launch.env,
                 cwd=launch.cwd,
-                preexec_fn=preexec_limits(limits),
+                # Killed by the kernel if the runner dies (even by SIGKILL) before stopping it.
+                preexec_fn=die_with_parent_preexec(preexec_limits(limits)),
             )
         except OSError as exc:
             with log_path.open("ab") as log:

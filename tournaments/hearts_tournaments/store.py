@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -118,6 +119,11 @@ class Store:
             schedule: Its schedule.
             deal_secret: The secret its deals are seeded from (default: a fresh one).
 
+        The database is built complete under a temporary name in ``folder`` and only then linked
+        to its real name (atomic, and never over an existing one), so a process killed at any
+        moment leaves either no tournament or a whole one, never an empty database that
+        neither ``run`` nor ``resume`` accepts.
+
         Raises:
             StoreError: if ``folder`` already holds a tournament or cannot be written.
         """
@@ -127,11 +133,45 @@ class Store:
         secret = deal_secret if deal_secret is not None else new_deal_secret()
         try:
             private_folder(folder)
+            _remove_partial(folder)
             # Created 0600 before SQLite opens it, so the secret is never readable by others.
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+            fd, partial_name = tempfile.mkstemp(prefix=f".{DB_NAME}.", suffix=PARTIAL_SUFFIX, dir=folder)
+            os.close(fd)
+            partial = Path(partial_name)
+        except OSError as exc:
+            raise StoreError(f"cannot create {path}: {exc}") from None
+        try:
+            build = sqlite3.connect(partial, isolation_level=None)
+            try:
+                build.execute("PRAGMA journal_mode=WAL")  # kept in the file for every later open
+                build.execute("PRAGMA synchronous=FULL")
+                cls._fill(build, config_text, base_dir, name, schedule, secret)
+            finally:
+                build.close()  # the last connection: the WAL is checkpointed into the file
+            _fsync(partial)
+            os.link(partial, path)  # fails if a tournament appeared meanwhile: never replaced
+            _fsync(folder)
             db = cls._connect(path)
+        except FileExistsError:
+            raise StoreError(f"{folder} already holds a tournament") from None
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot create {path}: {exc}") from None
+        finally:
+            partial.unlink(missing_ok=True)
+            for extra in ("-wal", "-shm", "-journal"):
+                partial.with_name(partial.name + extra).unlink(missing_ok=True)
+        return cls(path, db)
+
+    @staticmethod
+    def _fill(
+        db: sqlite3.Connection,
+        config_text: str,
+        base_dir: Path,
+        name: str,
+        schedule: Schedule,
+        secret: bytes,
+    ) -> None:
+        """Writes the schema, the meta data and the schedule, in one transaction."""
         with db:
             db.execute("BEGIN")
             # Statement by statement: executescript() would commit the open transaction first.
@@ -157,7 +197,6 @@ class Store:
                     for g in schedule.games
                 ],
             )
-        return cls(path, db)
 
     @classmethod
     def open(cls, folder: Path, *, read_only: bool = False) -> Store:
@@ -290,3 +329,22 @@ def private_folder(folder: Path) -> None:
     """
     folder.mkdir(parents=True, exist_ok=True, mode=FOLDER_MODE)
     folder.chmod(FOLDER_MODE)
+
+
+#: The name ending of a database still being built by :meth:`Store.create`.
+PARTIAL_SUFFIX = ".partial"
+
+
+def _remove_partial(folder: Path) -> None:
+    """Removes what a creation killed before it finished left behind (never a tournament)."""
+    for leftover in folder.glob(f".{DB_NAME}.*{PARTIAL_SUFFIX}*"):
+        leftover.unlink(missing_ok=True)
+
+
+def _fsync(path: Path) -> None:
+    """Flushes a file's (or a folder's entries') changes to disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

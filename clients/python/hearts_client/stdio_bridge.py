@@ -54,6 +54,7 @@ from hearts_client.stdio_protocol import (
     parse_answer,
     rejected_message,
 )
+from hearts_core.lifetime import die_with_parent_preexec
 from hearts_server.logs import configure_logging, get_logger
 
 log = get_logger(__name__)
@@ -485,7 +486,14 @@ async def start_process(
     stdout, child_stdout = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
-            *command, stdin=child_stdin, stdout=child_stdout, stderr=stderr, cwd=cwd, env=env
+            *command,
+            stdin=child_stdin,
+            stdout=child_stdout,
+            stderr=stderr,
+            cwd=cwd,
+            env=env,
+            # The bot dies with the bridge, even if the bridge is killed by SIGKILL.
+            preexec_fn=die_with_parent_preexec(),
         )
     except BaseException:
         os.close(stdin)
