@@ -117,6 +117,7 @@ def create_tournament(
     output: Path,
     fresh: bool = False,
     deal_secret: bytes | None = None,
+    config_path: Path | None = None,
 ) -> Tournament:
     """Schedules a new tournament and stores it in ``output``.
 
@@ -127,6 +128,7 @@ def create_tournament(
         fresh: Remove a previous tournament's database, records and logs from ``output`` first.
         deal_secret: The secret to seed the deals from, to replay a tournament's deals
             (default: a fresh one, drawn now).
+        config_path: The configuration file, kept so that ``resume`` can tell when it was edited.
 
     Raises:
         StoreError: if ``output`` already holds a tournament (and not ``fresh``).
@@ -143,7 +145,9 @@ def create_tournament(
             f"{output} already holds a tournament: continue it with `hearts tournament resume "
             f"{output}`, or add --fresh to start it over"
         )
-    store = Store.create(output, config_text, config.base_dir, config.name, schedule_for(config), deal_secret)
+    store = Store.create(
+        output, config_text, config.base_dir, config.name, schedule_for(config), deal_secret, config_path
+    )
     return Tournament(config, store, output)
 
 

@@ -108,6 +108,7 @@ class Store:
         name: str,
         schedule: Schedule,
         deal_secret: bytes | None = None,
+        config_path: Path | None = None,
     ) -> Store:
         """Creates the database of a new tournament in ``folder``.
 
@@ -118,6 +119,7 @@ class Store:
             name: The tournament's name.
             schedule: Its schedule.
             deal_secret: The secret its deals are seeded from (default: a fresh one).
+            config_path: The configuration file, if any (``resume`` tells when it was edited).
 
         The database is built complete under a temporary name in ``folder`` and only then linked
         to its real name (atomic, and never over an existing one), so a process killed at any
@@ -145,7 +147,7 @@ class Store:
             try:
                 build.execute("PRAGMA journal_mode=WAL")  # kept in the file for every later open
                 build.execute("PRAGMA synchronous=FULL")
-                cls._fill(build, config_text, base_dir, name, schedule, secret)
+                cls._fill(build, config_text, base_dir, name, schedule, secret, config_path)
             finally:
                 build.close()  # the last connection: the WAL is checkpointed into the file
             _fsync(partial)
@@ -170,6 +172,7 @@ class Store:
         name: str,
         schedule: Schedule,
         secret: bytes,
+        config_path: Path | None,
     ) -> None:
         """Writes the schema, the meta data and the schedule, in one transaction."""
         with db:
@@ -188,6 +191,8 @@ class Store:
                 "created_at": repr(time.time()),
                 "deal_secret": secret.hex(),
             }
+            if config_path is not None:
+                meta["config_path"] = str(config_path.resolve())
             db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
             db.executemany(
                 "INSERT INTO schedule (idx, key, deal, rotation, seed, seats, bot_seeds) "
@@ -253,6 +258,12 @@ class Store:
     def config_text(self) -> str:
         """The configuration file's text."""
         return self.meta("config_toml")
+
+    @property
+    def config_path(self) -> Path | None:
+        """The configuration file the tournament was created from (None: unknown, or the demo)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'config_path'").fetchone()
+        return Path(row[0]) if row is not None else None
 
     @property
     def base_dir(self) -> Path:
