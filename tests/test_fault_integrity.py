@@ -52,15 +52,15 @@ options = {{ {options} }}
 """ + "".join(f'[[bots]]\nname = "b{i}"\nbuiltin = "random"\n' for i in range(5))
 
     for options, message in (
-        ("worlds = 2.5", "must be int, not float 2.5"),
-        ("worlds = true", "must be int, not bool"),
-        ('time_limit = "fast"', "must be float, not str"),
-        ("wrolds = 4", "unknown option"),
+        ("worlds = 2.5", "worlds must be int, not float 2.5"),
+        ("worlds = true", "worlds must be int, not bool"),
+        ('time_limit = "fast"', "time_limit must be float, not str"),
+        ("wrolds = 4", "no option 'wrolds' (its options: worlds, time_limit)"),
     ):
         with pytest.raises(ConfigError) as error:
             parse_config(config(options), tmp_path)
         assert message in str(error.value), options
-        assert "bots[0].options" in str(error.value)
+        assert "bots[0].options: not accepted by 'montecarlo'" in str(error.value)
     parsed = parse_config(config("worlds = 3, time_limit = 1"), tmp_path)
     assert parsed.bots[0].options == {"worlds": 3, "time_limit": 1}
 
@@ -195,3 +195,80 @@ def test_the_quarantine_status_is_known_early_when_unfinished_games_cannot_chang
     outcomes = [_outcome(schedule, i, {"flaky"} if i in (0, 2, 3) else set()) for i in (3, 2, 1, 0)]
     in_order = sorted(outcomes, key=lambda o: [g.key for g in schedule.games].index(o.key))
     assert quarantined(in_order, 3)["flaky"].after_game == schedule.games[3].key
+
+
+FLAKY_BOT = """
+import os
+import sys
+from pathlib import Path
+
+from hearts_client import run
+from hearts_client.bots import RandomBot
+from hearts_client.sdk import read_token
+
+# Crashes at its first two starts (claimed atomically: two may start at once), then plays.
+starts = Path(sys.argv[1])
+n = 0
+while True:
+    try:
+        os.close(os.open(starts / f"start-{n}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        break
+    except FileExistsError:
+        n += 1
+if n < 2:
+    sys.exit(1)
+run(RandomBot(os.environ["HEARTS_SEED"]), os.environ["HEARTS_SERVER"], read_token(None, os.environ["HEARTS_TOKEN_FILE"]))
+"""
+
+
+def test_a_flaky_bot_gets_the_same_standings_at_concurrency_1_and_2(tmp_path: Path) -> None:
+    secret = tmp_path / "deal.secret"
+    secret.write_text("ab" * 32)
+    reports = []
+    for concurrency in (1, 2):
+        folder = tmp_path / f"c{concurrency}"
+        (folder / "starts").mkdir(parents=True)
+        (folder / "flaky_bot.py").write_text(FLAKY_BOT)
+        command = json.dumps([sys.executable, "flaky_bot.py", str(folder / "starts")])
+        config = folder / "flaky.toml"
+        config.write_text(
+            f"""
+[tournament]
+name = "flaky"
+table_size = 6
+deals = 5
+duplicate = false
+seed = 9
+target_score = 30
+concurrency = {concurrency}
+quarantine_after = 2
+
+[[bots]]
+name = "flaky"
+command = {command}
+sandbox = "none"
+"""
+            + "".join(f'[[bots]]\nname = "r{i}"\nbuiltin = "random"\n' for i in range(5))
+        )
+        result = hearts(
+            "tournament",
+            "run",
+            str(config),
+            "--output",
+            str(folder / "out"),
+            "--deal-secret-file",
+            str(secret),
+            timeout=600,
+        )
+        assert result.returncode == 0, result.stderr
+        report = json.loads(hearts("tournament", "report", str(folder / "out"), "--format", "json").stdout)
+        reports.append(report)
+        # It crashed twice and was never started again: games 2.. waited for games 0 and 1.
+        assert sorted(p.name for p in (folder / "starts").iterdir()) == ["start-0", "start-1"]
+    first, second = reports
+    assert first["standings"] == second["standings"]
+    assert (
+        first["quarantined"]
+        == second["quarantined"]
+        == [{"bot": "flaky", "after_game": "d001", "failed_games": 2}]
+    )

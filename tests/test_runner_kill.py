@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -190,3 +191,43 @@ def test_a_creation_that_dies_half_way_leaves_no_database(tmp_path: Path) -> Non
     with Store.create(folder, "[tournament]\n", tmp_path, "t", schedule) as store:
         assert store.schedule() == schedule
     assert not [p.name for p in folder.iterdir() if ".partial" in p.name]
+
+
+PARENT = """
+import subprocess, sys, time
+from hearts_core import lifetime
+command = ["sleep", "300"]
+if sys.argv[1] == "python":
+    argv = [sys.executable, "-m", "hearts_core.lifetime", str(__import__("os").getpid()), *command]
+else:
+    argv = lifetime.tied_argv(command)
+child = subprocess.Popen(argv)
+print(child.pid, flush=True)
+time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("launcher", ["default", "python"])
+def test_a_tied_child_dies_with_its_parent(launcher: str) -> None:
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, launcher], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    try:
+        deadline = time.monotonic() + 30
+        # Until the launcher has exec'd the command (then the pid runs `sleep`).
+        while b"sleep" not in Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")[0]:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        parent.kill()
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 5
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(child), "the child outlived its parent"
+    finally:
+        if _alive(child):
+            os.kill(child, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(parent.pid, signal.SIGKILL)

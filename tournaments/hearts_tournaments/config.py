@@ -472,7 +472,7 @@ def _bot(entry: dict[str, Any], where: str, name: str, base_dir: Path) -> BotSpe
     for key, value in options.items():
         problem = option_type_problem(factory, key, value)
         if problem is not None:
-            raise ConfigError(f"{where}.options.{key}", f"{problem} for {builtin!r}")
+            raise ConfigError(f"{where}.options", f"not accepted by {builtin!r}: {problem}")
     try:
         # Built here once so that a bad option is a config error, not a crash in every game.
         factory(None, **options)
@@ -521,7 +521,7 @@ def option_type_problem(factory: Callable[..., object], key: str, value: object)
         return None  # nothing to check against: the constructor's call will tell
     if key not in parameters or key == "seed":
         known = ", ".join(p for p in parameters if p not in ("self", "seed")) or "none"
-        return f"unknown option (options: {known})"
+        return f"no option {key!r} (its options: {known})"
     hint = hints.get(key)
     if hint is None:
         return None
@@ -540,4 +540,4 @@ def option_type_problem(factory: Callable[..., object], key: str, value: object)
     if isinstance(value, tuple(accepted)) and (bool in accepted or not isinstance(value, bool)):
         return None
     wanted = " or ".join(getattr(m, "__name__", str(m)) for m in members if m is not type(None))
-    return f"must be {wanted}, not {type(value).__name__} {value!r}"
+    return f"{key} must be {wanted}, not {type(value).__name__} {value!r}"
