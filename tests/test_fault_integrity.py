@@ -217,7 +217,8 @@ while True:
         n += 1
 if n < 2:
     sys.exit(1)
-run(RandomBot(os.environ["HEARTS_SEED"]), os.environ["HEARTS_SERVER"], read_token(None, os.environ["HEARTS_TOKEN_FILE"]))
+token = read_token(None, os.environ["HEARTS_TOKEN_FILE"])
+run(RandomBot(os.environ["HEARTS_SEED"]), os.environ["HEARTS_SERVER"], token)
 """
 
 
