@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from hearts_tournaments.config import ConfigError, parse_config
 from hearts_tournaments.outcome import GameOutcome, ScheduleQuarantine, quarantined
 from hearts_tournaments.schedule import Schedule, make_schedule
 from tests.conftest import hearts
+from tests.web_server import get, web_server
 
 BOTS = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"]
 
@@ -116,6 +118,17 @@ sandbox = "none"
 
     verified = hearts("tournament", "verify", str(folder))
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+    with web_server(folder) as url:
+        board = get(url + "/")
+        assert board.status == 200
+        row = re.search(r'<tr data-bot="broken".*?</tr>', board.body, re.S)
+        assert row is not None and f'data-value="{broken["bot_errors"]}"' in row.group(0)
+        assert "bot errors" in row.group(0)
+        page = get(url + "/bot/broken")
+        assert page.status == 200, page.body[:200]
+        assert f"0 / {broken['bot_errors']} / 1" in page.body
+        assert f"{broken['bot_errors']} bot errors, failed" in page.body
 
 
 # ---------------------------------------------------------------- quarantine in schedule order

@@ -276,7 +276,7 @@ class Site:
             if outcome is None:
                 continue
             mine = [s for s, b in enumerate(outcome.seats) if b == name]
-            if any(outcome.faults[s] for s in mine) or outcome.failed(name):
+            if any(outcome.faults[s] or outcome.bot_errors_at(s) for s in mine) or outcome.failed(name):
                 faults.append(self._faults_of(row, name, mine))
             if row.result is None:
                 continue
@@ -336,6 +336,7 @@ class Site:
             "row": row,
             "seats": mine,
             "faults": [outcome.faults[s] for s in mine],
+            "bot_errors": [outcome.bot_errors_at(s) for s in mine],
             "details": [],
             "logs": [],
             "failed": outcome.failed(name),
