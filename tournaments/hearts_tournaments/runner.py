@@ -16,7 +16,9 @@ retired (its fault policy), and a bot with ``quarantine_after`` failed games is 
 its remaining games are still played, the referee deciding for its seats, and its process is no
 longer started. So that such a table does not wait for its join timeout, the runner releases
 the empty seat (``AdminService.ReleaseSeat``), which tells the referee nobody is coming; it does
-the same for a bot whose process exits before its table starts.
+the same for a bot whose process exits before its table starts. Quarantine is decided in
+schedule order (:class:`~.outcome.ScheduleQuarantine`): a game whose quarantine status depends
+on earlier games still being played waits for them, so results never depend on concurrency.
 
 Every bot runs in its sandbox (:mod:`.sandbox`, ``tournament.sandbox``): it reaches the referee
 only through a Unix socket in a private folder of the runner (the in-process referee listens
@@ -373,10 +375,12 @@ class _Runner:
 
     async def _absent(self, game: ScheduledGame) -> tuple[bool, ...]:
         """Which seats of ``game`` are quarantined, once the earlier games that decide it are stored."""
+        waited = False
         while (absent := self.quarantine.absent(game)) is None:
-            stored = self._stored
-            log.info("game_waits_for_quarantine", key=game.key)
-            await stored.wait()
+            if not waited:
+                log.info("game_waits_for_earlier_games", key=game.key, reason="quarantine")
+                waited = True
+            await self._stored.wait()
         return absent
 
     def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
