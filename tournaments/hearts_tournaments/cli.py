@@ -257,7 +257,7 @@ def host(
     import asyncio
 
     from hearts_core.errors import HeartsError
-    from hearts_tournaments.hosting import HostOptions, host_games, parse_seats
+    from hearts_tournaments.hosting import HostError, HostOptions, host_games, parse_seats
 
     try:
         parsed = parse_seats(seats)
@@ -293,7 +293,7 @@ def host(
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     try:
         results = asyncio.run(host_games(options, emit))
-    except (OSError, SandboxError) as exc:
+    except (OSError, SandboxError, HostError) as exc:
         raise fail(str(exc)) from None
     if as_json:
         typer.echo(json.dumps({"games": results}))
@@ -301,7 +301,7 @@ def host(
         for game in results:
             typer.echo(
                 f"game {game['game_id']}: totals {game['totals']} winners {game['winners']} "
-                f"faults {game['faults']} record {game['record']}"
+                f"faults {game['faults']} bot errors {game['bot_errors']} record {game['record']}"
             )
 
 

@@ -8,9 +8,12 @@ what to do about it, so that the command line can print one line and exit 2. See
 from __future__ import annotations
 
 import enum
+import inspect
 import os
 import re
 import tomllib
+import types
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -312,7 +315,7 @@ def _gauntlet(section: Any, bots: tuple[BotSpec, ...]) -> GauntletSpec:
     names = [b.name for b in bots]
     candidate = section.get("candidate")
     if candidate is None:
-        raise ConfigError("gauntlet.candidate", "missing: name the bot under test, e.g. candidate = \"mine\"")
+        raise ConfigError("gauntlet.candidate", 'missing: name the bot under test, e.g. candidate = "mine"')
     if not isinstance(candidate, str) or candidate not in names:
         raise ConfigError(
             "gauntlet.candidate",
@@ -476,9 +479,14 @@ def _bot(entry: dict[str, Any], where: str, name: str, base_dir: Path) -> BotSpe
         raise ConfigError(
             f"{where}.options", "must be a table of plain values, e.g. options = { worlds = 4 }"
         )
+    factory = cast(Callable[..., Bot], BUILTIN_BOTS[builtin])
+    for key, value in options.items():
+        problem = option_type_problem(factory, key, value)
+        if problem is not None:
+            raise ConfigError(f"{where}.options", f"not accepted by {builtin!r}: {problem}")
     try:
         # Built here once so that a bad option is a config error, not a crash in every game.
-        cast(Callable[..., Bot], BUILTIN_BOTS[builtin])(None, **options)
+        factory(None, **options)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{where}.options", f"not accepted by {builtin!r}: {exc}") from None
     return BotSpec(name=name, builtin=builtin, options=dict(options), workdir=base_dir, sandbox=sandbox)
@@ -504,3 +512,43 @@ def _shown(value: Any) -> str:
     if isinstance(value, dict):
         return "a table"
     return repr(value)
+
+
+#: TOML values an option's annotated type accepts (an int is a float, a bool is neither).
+_OPTION_TYPES: dict[object, tuple[type, ...]] = {int: (int,), float: (int, float), str: (str,), bool: (bool,)}
+
+
+def option_type_problem(factory: Callable[..., object], key: str, value: object) -> str | None:
+    """Why ``value`` does not suit the parameter ``key`` of a built-in bot's constructor, or None.
+
+    Checked against the constructor's annotations, so that ``worlds = 2.5`` is refused before
+    anything is played rather than making the bot raise (and its SDK answer for it) on every
+    decision.
+    """
+    try:
+        parameters = inspect.signature(factory).parameters
+        hints = typing.get_type_hints(getattr(factory, "__init__", factory))
+    except (TypeError, ValueError, NameError):
+        return None  # nothing to check against: the constructor's call will tell
+    if key not in parameters or key == "seed":
+        known = ", ".join(p for p in parameters if p not in ("self", "seed")) or "none"
+        return f"no option {key!r} (its options: {known})"
+    hint = hints.get(key)
+    if hint is None:
+        return None
+    members = (
+        typing.get_args(hint)
+        if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union
+        else (hint,)
+    )
+    accepted: list[type] = []
+    for member in members:
+        if member is type(None):
+            continue
+        if member not in _OPTION_TYPES:
+            return None  # a type this check does not know: leave it to the constructor
+        accepted.extend(_OPTION_TYPES[member])
+    if isinstance(value, tuple(accepted)) and (bool in accepted or not isinstance(value, bool)):
+        return None
+    wanted = " or ".join(getattr(m, "__name__", str(m)) for m in members if m is not type(None))
+    return f"{key} must be {wanted}, not {type(value).__name__} {value!r}"

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hearts_client.stdio_bridge import BotPipes
+from hearts_core.lifetime import tied_argv
 from hearts_tournaments.config import BotProtocol, BotSpec
 from hearts_tournaments.sandbox import (
     INSIDE_SCRATCH,
@@ -326,7 +327,9 @@ class BotProcess:
                 launch = launch_for(
                     spec, f"unix:{access.socket}", token_file, access.seed, scratch, spec.workdir
                 )
-            argv = [*rlimit_prefix(limits), *launch.command]
+            # Killed by the kernel if the runner dies (even by SIGKILL) before stopping it (a
+            # sandboxed bot has bwrap's --die-with-parent instead).
+            argv = tied_argv([*rlimit_prefix(limits), *launch.command])
         # A stdio bot's stdin and stdout are the bridge's pipes; anything else it writes is logged.
         child_stdin: int | None = None
         child_stdout: int | None = None

@@ -1,6 +1,7 @@
 """``hearts host``: try a bot against the built-in ones on a local referee.
 
-It starts a referee server on a free port (and a private Unix socket), creates one table, starts
+It starts a referee server on a free port (and a private Unix socket), creates one table through
+the admin API, starts
 the built-in bots exactly as the tournament runner does (:class:`~hearts_tournaments.entrants.BotProcess`:
 in their sandbox, reaching the referee through the Unix socket, each token in a file), prints the
 address and, for every ``external`` seat, the path of a file holding its token, waits for those
@@ -9,9 +10,11 @@ bots, plays the games and writes each game record to ``DIR/<game_id>.json``.
 Tokens never appear on a command line or in the output, where other processes and logs could
 read them: each external seat's token is written to its own 0600 file in a private (0700)
 temporary folder, removed when the games are over, and the user's bot reads it with
-``--token-file PATH``. The server requires a random admin token that nobody is told (``hearts
-host`` needs no admin call), and without ``--seed`` every game gets its own fresh, unguessable
-deal seed.
+``--token-file PATH``. The server requires a random admin token that only this process holds:
+``hearts host`` creates its table and waits for it over the admin API (``CreateTable``,
+``AwaitTable``) exactly as the tournament runner does, never reaching into the server's
+objects, and never blocks the event loop (file work runs in a worker thread). Without
+``--seed`` every game gets its own fresh, unguessable deal seed.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import asyncio
 import json
 import os
 import secrets
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -27,12 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import grpc
+
+from cancellation_hearts.v1 import admin_service_pb2 as apb
+from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_core.deal import new_seed
 from hearts_core.defaults import DEFAULT_DECISION_MS, DEFAULT_JOIN_TIMEOUT_MS, DEFAULT_TIME_BANK_MS
 from hearts_core.rules import DEFAULT_TARGET_SCORE, Rules
 from hearts_server.server import make_server
-from hearts_server.table import Table, TableSettings
 from hearts_tournaments.config import BotSpec
 from hearts_tournaments.entrants import BotProcess, SeatAccess
 from hearts_tournaments.sandbox import Limits, SandboxKind, Watchdog, require_bwrap
@@ -107,11 +114,34 @@ async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[
 
     Raises:
         SandboxError: if the bots are to be sandboxed and bwrap is missing.
+        HostError: if the referee refuses the table or stops it before its games are over.
     """
     if options.sandbox is SandboxKind.BWRAP and any(s != EXTERNAL for s in options.seats):
         require_bwrap()
-    with tempfile.TemporaryDirectory(prefix="hearts-host-") as private, Watchdog() as watchdog:
-        return await _host(options, emit, Path(private), watchdog)
+    # Nothing here blocks the event loop: the folder's creation and removal and the watchdog's
+    # stop (a thread join) run in a worker thread.
+    private = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="hearts-host-"))
+    watchdog = Watchdog()
+    watchdog.start()
+    try:
+        return await _host(options, emit, private, watchdog)
+    finally:
+        await asyncio.to_thread(watchdog.stop)
+        await asyncio.to_thread(shutil.rmtree, private, True)
+
+
+class HostError(Exception):
+    """The referee refused the table, or stopped it before its games were over."""
+
+
+def _prepare(out: Path, logs: Path) -> None:
+    for folder in (out, logs):
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder.chmod(0o700)
+
+
+def _write_token_files(private: Path, tokens: dict[int, str]) -> dict[int, Path]:
+    return {seat: write_token_file(private, seat, token) for seat, token in tokens.items()}
 
 
 async def _host(
@@ -119,54 +149,67 @@ async def _host(
 ) -> list[dict[str, Any]]:
     out = options.out
     logs = out / "logs"
-    for folder in (out, logs):
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        folder.chmod(0o700)
+    await asyncio.to_thread(_prepare, out, logs)
     socket = private / "referee.sock"
-    # Nobody needs the admin API here, so nobody gets its token: no seat can read records or
-    # create tables behind the host's back.
+    # The admin token lives only in this process's memory: no seat can read records or create
+    # tables behind the host's back. The host itself uses the admin API as the tournament
+    # runner does: CreateTable, then AwaitTable.
+    admin_token = secrets.token_hex(32)
+    metadata = (("authorization", f"Bearer {admin_token}"),)
     server = make_server(
-        out, host=options.host, port=options.port, admin_token=secrets.token_hex(32), unix_socket=socket
+        out, host=options.host, port=options.port, admin_token=admin_token, unix_socket=socket
     )
     await server.start()
     names = tuple(f"{EXTERNAL}-{i}" if name == EXTERNAL else name for i, name in enumerate(options.seats))
-    settings = TableSettings(
-        rules=Rules(players=len(options.seats), target_score=options.target_score),
-        bot_names=names,
-        games=options.games,
-        seed=options.seed or "",  # empty: a fresh seed per game
-        decision_ms=options.decision_ms,
-        time_bank_ms=options.time_bank_ms,
-        join_timeout_ms=options.join_timeout_ms,
-    )
-    table = server.registry.create(settings)
-    token_files = {
-        seat.index: write_token_file(private, seat.index, seat.token)
-        for seat in table.seats
-        if options.seats[seat.index] == EXTERNAL
-    }
-    emit(json.dumps(_invitation(server.address, table, token_files)))
     processes: list[BotProcess] = []
     done = False
     try:
-        for seat in table.seats:
-            name = options.seats[seat.index]
-            if name == EXTERNAL:
-                continue
-            process = await BotProcess.start(
-                seat.index,
-                BotSpec(name=name, builtin=name),
-                SeatAccess(
-                    socket, seat.token, f"{options.seed}/{seat.index}" if options.seed else new_seed()
-                ),
-                logs / f"{table.table_id}-seat{seat.index}-{seat.name}.log",
-                sandbox=options.sandbox,
-                limits=options.limits,
-                watchdog=watchdog,
+        async with grpc.aio.insecure_channel(f"unix:{socket}") as channel:
+            admin = agrpc.AdminServiceStub(channel)
+            config = apb.TableConfig(
+                players=len(options.seats),
+                bot_names=list(names),
+                target_score=options.target_score,
+                games=options.games,
+                seed=options.seed or "",  # empty: a fresh seed per game
+                decision_time_ms=options.decision_ms,
+                time_bank_ms=options.time_bank_ms,
+                join_timeout_ms=options.join_timeout_ms,
+                label="hearts host",
             )
-            processes.append(process)
-        await table.done.wait()
-        done = True
+            try:
+                created = await admin.CreateTable(apb.CreateTableRequest(config=config), metadata=metadata)
+            except grpc.aio.AioRpcError as exc:
+                raise HostError(f"the referee refused the table: {exc.details()}") from None
+            tokens = {s.seat: s.token for s in created.seats}
+            token_files = await asyncio.to_thread(
+                _write_token_files,
+                private,
+                {seat: token for seat, token in tokens.items() if options.seats[seat] == EXTERNAL},
+            )
+            emit(json.dumps(_invitation(server.address, created.table_id, token_files)))
+            for seat, name in enumerate(options.seats):
+                if name == EXTERNAL:
+                    continue
+                process = await BotProcess.start(
+                    seat,
+                    BotSpec(name=name, builtin=name),
+                    SeatAccess(
+                        socket, tokens[seat], f"{options.seed}/{seat}" if options.seed else new_seed()
+                    ),
+                    logs / f"{created.table_id}-seat{seat}-{names[seat]}.log",
+                    sandbox=options.sandbox,
+                    limits=options.limits,
+                    watchdog=watchdog,
+                )
+                processes.append(process)
+            try:
+                awaited = await admin.AwaitTable(
+                    apb.AwaitTableRequest(table_id=created.table_id), metadata=metadata
+                )
+            except grpc.aio.AioRpcError as exc:
+                raise HostError(f"the referee stopped the table: {exc.details()}") from None
+            done = True
     finally:
         if done:
             await asyncio.gather(*(p.stop() for p in processes))
@@ -174,23 +217,27 @@ async def _host(
             for process in processes:
                 process.kill()
         await server.stop()
+    table = awaited.table
+    if table.status != apb.TABLE_STATUS_DONE:
+        raise HostError(f"the referee stopped table {table.table_id} before its games were over")
     return [
         {
             "game_id": game.game_id,
-            "record": str(game.path),
+            "record": str(out / f"{game.game_id}.json"),
             "totals": list(game.result.totals),
             "winners": list(game.result.winners),
             "faults": [r.faults for r in game.result.results],
+            "bot_errors": [r.bot_errors for r in game.result.results],
         }
-        for game in table.finished
+        for game in table.games
     ]
 
 
-def _invitation(address: str, table: Table, token_files: dict[int, Path]) -> dict[str, Any]:
+def _invitation(address: str, table_id: str, token_files: dict[int, Path]) -> dict[str, Any]:
     """What the user needs to seat their bots: the address, and per external seat its token file."""
     return {
         "address": address,
-        "table_id": table.table_id,
+        "table_id": table_id,
         "seats": [
             {
                 "seat": seat,

@@ -50,6 +50,7 @@ CSV_COLUMNS = (
     "faults",
     "failed_games",
     "quarantined",
+    "bot_errors",
 )
 
 #: What a missing interval says.
@@ -252,6 +253,7 @@ def to_csv(standings: Standings) -> str:
             data["faults"],
             data["failed_games"],
             str(data["quarantined"]).lower(),
+            data.get("bot_errors", 0),
         ]
         writer.writerow("" if v is None else v for v in row)
     return buffer.getvalue()
@@ -329,4 +331,6 @@ def _status(line: BotStanding) -> str:
         parts.append(f"quarantined ({line.failed_games} failed games)")
     elif line.failed_games:
         parts.append(f"{line.failed_games} failed games")
+    if line.bot_errors:
+        parts.append(f"{line.bot_errors} bot errors (answers its SDK made for it)")
     return "; ".join(parts)

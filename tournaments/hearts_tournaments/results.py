@@ -30,8 +30,9 @@ seat-games to the means, but one game to ``games``):
   strength is.
 * **OpenSkill**: an *online* estimate (OpenSkill Plackett-Luce, games taken in schedule
   order), which depends on that order; published for comparison only.
-* **faults** (as the referee counted them) and **failed games** (a seat retired, a seat that
-  never made a decision of its own, or a crash).
+* **faults** (as the referee counted them), **bot errors** (answers the bot's SDK made for it
+  because the bot raised or answered nonsense: legal and in time, but not the bot's choice) and
+  **failed games** (a seat retired, a seat that never made a decision of its own, or a crash).
 
 A bot that played fewer than two deals has no interval (``too few deals``) and is ranked after
 every bot that has one.
@@ -126,6 +127,7 @@ class BotStanding:
     faults: int
     failed_games: int
     quarantined: bool
+    bot_errors: int = 0
 
     @property
     def too_few_deals(self) -> bool:
@@ -161,6 +163,7 @@ class BotStanding:
                 "ordinal": _num(self.openskill_ordinal),
             },
             "faults": self.faults,
+            "bot_errors": self.bot_errors,
             "failed_games": self.failed_games,
             "quarantined": self.quarantined,
         }
@@ -423,6 +426,7 @@ def compute_standings(
     games = dict.fromkeys(bots, 0)
     wins = dict.fromkeys(bots, 0.0)
     faults = dict.fromkeys(bots, 0)
+    bot_errors = dict.fromkeys(bots, 0)
     failed = dict.fromkeys(bots, 0)
     scores: dict[str, list[int]] = {bot: [] for bot in bots}
     together: dict[tuple[str, str], int] = defaultdict(int)
@@ -439,6 +443,7 @@ def compute_standings(
             entry.points += outcome.totals[seat]
             entry.hands += outcome.hands
             faults[bot] += outcome.faults[seat]
+            bot_errors[bot] += outcome.bot_errors_at(seat)
             scores[bot].append(outcome.totals[seat])
         for seat in outcome.winners:
             wins[outcome.seats[seat]] += 1 / len(outcome.winners)
@@ -462,7 +467,7 @@ def compute_standings(
     for d in deals:
         for bot, entry in per_deal[d].items():
             deal_places[bot][d] = entry.places / entry.seats
-    held = quarantined(outcomes, quarantine_after)
+    held = quarantined(games_in_order, quarantine_after)  # schedule order, as the runner decides
     lines = []
     for bot in bots:
         units = [per_deal[d][bot] for d in deals if bot in per_deal[d]]
@@ -491,6 +496,7 @@ def compute_standings(
                 faults=faults[bot],
                 failed_games=failed[bot],
                 quarantined=bot in held,
+                bot_errors=bot_errors[bot],
             )
         )
     lines.sort(

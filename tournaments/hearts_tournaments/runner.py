@@ -16,7 +16,9 @@ retired (its fault policy), and a bot with ``quarantine_after`` failed games is 
 its remaining games are still played, the referee deciding for its seats, and its process is no
 longer started. So that such a table does not wait for its join timeout, the runner releases
 the empty seat (``AdminService.ReleaseSeat``), which tells the referee nobody is coming; it does
-the same for a bot whose process exits before its table starts.
+the same for a bot whose process exits before its table starts. Quarantine is decided in
+schedule order (:class:`~.outcome.ScheduleQuarantine`): a game whose quarantine status depends
+on earlier games still being played waits for them, so results never depend on concurrency.
 
 Every bot runs in its sandbox (:mod:`.sandbox`, ``tournament.sandbox``): it reaches the referee
 only through a Unix socket in a private folder of the runner (the in-process referee listens
@@ -45,7 +47,7 @@ from hearts_server.server import make_server
 from hearts_tournaments.config import BotProtocol, ConfigError, TournamentConfig, parse_config
 from hearts_tournaments.entrants import BotProcess, SeatAccess, check_files
 from hearts_tournaments.gauntlet import gauntlet_schedule, gauntlet_verdict
-from hearts_tournaments.outcome import GameOutcome, Quarantine, QuarantineTracker
+from hearts_tournaments.outcome import GameOutcome, Quarantine, ScheduleQuarantine
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
 from hearts_tournaments.schedule import Progress, Schedule, ScheduledGame, make_schedule
@@ -118,6 +120,7 @@ def create_tournament(
     fresh: bool = False,
     deal_secret: bytes | None = None,
     progress: Progress | None = None,
+    config_path: Path | None = None,
 ) -> Tournament:
     """Schedules a new tournament and stores it in ``output``.
 
@@ -129,6 +132,7 @@ def create_tournament(
         deal_secret: The secret to seed the deals from, to replay a tournament's deals
             (default: a fresh one, drawn now).
         progress: Called with a line as each phase of the schedule's design ends.
+        config_path: The configuration file, kept so that ``resume`` can tell when it was edited.
 
     Raises:
         StoreError: if ``output`` already holds a tournament (and not ``fresh``).
@@ -146,7 +150,13 @@ def create_tournament(
             f"{output}`, or add --fresh to start it over"
         )
     store = Store.create(
-        output, config_text, config.base_dir, config.name, schedule_for(config, progress), deal_secret
+        output,
+        config_text,
+        config.base_dir,
+        config.name,
+        schedule_for(config, progress),
+        deal_secret,
+        config_path,
     )
     return Tournament(config, store, output)
 
@@ -286,7 +296,10 @@ class _Runner:
         self.concurrency = concurrency
         self.reporter = reporter
         self.schedule = self.store.schedule()
-        self.quarantine = QuarantineTracker(self.config.quarantine_after)
+        # Quarantine in schedule order: a game waits for the earlier games that could change
+        # whether one of its bots sits out, so concurrency never changes the standings.
+        self.quarantine = ScheduleQuarantine(self.schedule.games, self.config.quarantine_after)
+        self._stored = asyncio.Event()
         self.faults = 0
         self.outcomes = self.store.outcomes(records=False)
         for outcome in self.outcomes:
@@ -375,8 +388,19 @@ class _Runner:
         for game in games:
             if self.decided:
                 break
-            outcome = await _GamePlay(self, game, channel, address).play()
+            absent = await self._absent(game)
+            outcome = await _GamePlay(self, game, channel, address, absent).play()
             self._finish(outcome)
+
+    async def _absent(self, game: ScheduledGame) -> tuple[bool, ...]:
+        """Which seats of ``game`` are quarantined, once the earlier games that decide it are stored."""
+        waited = False
+        while (absent := self.quarantine.absent(game)) is None:
+            if not waited:
+                log.info("game_waits_for_earlier_games", key=game.key, reason="quarantine")
+                waited = True
+            await self._stored.wait()
+        return absent
 
     def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
         """Lets the bots of a finished game exit (or stops them) in the background."""
@@ -409,6 +433,8 @@ class _Runner:
         for entry in self.quarantine.add(outcome):
             self._announce(entry)
         self.outcomes.append(outcome)
+        self._stored.set()
+        self._stored = asyncio.Event()
         if not self.decided and self._gauntlet_decided():
             self.decided = True
 
@@ -438,7 +464,14 @@ class _Runner:
 class _GamePlay:
     """One game: its table, its bot processes, its outcome."""
 
-    def __init__(self, runner: _Runner, game: ScheduledGame, channel: grpc.aio.Channel, address: str) -> None:
+    def __init__(
+        self,
+        runner: _Runner,
+        game: ScheduledGame,
+        channel: grpc.aio.Channel,
+        address: str,
+        absent: tuple[bool, ...],
+    ) -> None:
         self.runner = runner
         self.config = runner.config
         self.game = game
@@ -447,7 +480,7 @@ class _GamePlay:
         self.admin = agrpc.AdminServiceStub(channel)
         self.metadata = runner.metadata
         n = len(game.seats)
-        self.absent = tuple(bot in runner.quarantine.quarantined for bot in game.seats)
+        self.absent = absent
         self.crashed = [False] * n
         self.table_id = ""
         self.tokens: list[str] = []
@@ -590,8 +623,13 @@ class _GamePlay:
             retired=tuple(r.retired for r in seats),
             absent=self.absent,
             crashed=tuple(self.crashed),
-            never_answered=tuple(s.answered == 0 for s in sorted(finished.seats, key=lambda s: s.seat)),
+            # An answer the bot's SDK made for it is not a decision of its own.
+            never_answered=tuple(
+                s.answered - r.bot_errors <= 0
+                for s, r in zip(sorted(finished.seats, key=lambda s: s.seat), seats, strict=True)
+            ),
             record_json=finished.record_json,
+            bot_errors=tuple(r.bot_errors for r in seats),
         )
 
 

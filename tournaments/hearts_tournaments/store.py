@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,7 @@ class Store:
         name: str,
         schedule: Schedule,
         deal_secret: bytes | None = None,
+        config_path: Path | None = None,
     ) -> Store:
         """Creates the database of a new tournament in ``folder``.
 
@@ -117,6 +119,12 @@ class Store:
             name: The tournament's name.
             schedule: Its schedule.
             deal_secret: The secret its deals are seeded from (default: a fresh one).
+            config_path: The configuration file, if any (``resume`` tells when it was edited).
+
+        The database is built complete under a temporary name in ``folder`` and only then linked
+        to its real name (atomic, and never over an existing one), so a process killed at any
+        moment leaves either no tournament or a whole one, never an empty database that
+        neither ``run`` nor ``resume`` accepts.
 
         Raises:
             StoreError: if ``folder`` already holds a tournament or cannot be written.
@@ -127,11 +135,46 @@ class Store:
         secret = deal_secret if deal_secret is not None else new_deal_secret()
         try:
             private_folder(folder)
+            _remove_partial(folder)
             # Created 0600 before SQLite opens it, so the secret is never readable by others.
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+            fd, partial_name = tempfile.mkstemp(prefix=f".{DB_NAME}.", suffix=PARTIAL_SUFFIX, dir=folder)
+            os.close(fd)
+            partial = Path(partial_name)
+        except OSError as exc:
+            raise StoreError(f"cannot create {path}: {exc}") from None
+        try:
+            build = sqlite3.connect(partial, isolation_level=None)
+            try:
+                build.execute("PRAGMA journal_mode=WAL")  # kept in the file for every later open
+                build.execute("PRAGMA synchronous=FULL")
+                cls._fill(build, config_text, base_dir, name, schedule, secret, config_path)
+            finally:
+                build.close()  # the last connection: the WAL is checkpointed into the file
+            _fsync(partial)
+            os.link(partial, path)  # fails if a tournament appeared meanwhile: never replaced
+            _fsync(folder)
             db = cls._connect(path)
+        except FileExistsError:
+            raise StoreError(f"{folder} already holds a tournament") from None
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot create {path}: {exc}") from None
+        finally:
+            partial.unlink(missing_ok=True)
+            for extra in ("-wal", "-shm", "-journal"):
+                partial.with_name(partial.name + extra).unlink(missing_ok=True)
+        return cls(path, db)
+
+    @staticmethod
+    def _fill(
+        db: sqlite3.Connection,
+        config_text: str,
+        base_dir: Path,
+        name: str,
+        schedule: Schedule,
+        secret: bytes,
+        config_path: Path | None,
+    ) -> None:
+        """Writes the schema, the meta data and the schedule, in one transaction."""
         with db:
             db.execute("BEGIN")
             # Statement by statement: executescript() would commit the open transaction first.
@@ -148,6 +191,8 @@ class Store:
                 "created_at": repr(time.time()),
                 "deal_secret": secret.hex(),
             }
+            if config_path is not None:
+                meta["config_path"] = str(config_path.resolve())
             db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
             db.executemany(
                 "INSERT INTO schedule (idx, key, deal, rotation, seed, seats, bot_seeds) "
@@ -157,7 +202,6 @@ class Store:
                     for g in schedule.games
                 ],
             )
-        return cls(path, db)
 
     @classmethod
     def open(cls, folder: Path, *, read_only: bool = False) -> Store:
@@ -214,6 +258,12 @@ class Store:
     def config_text(self) -> str:
         """The configuration file's text."""
         return self.meta("config_toml")
+
+    @property
+    def config_path(self) -> Path | None:
+        """The configuration file the tournament was created from (None: unknown, or the demo)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'config_path'").fetchone()
+        return Path(row[0]) if row is not None else None
 
     @property
     def base_dir(self) -> Path:
@@ -290,3 +340,22 @@ def private_folder(folder: Path) -> None:
     """
     folder.mkdir(parents=True, exist_ok=True, mode=FOLDER_MODE)
     folder.chmod(FOLDER_MODE)
+
+
+#: The name ending of a database still being built by :meth:`Store.create`.
+PARTIAL_SUFFIX = ".partial"
+
+
+def _remove_partial(folder: Path) -> None:
+    """Removes what a creation killed before it finished left behind (never a tournament)."""
+    for leftover in folder.glob(f".{DB_NAME}.*{PARTIAL_SUFFIX}*"):
+        leftover.unlink(missing_ok=True)
+
+
+def _fsync(path: Path) -> None:
+    """Flushes a file's (or a folder's entries') changes to disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

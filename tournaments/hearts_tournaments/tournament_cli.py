@@ -29,6 +29,7 @@ from hearts_tournaments.config import (
     load_config,
     parse_config,
 )
+from hearts_tournaments.config_diff import config_changes
 from hearts_tournaments.progress import ProgressReporter
 from hearts_tournaments.report import ReportFormat, render
 from hearts_tournaments.results import deal_warnings
@@ -128,7 +129,13 @@ def run_command(
     say = _Stopwatch(err=True)
     try:
         tournament = create_tournament(
-            settings, text, folder, fresh=fresh or demo, deal_secret=secret, progress=say
+            settings,
+            text,
+            folder,
+            fresh=fresh or demo,
+            deal_secret=secret,
+            progress=say,
+            config_path=config,
         )
     except StoreError as exc:
         raise fail(str(exc)) from None
@@ -142,13 +149,27 @@ def resume_command(
     folder: Annotated[Path, typer.Argument(help="The tournament's output folder.")],
     concurrency: ConcurrencyOption = None,
     progress: ProgressOption = ProgressMode.AUTO,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="Compare this config file with the stored configuration and say what changed "
+            "(default: the file the tournament was created from, if it is still there).",
+        ),
+    ] = None,
 ) -> None:
     """Continue a stopped tournament where it stopped, then print the standings.
 
     Finished games are never replayed; games that were running when it stopped are played again
-    from the start.
+    from the start. It always plays the configuration stored in FOLDER: when the config file was
+    edited since, it says so and names what changed (start over with `run --fresh` to use it).
     """
     tournament = _open(folder)
+    try:
+        _warn_if_edited(tournament, folder, config)
+    except typer.Exit:
+        tournament.store.close()
+        raise
     try:
         _check_sandbox(tournament.config, folder)
     except typer.Exit:
@@ -315,3 +336,27 @@ def _log_to(path: Path) -> Iterator[None]:
         handler.close()
         root.handlers[:], level = saved
         root.setLevel(level)
+
+
+def _warn_if_edited(tournament: Tournament, folder: Path, given: Path | None) -> None:
+    """Tells the organiser when the config file differs from the configuration ``resume`` plays."""
+    path = given or tournament.store.config_path
+    if path is None:
+        return
+    try:
+        current = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        if given is not None:
+            raise fail(f"cannot read --config {given}: {exc}") from None
+        return  # the file is gone: nothing to compare with
+    changes = config_changes(tournament.store.config_text, current)
+    if not changes:
+        return
+    typer.echo(
+        f"warning: {path} was edited since this tournament was created; resume ignores the edits and "
+        f"plays the configuration stored in {folder} (to play the new one, start over with "
+        f"`hearts tournament run {path} --output {folder} --fresh`). What changed:",
+        err=True,
+    )
+    for change in changes:
+        typer.echo(f"  {change}", err=True)

@@ -152,6 +152,7 @@ def _check_game(
     hands = len(record["hands"])
     faults, retired = _faults_of(record, players)
     never = _never_answered(record, players)
+    errors = _bot_errors_of(record, players)
     given: dict[str, tuple[object, object]] = {
         "totals": (outcome.totals, totals),
         "places": (outcome.places, finish),
@@ -160,6 +161,7 @@ def _check_game(
         "faults": (outcome.faults, faults),
         "retired": (outcome.retired, retired),
         "never_answered": (outcome.never_answered, never),
+        "bot_errors": (outcome.bot_errors, errors),
     }
     for name, (stored, actual) in given.items():
         if stored != actual:
@@ -184,6 +186,7 @@ def _check_game(
         crashed=outcome.crashed,
         never_answered=never,
         record_json=outcome.record_json,
+        bot_errors=errors,
     )
     return problems, rebuilt
 
@@ -201,10 +204,24 @@ def _faults_of(record: dict[str, Any], players: int) -> tuple[tuple[int, ...], t
 
 
 def _never_answered(record: dict[str, Any], players: int) -> tuple[bool, ...]:
-    """Per seat, whether the referee made every one of its decisions."""
+    """Per seat, whether it never made a decision of its own (the referee or its SDK made each)."""
     decisions = record.get("decisions") or []
-    answered = {d.get("seat") for d in decisions if isinstance(d, dict) and not d.get("by_referee")}
+    answered = {
+        d.get("seat")
+        for d in decisions
+        if isinstance(d, dict) and not d.get("by_referee") and not d.get("bot_error")
+    }
     return tuple(seat not in answered for seat in range(players))
+
+
+def _bot_errors_of(record: dict[str, Any], players: int) -> tuple[int, ...]:
+    """Per seat, the answers its SDK made for the bot (decisions marked ``bot_error``)."""
+    counts = [0] * players
+    for d in record.get("decisions") or []:
+        seat = d.get("seat") if isinstance(d, dict) else None
+        if isinstance(seat, int) and 0 <= seat < players and d.get("bot_error") is True:
+            counts[seat] += 1
+    return tuple(counts)
 
 
 def _check_file(folder: Path, game_id: str, record: dict[str, Any]) -> Iterator[str]:

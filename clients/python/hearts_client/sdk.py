@@ -101,7 +101,8 @@ class _BotPlayer:
             session.rejections += 1
             log.warning("answer_rejected", code=rejection.code, reason=rejection.reason)
             if self.last_request is not None and rejection.request_id == self.last_request.request_id:
-                return safe_answer(self.last_request)
+                # The bot's answer was refused: the SDK answers for it, and says so.
+                return safe_answer(self.last_request, bot_error=True)
         elif kind == "snapshot":
             session.history = [summary_from_pb(h) for h in response.snapshot.hands]
             log.info("resumed", hand=response.snapshot.view.hand_index)
@@ -114,7 +115,11 @@ class _BotPlayer:
 
 
 def _answer(bot: Bot, request: rpb.DecisionRequest, session: _Session) -> rpb.Decision:
-    """Asks the bot; a bot that raises or answers nonsense gets a safe answer instead."""
+    """Asks the bot; a bot that raises gets a safe answer instead, marked ``bot_error``.
+
+    The referee records and counts a marked answer (``SeatResult.bot_errors``), so a bot that
+    fails on every decision shows in the results instead of silently playing the first card.
+    """
     view = view_from_pb(
         request.view,
         request.legal_cards,
@@ -135,13 +140,16 @@ def _answer(bot: Bot, request: rpb.DecisionRequest, session: _Session) -> rpb.De
             raise ValueError(f"unknown decision kind {request.kind}")
     except Exception:
         log.exception("bot_decision_failed", request_id=request.request_id)
-        return safe_answer(request)
+        return safe_answer(request, bot_error=True)
     return decision
 
 
-def safe_answer(request: rpb.DecisionRequest) -> rpb.Decision:
-    """An answer that is always legal: the first legal card, the first three cards, or -26."""
-    decision = rpb.Decision(request_id=request.request_id)
+def safe_answer(request: rpb.DecisionRequest, *, bot_error: bool = False) -> rpb.Decision:
+    """An answer that is always legal: the first legal card, the first three cards, or -26.
+
+    ``bot_error`` marks it as not the bot's own choice (``Decision.bot_error``).
+    """
+    decision = rpb.Decision(request_id=request.request_id, bot_error=bot_error)
     if request.kind == rpb.DECISION_KIND_PASS:
         decision.pass_cards.cards.extend(list(request.view.hand)[:3])
     elif request.kind == rpb.DECISION_KIND_PLAY:

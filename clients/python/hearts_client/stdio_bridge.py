@@ -33,7 +33,9 @@ import argparse
 import asyncio
 import contextlib
 import enum
+import errno
 import os
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +56,7 @@ from hearts_client.stdio_protocol import (
     parse_answer,
     rejected_message,
 )
+from hearts_core.lifetime import tied_argv
 from hearts_server.logs import configure_logging, get_logger
 
 log = get_logger(__name__)
@@ -481,11 +484,22 @@ async def start_process(
     Raises:
         OSError: if the command cannot be started.
     """
+    program = command[0] if command else ""
+    if os.sep not in program and shutil.which(program, path=(env or os.environ).get("PATH")) is None:
+        raise FileNotFoundError(errno.ENOENT, "no such program", program)
+    if os.sep in program and not os.access(Path(cwd or ".") / program, os.X_OK):
+        raise FileNotFoundError(errno.ENOENT, "no such executable file", program)
     child_stdin, stdin = os.pipe()
     stdout, child_stdout = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
-            *command, stdin=child_stdin, stdout=child_stdout, stderr=stderr, cwd=cwd, env=env
+            # The bot dies with the bridge, even if the bridge is killed by SIGKILL.
+            *tied_argv(command),
+            stdin=child_stdin,
+            stdout=child_stdout,
+            stderr=stderr,
+            cwd=cwd,
+            env=env,
         )
     except BaseException:
         os.close(stdin)

@@ -183,6 +183,8 @@ class DecisionEntry:
             ``released``), or None when the seat answered itself.
         referee_ms: The referee's own time between the decision falling due and the request's
             write (not charged to the seat).
+        bot_error: The seat answered, but its SDK chose the answer for the bot (the bot raised
+            or answered nonsense: ``Decision.bot_error``). Written only when true.
     """
 
     seat: int
@@ -193,6 +195,7 @@ class DecisionEntry:
     play: int | None = None
     by_referee: str | None = None
     referee_ms: float | None = None
+    bot_error: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The record format's JSON object."""
@@ -204,6 +207,8 @@ class DecisionEntry:
             out["by_referee"] = self.by_referee
         if self.referee_ms is not None:
             out["referee_ms"] = self.referee_ms
+        if self.bot_error:
+            out["bot_error"] = True
         return out
 
     @classmethod
@@ -221,6 +226,7 @@ class DecisionEntry:
             play=_opt(data, "play", int, where),
             by_referee=_opt(data, "by_referee", str, where),
             referee_ms=_opt(data, "referee_ms", (int, float), where),
+            bot_error=bool(_opt(data, "bot_error", bool, where)),
         )
 
 
@@ -264,23 +270,31 @@ class FaultEntry:
 
 @dataclass(frozen=True, slots=True)
 class GameResult:
-    """How a game ended, per seat."""
+    """How a game ended, per seat.
+
+    ``bot_errors`` counts, per seat, the answers its SDK made for the bot (``bot_error``
+    decisions); it is written only when a seat has any, and read as None when absent.
+    """
 
     totals: tuple[int, ...]
     winners: tuple[int, ...]
     places: tuple[int, ...]
     faults: tuple[int, ...]
     retired: tuple[int, ...]
+    bot_errors: tuple[int, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The record format's JSON object."""
-        return {
+        out: dict[str, Any] = {
             "totals": list(self.totals),
             "winners": list(self.winners),
             "places": list(self.places),
             "faults": list(self.faults),
             "retired": list(self.retired),
         }
+        if self.bot_errors is not None and any(self.bot_errors):
+            out["bot_errors"] = list(self.bot_errors)
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> GameResult:
@@ -294,7 +308,14 @@ class GameResult:
                 raise RecordFileError(f"result.{key} must be a list of whole numbers")
             return tuple(values)
 
-        return cls(ints("totals"), ints("winners"), ints("places"), ints("faults"), ints("retired"))
+        return cls(
+            ints("totals"),
+            ints("winners"),
+            ints("places"),
+            ints("faults"),
+            ints("retired"),
+            ints("bot_errors") if "bot_errors" in data else None,
+        )
 
 
 #: Top-level fields of a referee's record beyond the conformance ones, in the order written.

@@ -87,6 +87,8 @@ class Pending(Generic[T]):
     future: asyncio.Future[T]
     started: float
     budget_ms: float
+    #: Set with the answer: the seat's SDK chose it for the bot (``Decision.bot_error``).
+    bot_error: bool = False
 
 
 @dataclass(slots=True)
@@ -106,6 +108,7 @@ class Seat:
     bank_ms: float = 0.0
     answered: int = 0
     by_referee: int = 0
+    bot_errors: int = 0
     pending: Pending[object] | None = None
     feed: msg.SeatFeed = field(default_factory=msg.SeatFeed)
 
@@ -116,6 +119,7 @@ class Seat:
         self.bank_ms = float(time_bank_ms)
         self.answered = 0
         self.by_referee = 0
+        self.bot_errors = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +177,13 @@ class Decisions:
         hand, play = state.hand_index, (len(state.plays) if kind == rpb.DECISION_KIND_PLAY else None)
         at = round((due - self._game_clock) * 1000, 3)
 
-        def done(answer: T, by_referee: str | None, ms: float, referee_ms: float | None = None) -> Outcome[T]:
+        def done(
+            answer: T,
+            by_referee: str | None,
+            ms: float,
+            referee_ms: float | None = None,
+            bot_error: bool = False,
+        ) -> Outcome[T]:
             self.log.fill(
                 slot,
                 DecisionEntry(
@@ -185,10 +195,13 @@ class Decisions:
                     play=play,
                     by_referee=by_referee,
                     referee_ms=referee_ms,
+                    bot_error=bot_error,
                 ),
             )
             if by_referee is None:
                 seat.answered += 1
+                if bot_error:
+                    seat.bot_errors += 1
             else:
                 seat.by_referee += 1
             return Outcome(answer, by_referee)
@@ -230,7 +243,9 @@ class Decisions:
             seat.pending = None
         spent = (self.clock.now() - started) * 1000
         seat.bank_ms = max(0.0, seat.bank_ms - spent)
-        return done(answer, None, spent, referee_ms)
+        if pending.bot_error:
+            self._log.warning("seat_bot_error", seat=seat.index, bot=seat.name, request_id=request_id)
+        return done(answer, None, spent, referee_ms, pending.bot_error)
 
     def _may_reconnect(self, seat: Seat) -> bool:
         """Whether a disconnected seat lost its stream recently enough to wait for it.
@@ -304,6 +319,7 @@ class Decisions:
         except Rejected as exc:
             exc.request_id = decision.request_id
             raise
+        pending.bot_error = decision.bot_error
         pending.future.set_result(answer)
 
     def reject(self, seat: Seat, rejected: Rejected) -> bool:

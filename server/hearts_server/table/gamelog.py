@@ -19,6 +19,7 @@ class SeatStats:
     faults: int
     retired: bool
     released: bool
+    bot_errors: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +77,7 @@ class GameLog:
         finished_at: float,
         seat_faults: tuple[int, ...],
         retired: tuple[int, ...],
+        bot_errors: tuple[int, ...] | None = None,
     ) -> GameRecord:
         """The game's record once it is over."""
         rules = state.rules
@@ -105,5 +107,6 @@ class GameLog:
                 places=places_of(state.totals),
                 faults=seat_faults,
                 retired=retired,
+                bot_errors=bot_errors,
             ),
         )

@@ -348,6 +348,7 @@ class Table:
             finished_at=time.time(),
             seat_faults=tuple(s.faults for s in self.seats),
             retired=tuple(s.index for s in self.seats if s.retired),
+            bot_errors=tuple(s.bot_errors for s in self.seats),
         )
         text = record.to_text()
         path = self.record_dir / f"{self.game_id}.json" if self.record_dir is not None else None
@@ -356,7 +357,8 @@ class Table:
             await asyncio.to_thread(write_text_durably, path, text)
         result = self._result_pb(state, seed)
         stats = tuple(
-            SeatStats(s.answered, s.by_referee, s.faults, s.retired, s.released) for s in self.seats
+            SeatStats(s.answered, s.by_referee, s.faults, s.retired, s.released, s.bot_errors)
+            for s in self.seats
         )
         self.finished.append(FinishedGame(self.game_id, result, record, text, path, stats))
         self._log.info("game_completed", game_id=self.game_id, totals=state.totals, winners=state.winners)
@@ -377,6 +379,7 @@ class Table:
                     place=finish[s.index],
                     faults=s.faults,
                     retired=s.retired,
+                    bot_errors=s.bot_errors,
                 )
                 for s in self.seats
             ],

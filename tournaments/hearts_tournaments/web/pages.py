@@ -40,6 +40,7 @@ SORT_KEYS: dict[str, Callable[[BotStanding], Any]] = {
     "mean_score": lambda s: s.mean_score,
     "strength": lambda s: s.strength,
     "faults": lambda s: s.faults,
+    "bot_errors": lambda s: s.bot_errors,
     "failed_games": lambda s: s.failed_games,
 }
 #: Rows of the live game list per page.
@@ -275,7 +276,7 @@ class Site:
             if outcome is None:
                 continue
             mine = [s for s, b in enumerate(outcome.seats) if b == name]
-            if any(outcome.faults[s] for s in mine) or outcome.failed(name):
+            if any(outcome.faults[s] or outcome.bot_errors_at(s) for s in mine) or outcome.failed(name):
                 faults.append(self._faults_of(row, name, mine))
             if row.result is None:
                 continue
@@ -335,6 +336,7 @@ class Site:
             "row": row,
             "seats": mine,
             "faults": [outcome.faults[s] for s in mine],
+            "bot_errors": [outcome.bot_errors_at(s) for s in mine],
             "details": [],
             "logs": [],
             "failed": outcome.failed(name),

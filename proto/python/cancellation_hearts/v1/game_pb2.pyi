@@ -748,6 +748,7 @@ class SeatResult(_message.Message):
     PLACE_FIELD_NUMBER: _builtins.int
     FAULTS_FIELD_NUMBER: _builtins.int
     RETIRED_FIELD_NUMBER: _builtins.int
+    BOT_ERRORS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat."""
     bot_name: _builtins.str
@@ -760,6 +761,10 @@ class SeatResult(_message.Message):
     """Faults recorded against the seat."""
     retired: _builtins.bool
     """True if the seat was retired for too many faults."""
+    bot_errors: _builtins.int
+    """Answers the seat's SDK made for its bot (Decision.bot_error: the bot raised or answered
+    nonsense); they are legal and in time, so not faults, but the bot did not choose them.
+    """
     def __init__(
         self,
         *,
@@ -769,10 +774,11 @@ class SeatResult(_message.Message):
         place: _builtins.int = ...,
         faults: _builtins.int = ...,
         retired: _builtins.bool = ...,
+        bot_errors: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "faults", b"faults", "place", b"place", "retired", b"retired", "seat", b"seat", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_errors", b"bot_errors", "bot_name", b"bot_name", "faults", b"faults", "place", b"place", "retired", b"retired", "seat", b"seat", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -310,10 +310,18 @@ class Decision(_message.Message):
     PASS_CARDS_FIELD_NUMBER: _builtins.int
     PLAY_CARD_FIELD_NUMBER: _builtins.int
     CHOOSE_MOON_FIELD_NUMBER: _builtins.int
+    BOT_ERROR_FIELD_NUMBER: _builtins.int
     request_id: _builtins.int
     """The request_id of the DecisionRequest being answered, echoed unchanged (it is a 64-bit
     unsigned integer: in JavaScript keep it as a string or a Long, never a float). An answer to
     any other id is rejected with code STALE_REQUEST and otherwise ignored.
+    """
+    bot_error: _builtins.bool
+    """True when the bot did not choose this answer itself: its SDK answered for it by a safe
+    rule because the bot raised an error or answered nonsense. The referee accepts the answer
+    like any other, records it in the game record (`bot_error: true` on the decision) and
+    counts it in the seat's `SeatResult.bot_errors`, so that a broken bot is visible in the
+    results instead of silently playing the first legal card. Not a fault.
     """
     @_builtins.property
     def pass_cards(self) -> Global___PassCards:
@@ -334,10 +342,11 @@ class Decision(_message.Message):
         pass_cards: Global___PassCards | None = ...,
         play_card: Global___PlayCard | None = ...,
         choose_moon: Global___ChooseMoon | None = ...,
+        bot_error: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["answer", b"answer", "choose_moon", b"choose_moon", "pass_cards", b"pass_cards", "play_card", b"play_card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["answer", b"answer", "choose_moon", b"choose_moon", "pass_cards", b"pass_cards", "play_card", b"play_card", "request_id", b"request_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answer", b"answer", "bot_error", b"bot_error", "choose_moon", b"choose_moon", "pass_cards", b"pass_cards", "play_card", b"play_card", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_answer: _TypeAlias = _typing.Literal["pass_cards", "play_card", "choose_moon"]  # noqa: Y015
     _WhichOneofArgType_answer: _TypeAlias = _typing.Literal["answer", b"answer"]  # noqa: Y015
