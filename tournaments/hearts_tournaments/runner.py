@@ -618,3 +618,9 @@ def _one_error(errors: BaseExceptionGroup[BaseException], address: str) -> BaseE
         if isinstance(error, grpc.aio.AioRpcError):
             return RunnerError(f"the referee at {address} failed: {error.code().name}: {error.details()}")
     return errors.exceptions[0]
+
+
+#: One game on the referee, for other ways of scheduling games (the league): its ``runner``
+#: argument needs the attributes :class:`_GamePlay` reads (config, quarantine, deal_secret,
+#: socket, output, watchdog, metadata and reap).
+GamePlay = _GamePlay
