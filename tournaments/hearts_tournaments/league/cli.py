@@ -54,38 +54,82 @@ def init(
     table_size: Annotated[int, typer.Option("--table-size", help="Seats per table, 6 to 11.")] = 6,
     seed: Annotated[str, typer.Option("--seed", help="Seeds every block's deal and seating.")] = "1",
     name: Annotated[str, typer.Option("--name", help="The league's name.")] = "league",
-    decision_ms: Annotated[int, typer.Option("--decision-ms", help="Limit per decision (ms).")] = DEFAULT_DECISION_MS,
-    time_bank_ms: Annotated[int, typer.Option("--time-bank-ms", help="Time bank per seat per game (ms).")] = DEFAULT_TIME_BANK_MS,
-    target_score: Annotated[int, typer.Option("--target-score", help="A game ends at this total.")] = DEFAULT_TARGET_SCORE,
-    max_hands: Annotated[int, typer.Option("--max-hands", help="... or after this many hands.")] = DEFAULT_MAX_HANDS,
-    max_faults: Annotated[int, typer.Option("--max-faults", help="Faults that retire a seat.")] = DEFAULT_MAX_FAULTS,
-    join_timeout_ms: Annotated[int, typer.Option("--join-timeout-ms", help="How long a table waits for bots.")] = DEFAULT_JOIN_TIMEOUT_MS,
-    quarantine_after: Annotated[int, typer.Option("--quarantine-after", help="Failed games before quarantine.")] = 3,
+    decision_ms: Annotated[
+        int, typer.Option("--decision-ms", help="Limit per decision (ms).")
+    ] = DEFAULT_DECISION_MS,
+    time_bank_ms: Annotated[
+        int, typer.Option("--time-bank-ms", help="Time bank per seat per game (ms).")
+    ] = DEFAULT_TIME_BANK_MS,
+    target_score: Annotated[
+        int, typer.Option("--target-score", help="A game ends at this total.")
+    ] = DEFAULT_TARGET_SCORE,
+    max_hands: Annotated[
+        int, typer.Option("--max-hands", help="... or after this many hands.")
+    ] = DEFAULT_MAX_HANDS,
+    max_faults: Annotated[
+        int, typer.Option("--max-faults", help="Faults that retire a seat.")
+    ] = DEFAULT_MAX_FAULTS,
+    join_timeout_ms: Annotated[
+        int, typer.Option("--join-timeout-ms", help="How long a table waits for bots.")
+    ] = DEFAULT_JOIN_TIMEOUT_MS,
+    quarantine_after: Annotated[
+        int, typer.Option("--quarantine-after", help="Failed games before quarantine.")
+    ] = 3,
     sandbox: Annotated[str, typer.Option("--sandbox", help="bwrap (default) or none.")] = "bwrap",
     reuse: Annotated[str, typer.Option("--reuse", help="Bot process reuse policy: fresh.")] = "fresh",
-    provisional_blocks: Annotated[int, typer.Option("--provisional-blocks", help="Blocks before a rating can stop being provisional.")] = 8,
-    provisional_width: Annotated[float, typer.Option("--provisional-width", help="Interval width below which it stops.")] = 1.0,
-    bootstrap: Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples of the official table.")] = 200,
-    deal_secret_file: Annotated[Path | None, typer.Option("--deal-secret-file", help="Reuse a deal secret (64 hex digits).")] = None,
-) -> None:  # fmt: skip
+    provisional_blocks: Annotated[
+        int, typer.Option("--provisional-blocks", help="Blocks before a rating can stop being provisional.")
+    ] = 8,
+    provisional_width: Annotated[
+        float, typer.Option("--provisional-width", help="Interval width below which it stops.")
+    ] = 1.0,
+    bootstrap: Annotated[
+        int, typer.Option("--bootstrap", help="Bootstrap resamples of the official table.")
+    ] = 200,
+    deal_secret_file: Annotated[
+        Path | None, typer.Option("--deal-secret-file", help="Reuse a deal secret (64 hex digits).")
+    ] = None,
+) -> None:
     """Create a league in FOLDER with these settings (fixed for its life)."""
     try:
         config = LeagueConfig(
-            name=name, table_size=table_size, seed=seed, decision_ms=decision_ms, time_bank_ms=time_bank_ms,
-            target_score=target_score, max_hands=max_hands, max_faults=max_faults,
-            join_timeout_ms=join_timeout_ms, quarantine_after=quarantine_after, sandbox=sandbox, reuse=reuse,
-            provisional_blocks=provisional_blocks, provisional_width=provisional_width, bootstrap=bootstrap,
-        )  # fmt: skip
+            name=name,
+            table_size=table_size,
+            seed=seed,
+            decision_ms=decision_ms,
+            time_bank_ms=time_bank_ms,
+            target_score=target_score,
+            max_hands=max_hands,
+            max_faults=max_faults,
+            join_timeout_ms=join_timeout_ms,
+            quarantine_after=quarantine_after,
+            sandbox=sandbox,
+            reuse=reuse,
+            provisional_blocks=provisional_blocks,
+            provisional_width=provisional_width,
+            bootstrap=bootstrap,
+        )
         secret = read_deal_secret(deal_secret_file)
         commands.init_league(folder, config, secret).close()
     except (LeagueError, DealSecretError) as exc:
         raise fail(str(exc)) from None
-    typer.echo(f"league created in {folder}: add entrants with `hearts league add {folder} NAME --builtin ...`")
+    typer.echo(
+        f"league created in {folder}: add entrants with `hearts league add {folder} NAME --builtin ...`"
+    )
 
 
-def _add(folder: Path, name: str, command: str | None, builtin: str | None, option: list[str] | None,
-         files: list[Path] | None, sandbox: str | None, protocol: str, update: bool,
-         pinned: float | None) -> None:  # fmt: skip
+def _add(
+    folder: Path,
+    name: str,
+    command: str | None,
+    builtin: str | None,
+    option: list[str] | None,
+    files: list[Path] | None,
+    sandbox: str | None,
+    protocol: str,
+    update: bool,
+    pinned: float | None,
+) -> None:
     with _open(folder) as store:
         try:
             spec = commands.make_spec(name, command, builtin, option or (), files or (), sandbox, protocol)
@@ -96,21 +140,33 @@ def _add(folder: Path, name: str, command: str | None, builtin: str | None, opti
 
 @league_app.command()
 def add(
-    folder: Folder, name: Annotated[str, typer.Argument(help="The new entrant's name.")],
-    command: CommandOption = None, builtin: BuiltinOption = None, option: OptionOption = None,
-    files: FilesOption = None, sandbox: SandboxOption = None, protocol: ProtocolOption = "grpc",
-    pin: Annotated[float | None, typer.Option("--pin", help="A reference entrant: pin its official strength.")] = None,
-) -> None:  # fmt: skip
+    folder: Folder,
+    name: Annotated[str, typer.Argument(help="The new entrant's name.")],
+    command: CommandOption = None,
+    builtin: BuiltinOption = None,
+    option: OptionOption = None,
+    files: FilesOption = None,
+    sandbox: SandboxOption = None,
+    protocol: ProtocolOption = "grpc",
+    pin: Annotated[
+        float | None, typer.Option("--pin", help="A reference entrant: pin its official strength.")
+    ] = None,
+) -> None:
     """Add an entrant as NAME@v1; `run` validates it before it plays rated games."""
     _add(folder, name, command, builtin, option, files, sandbox, protocol, False, pin)
 
 
 @league_app.command()
 def update(
-    folder: Folder, name: Annotated[str, typer.Argument(help="The entrant's name.")],
-    command: CommandOption = None, builtin: BuiltinOption = None, option: OptionOption = None,
-    files: FilesOption = None, sandbox: SandboxOption = None, protocol: ProtocolOption = "grpc",
-) -> None:  # fmt: skip
+    folder: Folder,
+    name: Annotated[str, typer.Argument(help="The entrant's name.")],
+    command: CommandOption = None,
+    builtin: BuiltinOption = None,
+    option: OptionOption = None,
+    files: FilesOption = None,
+    sandbox: SandboxOption = None,
+    protocol: ProtocolOption = "grpc",
+) -> None:
     """Give NAME a new version (the old one is retired)."""
     _add(folder, name, command, builtin, option, files, sandbox, protocol, True, None)
 
@@ -140,14 +196,16 @@ def run(
     folder: Folder,
     games: Annotated[int | None, typer.Option("--games", help="Stop after this many rated games.")] = None,
     blocks: Annotated[int | None, typer.Option("--blocks", help="Stop after this many blocks.")] = None,
-    until_ci: Annotated[float | None, typer.Option("--until-ci", help="Stop when every interval is at most this wide.")] = None,
+    until_ci: Annotated[
+        float | None, typer.Option("--until-ci", help="Stop when every interval is at most this wide.")
+    ] = None,
     forever: Annotated[bool, typer.Option("--forever", help="Play until stopped (Ctrl-C).")] = False,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Tables at once within a block.")] = 1,
-) -> None:  # fmt: skip
+) -> None:
     """Play blocks (the only process that plays games). Stopped at any moment, it loses at most
     the block being played; run it again to go on."""
     limits = [x for x in (games, blocks, until_ci) if x is not None]
-    if forever and limits or not forever and not limits:
+    if (forever and limits) or (not forever and not limits):
         raise fail("give one of --games N, --blocks N, --until-ci W or --forever")
     if any(x <= 0 for x in limits) or concurrency < 1:
         raise fail("--games, --blocks, --until-ci and --concurrency must be positive")
@@ -166,8 +224,10 @@ def run(
 def show(
     folder: Folder,
     format: Annotated[str, typer.Option("--format", help="table, json, csv or markdown.")] = "table",
-    all_versions: Annotated[bool, typer.Option("--all", help="List retired and failed versions too.")] = False,
-) -> None:  # fmt: skip
+    all_versions: Annotated[
+        bool, typer.Option("--all", help="List retired and failed versions too.")
+    ] = False,
+) -> None:
     """The official table: batch Plackett-Luce over every stored block, by conservative score."""
     with _open(folder) as store:
         try:
@@ -191,7 +251,7 @@ def games_command(
     folder: Folder,
     bot: Annotated[str | None, typer.Option("--bot", help="Only games of this entrant or version.")] = None,
     status: Annotated[str | None, typer.Option("--status", help="rated, validation or failed.")] = None,
-) -> None:  # fmt: skip
+) -> None:
     """Stored games as JSON lines; each record replays with `hearts replay`."""
     with _open(folder) as store:
         try:
@@ -218,7 +278,7 @@ def record(
 def recompute_command(
     folder: Folder,
     format: Annotated[str, typer.Option("--format", help="json, table, csv or markdown.")] = "json",
-) -> None:  # fmt: skip
+) -> None:
     """Refit the official table from all stored games in one batch (the same games give the
     same bytes)."""
     with _open(folder) as store:

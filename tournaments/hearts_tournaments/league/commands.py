@@ -50,7 +50,9 @@ def make_spec(
     kind = SandboxKind(sandbox) if sandbox else None
     if builtin is not None:
         if builtin not in BUILTIN_BOTS:
-            raise LeagueError(f"unknown built-in bot {builtin!r}: use one of {', '.join(sorted(BUILTIN_BOTS))}")
+            raise LeagueError(
+                f"unknown built-in bot {builtin!r}: use one of {', '.join(sorted(BUILTIN_BOTS))}"
+            )
         if files:
             raise LeagueError("only command bots have files of their own")
         parsed: dict[str, int | float | str | bool] = {}
@@ -60,7 +62,7 @@ def make_spec(
                 raise LeagueError(f"--option takes KEY=VALUE, not {item!r}")
             parsed[key] = _plain(value)
         try:
-            BUILTIN_BOTS[builtin](None, **parsed)  # type: ignore[operator]
+            BUILTIN_BOTS[builtin](None, **parsed)
         except (TypeError, ValueError) as exc:
             raise LeagueError(f"options not accepted by {builtin!r}: {exc}") from None
         return BotSpec(name=name, builtin=builtin, options=parsed, workdir=where, sandbox=kind)
@@ -76,8 +78,9 @@ def make_spec(
     if protocol not in tuple(BotProtocol):
         raise LeagueError(f'--protocol must be "grpc" or "stdio", not {protocol!r}')
     resolved = tuple((where / f).resolve() for f in files) if files else None
-    return BotSpec(name=name, command=argv, workdir=where, files=resolved, sandbox=kind,
-                   protocol=BotProtocol(protocol))  # fmt: skip
+    return BotSpec(
+        name=name, command=argv, workdir=where, files=resolved, sandbox=kind, protocol=BotProtocol(protocol)
+    )
 
 
 def _plain(text: str) -> int | float | str | bool:
@@ -127,8 +130,18 @@ def render_table(rows: Sequence[TableRow], form: str) -> str:
         interval = "-" if r.low is None or r.high is None else f"[{r.low:+.2f}, {r.high:+.2f}]"
         mark = ("pinned " if r.pinned is not None else "") + ("provisional" if r.provisional else "")
         online = "-" if r.mu is None or r.sigma is None else f"{r.mu:.1f}±{r.sigma:.1f}"
-        return [str(r.rank), r.version, r.status, f(r.strength), interval, f(r.score), str(r.blocks),
-                str(r.games), mark.strip(), online]  # fmt: skip
+        return [
+            str(r.rank),
+            r.version,
+            r.status,
+            f(r.strength),
+            interval,
+            f(r.score),
+            str(r.blocks),
+            str(r.games),
+            mark.strip(),
+            online,
+        ]
 
     body = [cells(r) for r in rows]
     if form == "csv":
@@ -177,8 +190,11 @@ def info(store: LeagueStore, name: str) -> dict[str, Any]:
                     record = heads.setdefault(rival, [0, 0, 0])
                     mine, theirs = places[seat], places[other]
                     record[0 if mine < theirs else 1 if mine == theirs else 2] += 1
-        if any(data["retired"][s] or data["crashed"][s] or data["never_answered"][s]
-               for s, who in enumerate(seats) if who == vid):  # fmt: skip
+        if any(
+            data["retired"][s] or data["crashed"][s] or data["never_answered"][s]
+            for s, who in enumerate(seats)
+            if who == vid
+        ):
             failed += 1
     ratings = store.ratings().get(vid)
     return {
@@ -218,12 +234,24 @@ def list_games(store: LeagueStore, bot: str | None = None, status: str | None = 
     for key, block, validates, data in store.games(kind=status if status != "failed" else None):
         if ids is not None and not ids & set(data["seats"]):
             continue
-        bad = [s for s in range(len(data["seats"]))
-               if data["retired"][s] or data["crashed"][s] or data["never_answered"][s]]  # fmt: skip
+        bad = [
+            s
+            for s in range(len(data["seats"]))
+            if data["retired"][s] or data["crashed"][s] or data["never_answered"][s]
+        ]
         if status == "failed" and not bad:
             continue
-        out.append({"key": key, "block": block, "validates": validates or None, "seats": data["seats"],
-                    "totals": data["totals"], "places": data["places"], "failed_seats": bad})  # fmt: skip
+        out.append(
+            {
+                "key": key,
+                "block": block,
+                "validates": validates or None,
+                "seats": data["seats"],
+                "totals": data["totals"],
+                "places": data["places"],
+                "failed_seats": bad,
+            }
+        )
     return out
 
 

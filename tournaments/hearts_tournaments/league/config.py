@@ -72,8 +72,16 @@ class LeagueConfig:
     def __post_init__(self) -> None:
         if not MIN_PLAYERS <= self.table_size <= MAX_PLAYERS:
             raise LeagueError(f"table size must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {self.table_size}")
-        for name in ("decision_ms", "time_bank_ms", "target_score", "max_hands", "max_faults",
-                     "join_timeout_ms", "quarantine_after", "provisional_blocks"):  # fmt: skip
+        for name in (
+            "decision_ms",
+            "time_bank_ms",
+            "target_score",
+            "max_hands",
+            "max_faults",
+            "join_timeout_ms",
+            "quarantine_after",
+            "provisional_blocks",
+        ):
             if getattr(self, name) < 1:
                 raise LeagueError(f"{name.replace('_', '-')} must be at least 1, not {getattr(self, name)}")
         if self.sandbox not in tuple(SandboxKind):

@@ -95,7 +95,9 @@ def choose_table(
         met = {c.id: sum(meetings.get(_pair(c.id, s.id), 0) for s in chosen) for c in rest}
         least = min(met.values())
 
-        def cost(c: Candidate) -> float:
+        def cost(
+            c: Candidate, met: dict[str, int] = met, least: int = least, mean_mu: float = mean_mu
+        ) -> float:
             return (
                 W_GAMES * (need(c) - floor)
                 + W_MEET * (met[c.id] - least)

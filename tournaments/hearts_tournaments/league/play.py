@@ -50,6 +50,7 @@ log = get_logger(__name__)
 IDLE_POLL_S = 0.5
 #: Seconds to wait for the in-process referee's channel.
 CONNECT_TIMEOUT_S = 10.0
+NOT_ENOUGH = "fewer than two active versions: add entrants with `hearts league add`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +96,13 @@ def plan_block(store: LeagueStore, snapshot: Snapshot) -> tuple[str, ...] | None
         return None
     online = store.ratings()
     candidates = [
-        Candidate(v.id, v.entrant, online[v.id][2] if v.id in online else 0,
-                  online[v.id][0] if v.id in online else 25.0,
-                  online[v.id][1] if v.id in online else 25 / 3)  # fmt: skip
+        Candidate(
+            v.id,
+            v.entrant,
+            online[v.id][2] if v.id in online else 0,
+            online[v.id][0] if v.id in online else 25.0,
+            online[v.id][1] if v.id in online else 25 / 3,
+        )
         for v in active
     ]
     number = store.next_block()
@@ -144,8 +149,9 @@ class _NoQuarantine:
 class _Host:
     """What :class:`GamePlay` reads from its runner, for the league's games."""
 
-    def __init__(self, config: TournamentConfig, store: LeagueStore, socket: Path, token: str,
-                 watchdog: Watchdog) -> None:  # fmt: skip
+    def __init__(
+        self, config: TournamentConfig, store: LeagueStore, socket: Path, token: str, watchdog: Watchdog
+    ) -> None:
         self.config = config
         self.quarantine = _NoQuarantine()
         self.deal_secret = store.deal_secret()
@@ -186,6 +192,9 @@ def run_league(
         LeagueError: another ``run`` holds the league, the referee failed, or a bounded run has
             fewer than two active versions to play.
     """
+    playable = [v for v in store.snapshot().versions if v.status in (ACTIVE, PENDING)]
+    if not stop.forever and len({v.entrant for v in playable}) < 2:
+        raise LeagueError(NOT_ENOUGH)
     lock_path = store.folder / "run.lock"
     with lock_path.open("w") as lock:
         try:
@@ -198,7 +207,9 @@ def run_league(
 
 
 class _Loop:
-    def __init__(self, store: LeagueStore, stop: StopAfter, concurrency: int, emit: Callable[[str], None]) -> None:
+    def __init__(
+        self, store: LeagueStore, stop: StopAfter, concurrency: int, emit: Callable[[str], None]
+    ) -> None:
         self.store = store
         self.config = store.config
         self.stop = stop
@@ -209,12 +220,19 @@ class _Loop:
         self.token = secrets.token_hex(32)
         base = self.config
         self.tconfig = TournamentConfig(
-            name=base.name, table_size=base.table_size, bots=(), target_score=base.target_score,
-            max_hands=base.max_hands, decision_ms=base.decision_ms, time_bank_ms=base.time_bank_ms,
-            max_faults=base.max_faults, join_timeout_ms=base.join_timeout_ms,
-            quarantine_after=base.quarantine_after, sandbox=SandboxKind(base.sandbox),
+            name=base.name,
+            table_size=base.table_size,
+            bots=(),
+            target_score=base.target_score,
+            max_hands=base.max_hands,
+            decision_ms=base.decision_ms,
+            time_bank_ms=base.time_bank_ms,
+            max_faults=base.max_faults,
+            join_timeout_ms=base.join_timeout_ms,
+            quarantine_after=base.quarantine_after,
+            sandbox=SandboxKind(base.sandbox),
             base_dir=store.folder,
-        )  # fmt: skip
+        )
 
     async def run(self) -> None:
         for folder in (self.store.folder / "records", self.store.folder / "logs"):
@@ -248,24 +266,27 @@ class _Loop:
             return True
         if stop.until_ci is not None and self.stored:
             rows = league_table(self.store)
-            return all(r.low is not None and r.high is not None and r.high - r.low <= stop.until_ci
-                       for r in rows)  # fmt: skip
+            return all(
+                r.low is not None and r.high is not None and r.high - r.low <= stop.until_ci for r in rows
+            )
         return False
 
     async def _loop(self, host: _Host, channel: grpc.aio.Channel, address: str) -> None:
         while not self._done():
             snapshot = self.store.snapshot()
             pending = [v for v in snapshot.versions if v.status == PENDING]
-            for version in pending:
-                await self._validate(version, host, channel, address)
             if pending:
-                snapshot = self.store.snapshot()
+                # Validated first; then the state is read again (more may have come meanwhile),
+                # so a block is always planned from a snapshot with nothing pending.
+                for version in pending:
+                    await self._validate(version, host, channel, address)
+                continue
             order = plan_block(self.store, snapshot)
             if order is None:
                 if self.stop.forever:
                     await asyncio.sleep(IDLE_POLL_S)
                     continue
-                raise LeagueError("fewer than two active versions: add entrants with `hearts league add`")
+                raise LeagueError(NOT_ENOUGH)
             await self._block(order, snapshot, host, channel, address)
 
     def _host_for(self, host: _Host, specs: list[BotSpec]) -> _Host:
@@ -275,21 +296,33 @@ class _Loop:
     async def _validate(self, version: Version, host: _Host, channel: grpc.aio.Channel, address: str) -> None:
         n = self.config.table_size
         seed = derive_seed(self.config.seed, "validate", version.id)
-        game = ScheduledGame(0, f"validate-{version.id}", -1, 0, seed, (version.id,) * n,
-                             tuple(derive_seed(seed, "bot", s) for s in range(n)))  # fmt: skip
+        game = ScheduledGame(
+            0,
+            f"validate-{version.id}",
+            -1,
+            0,
+            seed,
+            (version.id,) * n,
+            tuple(derive_seed(seed, "bot", s) for s in range(n)),
+        )
         log.info("league_validating", version=version.id)
         problem = self._sandbox_problem(version.spec)
         outcome: GameOutcome | None = None
         if problem is None:
             try:
-                outcome = await cast(Any, GamePlay)(self._host_for(host, [version.spec]), game, channel, address).play()
+                outcome = await cast(Any, GamePlay)(
+                    self._host_for(host, [version.spec]), game, channel, address
+                ).play()
             except RunnerError as exc:
                 problem = str(exc)
         if outcome is not None and outcome.failed(version.id):
-            seats = [s for s in range(n) if outcome.retired[s] or outcome.crashed[s] or outcome.never_answered[s]]
+            seats = [
+                s for s in range(n) if outcome.retired[s] or outcome.crashed[s] or outcome.never_answered[s]
+            ]
             logs = self.store.folder / "logs" / version.id / f"{game.key}-s{seats[0]}.log"
-            problem = (f"failed its validation game (seats {seats}: crashed, retired or never answered); "
-                       f"log: {logs}")  # fmt: skip
+            problem = (
+                f"failed its validation game (seats {seats}: crashed, retired or never answered); log: {logs}"
+            )
         ok = problem is None
         note = "passed its validation game" if ok else str(problem)
         if outcome is None:
@@ -332,8 +365,9 @@ class _Loop:
             total = count + (online[vid][3] if vid in online else 0)
             if count and total >= self.config.quarantine_after:
                 quarantine.append((vid, f"quarantined after {total} failed games (last: block {number})"))
-        self.store.store_block(number, games[0].seed, order, snapshot.commands_seen, outcomes, ratings, failed,
-                               quarantine)  # fmt: skip
+        self.store.store_block(
+            number, games[0].seed, order, snapshot.commands_seen, outcomes, ratings, failed, quarantine
+        )
         self.stored += 1
         self.games += len(outcomes)
         log.info("league_block_stored", block=number)
@@ -347,6 +381,6 @@ def _empty_outcome(game: ScheduledGame) -> GameOutcome:
     """The stored stand-in of a validation game that could not start (no record)."""
     n = len(game.seats)
     no = (False,) * n
-    return GameOutcome(game.key, "", game.seats, (0,) * n, (1,) * n, (), 0, (0,) * n, no, no,
-                       (True,) * n, (True,) * n, "{}")  # fmt: skip
-
+    return GameOutcome(
+        game.key, "", game.seats, (0,) * n, (1,) * n, (), 0, (0,) * n, no, no, (True,) * n, (True,) * n, "{}"
+    )

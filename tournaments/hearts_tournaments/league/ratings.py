@@ -39,9 +39,7 @@ def online_update(
     """
     model = PlackettLuce()
     default = model.rating()
-    ratings = {
-        v: start.get(v, (float(default.mu), float(default.sigma))) for o in outcomes for v in o.seats
-    }
+    ratings = {v: start.get(v, (float(default.mu), float(default.sigma))) for o in outcomes for v in o.seats}
     for outcome in outcomes:
         teams = [[model.rating(mu=ratings[v][0], sigma=ratings[v][1])] for v in outcome.seats]
         updated = model.rate(teams, ranks=list(outcome.places))
@@ -92,15 +90,25 @@ class TableRow:
 
     def to_json(self) -> dict[str, Any]:
         """The row with numbers rounded to 6 digits (bit-identical for the same games)."""
+
         def r(x: float | None) -> float | None:
             return None if x is None else round(x, 6)
 
         return {
-            "rank": self.rank, "version": self.version, "status": self.status,
-            "strength": r(self.strength), "low": r(self.low), "high": r(self.high), "score": r(self.score),
-            "blocks": self.blocks, "games": self.games, "provisional": self.provisional,
-            "pinned": self.pinned, "mu": r(self.mu), "sigma": r(self.sigma),
-        }  # fmt: skip
+            "rank": self.rank,
+            "version": self.version,
+            "status": self.status,
+            "strength": r(self.strength),
+            "low": r(self.low),
+            "high": r(self.high),
+            "score": r(self.score),
+            "blocks": self.blocks,
+            "games": self.games,
+            "provisional": self.provisional,
+            "pinned": self.pinned,
+            "mu": r(self.mu),
+            "sigma": r(self.sigma),
+        }
 
 
 def official_table(
@@ -159,14 +167,26 @@ def official_table(
             else:
                 score = strength - NO_INTERVAL_PENALTY
         played = block_count.get(vid, 0)
-        provisional = played < provisional_blocks or low is None or high is None or (
-            high - low > provisional_width
+        provisional = (
+            played < provisional_blocks or low is None or high is None or (high - low > provisional_width)
         )
         mu_sigma = online.get(vid)
         rows.append(
-            TableRow(0, vid, status, strength, low, high, score, played, game_count.get(vid, 0),
-                     provisional, pin, mu_sigma[0] if mu_sigma else None,
-                     mu_sigma[1] if mu_sigma else None)  # fmt: skip
+            TableRow(
+                0,
+                vid,
+                status,
+                strength,
+                low,
+                high,
+                score,
+                played,
+                game_count.get(vid, 0),
+                provisional,
+                pin,
+                mu_sigma[0] if mu_sigma else None,
+                mu_sigma[1] if mu_sigma else None,
+            )
         )
     rows.sort(key=lambda r: (r.score is None, -(r.score or 0.0), r.version))
     return [replace(r, rank=i + 1) for i, r in enumerate(rows)]

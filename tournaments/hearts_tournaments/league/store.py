@@ -220,8 +220,11 @@ class LeagueStore:
         db.executescript(_SCHEMA)
         with _transaction(db):
             secret = deal_secret if deal_secret is not None else new_deal_secret()
-            rows = [("schema", str(SCHEMA_VERSION)), ("config", json.dumps(config.to_json())),
-                    ("deal_secret", secret.hex())]  # fmt: skip
+            rows = [
+                ("schema", str(SCHEMA_VERSION)),
+                ("config", json.dumps(config.to_json())),
+                ("deal_secret", secret.hex()),
+            ]
             db.executemany("INSERT INTO meta VALUES (?, ?)", rows)
         return cls(folder, db)
 
@@ -415,7 +418,9 @@ class LeagueStore:
             out.setdefault(int(block), []).append(GameOutcome.from_json(json.loads(summary), ""))
         return out
 
-    def games(self, version: str | None = None, kind: str | None = None) -> list[tuple[str, int | None, str, dict[str, Any]]]:
+    def games(
+        self, version: str | None = None, kind: str | None = None
+    ) -> list[tuple[str, int | None, str, dict[str, Any]]]:
         """Stored games (key, block, validated version, summary), optionally one version's."""
         rows = self._db.execute(
             "SELECT key, block, validates, summary FROM games ORDER BY finished, key"
@@ -425,7 +430,7 @@ class LeagueStore:
             data = json.loads(summary)
             if version is not None and version not in data["seats"]:
                 continue
-            if kind == "rated" and block is None or kind == "validation" and block is not None:
+            if (kind == "rated" and block is None) or (kind == "validation" and block is not None):
                 continue
             out.append((str(key), block, validates or "", data))
         return out
@@ -437,7 +442,9 @@ class LeagueStore:
 
     def ratings(self) -> dict[str, tuple[float, float, int, int, int | None]]:
         """Per version: online mu, sigma, blocks played, failed games, last block."""
-        rows = self._db.execute("SELECT version, mu, sigma, blocks, failed, last_block FROM ratings").fetchall()
+        rows = self._db.execute(
+            "SELECT version, mu, sigma, blocks, failed, last_block FROM ratings"
+        ).fetchall()
         return {r[0]: (float(r[1]), float(r[2]), int(r[3]), int(r[4]), r[5]) for r in rows}
 
     def history(self, vid: str) -> list[tuple[int, float, float]]:
@@ -498,17 +505,34 @@ class LeagueStore:
             for vid, note in quarantine:
                 self._set_status(vid, QUARANTINED, note)
 
-    def _insert_game(self, outcome: GameOutcome, block: int | None, rotation: int, validates: str | None) -> None:
+    def _insert_game(
+        self, outcome: GameOutcome, block: int | None, rotation: int, validates: str | None
+    ) -> None:
         self._db.execute(
             "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (outcome.key, block, rotation, validates, outcome.game_id, json.dumps(outcome.summary_json()),
-             outcome.record_json, time.time()),  # fmt: skip
+            (
+                outcome.key,
+                block,
+                rotation,
+                validates,
+                outcome.game_id,
+                json.dumps(outcome.summary_json()),
+                outcome.record_json,
+                time.time(),
+            ),
         )
         for seat, vid in enumerate(outcome.seats):
             self._db.execute(
                 "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (outcome.key, seat, vid, outcome.totals[seat], outcome.places[seat], outcome.faults[seat],
-                 int(outcome.retired[seat] or outcome.crashed[seat] or outcome.never_answered[seat])),  # fmt: skip
+                (
+                    outcome.key,
+                    seat,
+                    vid,
+                    outcome.totals[seat],
+                    outcome.places[seat],
+                    outcome.faults[seat],
+                    int(outcome.retired[seat] or outcome.crashed[seat] or outcome.never_answered[seat]),
+                ),
             )
 
 
