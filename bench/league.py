@@ -32,6 +32,7 @@ from hearts_tournaments.outcome import GameOutcome
 
 def spearman(a: list[float], b: list[float]) -> float:
     """Spearman's rank correlation (no ties expected)."""
+
     def ranks(xs: list[float]) -> list[int]:
         order = sorted(range(len(xs)), key=lambda i: xs[i])
         out = [0] * len(xs)
@@ -79,15 +80,32 @@ def main() -> None:
     started = time.perf_counter()
     for number in range(args.blocks):
         candidates = [Candidate(v, v.split("@")[0], played[v], *online.get(v, (25.0, 25 / 3))) for v in names]
-        seats = choose_table(candidates, size, meeting_counts(tables), random.Random(derive_seed(args.seed, number)))
+        seats = choose_table(
+            candidates, size, meeting_counts(tables), random.Random(derive_seed(args.seed, number))
+        )
         tables.append(seats)
         games = []
         for r in range(size):
             rotated = tuple(seats[(s - r) % size] for s in range(size))
             places = sample_places([truth[v] for v in rotated], rng)
             no = (False,) * size
-            games.append(GameOutcome(f"b{number}-r{r}", "", rotated, (0,) * size, places, (), 1, (0,) * size,
-                                     no, no, no, no, ""))  # fmt: skip
+            games.append(
+                GameOutcome(
+                    f"b{number}-r{r}",
+                    "",
+                    rotated,
+                    (0,) * size,
+                    places,
+                    (),
+                    1,
+                    (0,) * size,
+                    no,
+                    no,
+                    no,
+                    no,
+                    "",
+                )
+            )
         online.update(online_update(games, online))
         for v in set(seats):
             played[v] += 1
@@ -101,14 +119,23 @@ def main() -> None:
             spread = max(played.values()) - min(played.values())
             points.append({"blocks": number + 1, "spearman": round(rho, 4), "spread": spread})
             if not args.json:
-                print(f"blocks {number + 1:5d}  spearman {rho:.3f}  blocks per entrant {min(played.values())}.."
-                      f"{max(played.values())} (spread {spread})")  # fmt: skip
+                print(
+                    f"blocks {number + 1:5d}  spearman {rho:.3f}  blocks per entrant {min(played.values())}.."
+                    f"{max(played.values())} (spread {spread})"
+                )
             if reached is None and rho >= args.target:
                 reached = number + 1
     elapsed = time.perf_counter() - started
-    result = {"entrants": n, "table_size": size, "blocks": args.blocks, "target": args.target,
-              "blocks_to_target": reached, "final": points[-1] if points else None,
-              "max_spread": max((p["spread"] for p in points), default=None), "seconds": round(elapsed, 1)}  # fmt: skip
+    result = {
+        "entrants": n,
+        "table_size": size,
+        "blocks": args.blocks,
+        "target": args.target,
+        "blocks_to_target": reached,
+        "final": points[-1] if points else None,
+        "max_spread": max((p["spread"] for p in points), default=None),
+        "seconds": round(elapsed, 1),
+    }
     if args.json:
         print(json.dumps({**result, "points": points}))
     else:

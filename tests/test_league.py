@@ -18,12 +18,19 @@ from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.matchmaking import Candidate, choose_table
 from hearts_tournaments.league.play import StopAfter, run_league
 from hearts_tournaments.league.store import ACTIVE, ERROR, RETIRED, LeagueStore
+from tests.web_server import get, web_server
 
 SECRET = bytes(range(32))
 HEARTS = [sys.executable, "-m", "hearts_tournaments"]
 #: Short games: the test is about blocks, not about play.
-FAST = {"table_size": 6, "seed": "kill", "max_hands": 2, "decision_ms": 5000, "sandbox": "none",
-        "bootstrap": 50}  # fmt: skip
+FAST = {
+    "table_size": 6,
+    "seed": "kill",
+    "max_hands": 2,
+    "decision_ms": 5000,
+    "sandbox": "none",
+    "bootstrap": 50,
+}
 
 
 def league(folder: Path) -> LeagueStore:
@@ -35,7 +42,9 @@ def builtin(store: LeagueStore, name: str, bot: str, update: bool = False) -> st
 
 
 def hearts(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HEARTS, "league", *args], capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [*HEARTS, "league", *args], capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 def wait_blocks(folder: Path, count: int, process: subprocess.Popen[bytes], timeout: float = 200) -> None:
@@ -56,8 +65,12 @@ def test_sigkill_loses_nothing_and_recompute_matches_an_uninterrupted_run(tmp_pa
         builtin(store, "heur", "heuristic")
         builtin(store, "rnd", "random")
     log = (tmp_path / "run.log").open("wb")
-    process = subprocess.Popen([*HEARTS, "league", "run", str(a), "--forever", "--concurrency", "3"], stdout=log, stderr=log,
-                               start_new_session=True)  # fmt: skip
+    process = subprocess.Popen(
+        [*HEARTS, "league", "run", str(a), "--forever", "--concurrency", "3"],
+        stdout=log,
+        stderr=log,
+        start_new_session=True,
+    )
     try:
         wait_blocks(a, 1, process)
         assert hearts("add", str(a), "rnd2", "--builtin", "random").returncode == 0
@@ -89,13 +102,21 @@ def test_sigkill_loses_nothing_and_recompute_matches_an_uninterrupted_run(tmp_pa
         assert len(keys) == len(set(keys))
         retired_at = next(b for b, v, k, _t in store.events() if v == "rnd@v1" and k == RETIRED)
         assert all("rnd@v1" not in seats for n, _s, seats, _c in rows if n > retired_at)
-        assert {v.id: v.status for v in store.versions()} == {"heur@v1": ACTIVE, "rnd@v1": RETIRED,
-                                                              "rnd2@v1": ACTIVE}  # fmt: skip
+        assert {v.id: v.status for v in store.versions()} == {
+            "heur@v1": ACTIVE,
+            "rnd@v1": RETIRED,
+            "rnd2@v1": ACTIVE,
+        }
         log_a = store.commands()
         plan = [(n, seen) for n, _s, _t, seen in rows]
         (tmp_path / "game.json").write_text(store.record("b000000-r00") or "")
-    replayed = subprocess.run([*HEARTS, "replay", str(tmp_path / "game.json")], capture_output=True, text=True,
-                              timeout=60, check=False)  # fmt: skip
+    replayed = subprocess.run(
+        [*HEARTS, "replay", str(tmp_path / "game.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert replayed.returncode == 0 and json.loads(replayed.stdout)["totals"], replayed.stderr
     official = hearts("recompute", str(a))
     assert official.returncode == 0
@@ -132,6 +153,11 @@ def test_a_crashing_version_gets_status_error_and_never_plays(tmp_path: Path) ->
         assert [g["validates"] for g in commands.list_games(store, "crash", "validation")] == ["crash@v1"]
         info = commands.info(store, "heur")
         assert info["blocks"] == 1 and info["games"] == 6 and len(info["history"]) == 1
+        # `hearts web LEAGUE_DIR` shows the league's blocks as the tournament pages do.
+        with web_server(tmp_path / "l") as url:
+            assert "heur@v1" in get(url + "/").body
+            assert get(url + "/game/b000000-r03").status == 200
+            assert "crash@v1" not in get(url + "/games").body
         # The same command again is refused.
         with pytest.raises(LeagueError, match="already runs exactly this"):
             builtin(store, "rnd", "random", update=True)
@@ -172,7 +198,8 @@ def test_league_commands_fail_with_one_line(tmp_path: Path) -> None:
         (("show", "l", "--format", "xml"), "--format must be"),
         (("games", "l", "--status", "odd"), "--status must be"),
     ]:
-        result = subprocess.run([*HEARTS, "league", *args], capture_output=True, text=True, cwd=tmp_path,
-                                timeout=60, check=False)  # fmt: skip
+        result = subprocess.run(
+            [*HEARTS, "league", *args], capture_output=True, text=True, cwd=tmp_path, timeout=60, check=False
+        )
         assert result.returncode != 0 and message in result.stderr, (args, result.stderr)
         assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr

@@ -21,8 +21,9 @@ import dataclasses
 import fcntl
 import random
 import secrets
+import signal
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -202,8 +203,37 @@ def run_league(
         except BlockingIOError:
             raise LeagueError(f"another `hearts league run` is playing {store.folder}") from None
         loop = _Loop(store, stop, max(1, concurrency), emit)
-        asyncio.run(loop.run())
+        asyncio.run(_until_terminated(loop.run()))
         return loop.stored
+
+
+async def _until_terminated(work: Coroutine[Any, Any, None]) -> None:
+    """Runs ``work``; SIGTERM stops it as Ctrl-C does (the bots are stopped on the way out).
+
+    Raises:
+        KeyboardInterrupt: on SIGTERM.
+    """
+    task = asyncio.ensure_future(work)
+    loop = asyncio.get_running_loop()
+    terminated = False
+
+    def on_term() -> None:
+        nonlocal terminated
+        terminated = True
+        task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, on_term)
+    except (NotImplementedError, RuntimeError):  # not the main thread
+        return await task
+    try:
+        await task
+    except asyncio.CancelledError:
+        if terminated:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 class _Loop:

@@ -229,8 +229,8 @@ class LeagueStore:
         return cls(folder, db)
 
     @classmethod
-    def open(cls, folder: Path) -> LeagueStore:
-        """Opens the league in ``folder``.
+    def open(cls, folder: Path, *, read_only: bool = False) -> LeagueStore:
+        """Opens the league in ``folder`` (``read_only`` for the web pages).
 
         Raises:
             LeagueError: there is none, or it is of another version.
@@ -239,7 +239,11 @@ class LeagueStore:
         if not path.is_file():
             raise LeagueError(f"{folder} holds no league: create one with `hearts league init {folder}`")
         try:
-            db = cls._connect(path)
+            if read_only:
+                db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+                db.execute("PRAGMA busy_timeout=30000")
+            else:
+                db = cls._connect(path)
             (schema,) = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         except (sqlite3.Error, TypeError) as exc:
             raise LeagueError(f"{path} is not a league database: {exc}") from None
