@@ -17,7 +17,7 @@ from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.matchmaking import Candidate, choose_table
 from hearts_tournaments.league.play import StopAfter, run_league
-from hearts_tournaments.league.store import ACTIVE, ERROR, RETIRED, LeagueStore
+from hearts_tournaments.league.store import ACTIVE, ERROR, QUARANTINED, RETIRED, LeagueStore
 from tests.web_server import get, web_server
 
 SECRET = bytes(range(32))
@@ -161,6 +161,38 @@ def test_a_crashing_version_gets_status_error_and_never_plays(tmp_path: Path) ->
         # The same command again is refused.
         with pytest.raises(LeagueError, match="already runs exactly this"):
             builtin(store, "rnd", "random", update=True)
+
+
+def test_a_version_that_fails_rated_games_is_quarantined_and_said_so(tmp_path: Path) -> None:
+    flag = tmp_path / "broken"
+    script = tmp_path / "flaky.py"
+    script.write_text(
+        "import os, sys\n"
+        "if os.path.exists(sys.argv[1]):\n    sys.exit(1)\n"
+        "from hearts_tournaments.builtin_bot import main\n"
+        "sys.exit(main(['random', *sys.argv[2:]]))\n"
+    )
+    config = LeagueConfig(**{**FAST, "quarantine_after": 2})  # type: ignore[arg-type]
+    with commands.init_league(tmp_path / "l", config, SECRET) as store:
+        builtin(store, "heur", "heuristic")
+        builtin(store, "rnd", "random")
+        commands.add_version(store, commands.make_spec("flaky", f"{sys.executable} {script} {flag}", None))
+        lines: list[str] = []
+
+        def emit(line: str) -> None:
+            lines.append(line)
+            if line.startswith("flaky@v1: active"):
+                flag.write_text("from now on it crashes")
+
+        assert run_league(store, StopAfter(blocks=2), concurrency=3, emit=emit) == 2
+        assert store.resolve("flaky").status == QUARANTINED
+        assert any(line.startswith("flaky@v1: quarantined after") for line in lines)
+        (first, second) = [seats for _n, _s, seats, _c in store.block_rows()]
+        assert "flaky@v1" in first and "flaky@v1" not in second
+        info = commands.info(store, "flaky")
+        assert info["failed_games"] == 6 and info["events"][-1]["status"] == QUARANTINED
+        assert len(commands.list_games(store, "flaky", "failed")) == 6
+        assert commands.set_status(store, "flaky", "unretire") == "flaky@v1: active"
 
 
 def test_matchmaking_keeps_games_even_and_never_seats_two_of_one_entrant() -> None:
