@@ -11,9 +11,15 @@ table (:func:`~hearts_tournaments.league.ratings.official_table`, batch Plackett
 refitted and its Spearman rank correlation with the true order printed, with the spread of
 blocks per entrant (max - min); it prints the blocks needed to reach ``--target`` correlation.
 
+With ``--real`` the games are real games instead, played in-process
+(:func:`hearts_core.local.play_game`) by ``heuristic`` bots with handicaps: entrant ``i`` plays
+a uniformly random legal card (and passes at random) with probability ``i / (entrants - 1)``,
+so the true order is known; places come from the final totals.
+
 Usage::
 
-    bench/league.py --entrants 50 --table-size 8 --blocks 600 --every 25 [--json]
+    bench/league.py --entrants 50 --table-size 8 --blocks 200 --every 10 [--range 1.0] [--json]
+    bench/league.py --real --entrants 50 --blocks 150 --every 10 --max-hands 3
 """
 
 from __future__ import annotations
@@ -24,7 +30,13 @@ import math
 import random
 import time
 
+from hearts_client.bots.heuristic import HeuristicBot
+from hearts_client.bots.random_bot import RandomBot
+from hearts_core.cards import Card
 from hearts_core.deal import derive_seed
+from hearts_core.local import play_game
+from hearts_core.rules import MoonChoice, Rules
+from hearts_core.view import View
 from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeting_counts
 from hearts_tournaments.league.ratings import official_table, online_update
 from hearts_tournaments.outcome import GameOutcome
@@ -56,16 +68,48 @@ def sample_places(strengths: list[float], rng: random.Random) -> tuple[int, ...]
     return tuple(places)
 
 
+class Handicapped:
+    """A heuristic bot that decides at random with probability ``handicap``."""
+
+    def __init__(self, handicap: float, seed: str) -> None:
+        self.handicap = handicap
+        self.rng = random.Random(seed)
+        self.good = HeuristicBot(seed)
+        self.bad = RandomBot(seed)
+
+    def _pick(self) -> HeuristicBot | RandomBot:
+        return self.bad if self.rng.random() < self.handicap else self.good
+
+    def choose_pass(self, view: View) -> list[Card]:
+        return list(self._pick().choose_pass(view))
+
+    def choose_play(self, view: View) -> Card:
+        return self._pick().choose_play(view)
+
+    def choose_moon(self, view: View) -> MoonChoice:
+        return self.good.choose_moon(view)
+
+
+def real_places(handicaps: list[float], seed: str, max_hands: int) -> tuple[int, ...]:
+    """Places of one real game between handicapped bots (1 = lowest total; ties share)."""
+    n = len(handicaps)
+    players = [Handicapped(h, derive_seed(seed, "bot", s)) for s, h in enumerate(handicaps)]
+    state = play_game(Rules(players=n, max_hands=max_hands), seed, players)
+    return tuple(1 + sum(1 for t in state.totals if t < mine) for mine in state.totals)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--entrants", type=int, default=50)
     parser.add_argument("--table-size", type=int, default=8)
     parser.add_argument("--blocks", type=int, default=600)
     parser.add_argument("--every", type=int, default=25)
-    parser.add_argument("--range", type=float, default=3.0, help="True log-strengths span 0..RANGE.")
+    parser.add_argument("--range", type=float, default=1.0, help="True log-strengths span 0..RANGE.")
     parser.add_argument("--target", type=float, default=0.9)
     parser.add_argument("--seed", default="bench")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--real", action="store_true", help="Real in-process games of handicapped bots.")
+    parser.add_argument("--max-hands", type=int, default=3, help="Hands per real game.")
     args = parser.parse_args()
     n, size = args.entrants, args.table_size
     names = [f"e{i:02d}@v1" for i in range(n)]
@@ -87,7 +131,11 @@ def main() -> None:
         games = []
         for r in range(size):
             rotated = tuple(seats[(s - r) % size] for s in range(size))
-            places = sample_places([truth[v] for v in rotated], rng)
+            if args.real:
+                handicaps = [1 - truth[v] / args.range for v in rotated]
+                places = real_places(handicaps, derive_seed(args.seed, "deal", number), args.max_hands)
+            else:
+                places = sample_places([truth[v] for v in rotated], rng)
             no = (False,) * size
             games.append(
                 GameOutcome(
