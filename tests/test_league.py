@@ -210,8 +210,13 @@ def test_matchmaking_keeps_games_even_and_never_seats_two_of_one_entrant() -> No
             for y in present[i + 1 :]:
                 meetings[(x, y)] = meetings.get((x, y), 0) + 1
     assert max(blocks.values()) - min(blocks.values()) <= 2
-    with pytest.raises(ValueError, match="one entrant"):
+    with pytest.raises(ValueError, match="two entrants"):
         choose_table([Candidate("a@v1", "a", 0, 25, 8), Candidate("a@v2", "a", 0, 25, 8)], 6, {}, rng)
+    # Kept versions (update --keep) play, but never at one table with each other.
+    kept = [Candidate(f"{e}@v{n}", e, 0, 25, 8) for e in "abcd" for n in (1, 2)]
+    for _ in range(50):
+        seats = choose_table(kept, 6, {}, rng)
+        assert len(seats) == 6 and len({v.split("@")[0] for v in seats}) == len(set(seats)) == 4
     few = choose_table([Candidate("a@v1", "a", 0, 25, 8), Candidate("b@v1", "b", 0, 25, 8)], 7, {}, rng)
     assert sorted(set(few)) == ["a@v1", "b@v1"] and len(few) == 7
 

@@ -129,11 +129,12 @@ def _add(
     protocol: str,
     update: bool,
     pinned: float | None,
+    keep: bool = False,
 ) -> None:
     with _open(folder) as store:
         try:
             spec = commands.make_spec(name, command, builtin, option or (), files or (), sandbox, protocol)
-            typer.echo(commands.add_version(store, spec, update=update, pinned=pinned))
+            typer.echo(commands.add_version(store, spec, update=update, pinned=pinned, keep=keep))
         except LeagueError as exc:
             raise fail(str(exc)) from None
 
@@ -166,9 +167,10 @@ def update(
     files: FilesOption = None,
     sandbox: SandboxOption = None,
     protocol: ProtocolOption = "grpc",
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the old versions playing too.")] = False,
 ) -> None:
-    """Give NAME a new version (the old one is retired)."""
-    _add(folder, name, command, builtin, option, files, sandbox, protocol, True, None)
+    """Give NAME a new version (the old ones are retired unless --keep)."""
+    _add(folder, name, command, builtin, option, files, sandbox, protocol, True, None, keep)
 
 
 @league_app.command()

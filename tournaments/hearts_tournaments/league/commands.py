@@ -94,13 +94,20 @@ def _plain(text: str) -> int | float | str | bool:
     return text
 
 
-def add_version(store: LeagueStore, spec: BotSpec, update: bool = False, pinned: float | None = None) -> str:
-    """Adds an entrant (or a new version of one): it is pending until ``run`` validates it."""
+def add_version(
+    store: LeagueStore, spec: BotSpec, update: bool = False, pinned: float | None = None, keep: bool = False
+) -> str:
+    """Adds an entrant (or a new version of one): it is pending until ``run`` validates it.
+
+    ``update`` retires the entrant's other versions unless ``keep``: kept versions go on
+    playing, never at one table with another version of their entrant.
+    """
     command: dict[str, Any] = {
         "op": "update" if update else "add",
         "name": spec.name,
         "spec": spec_to_json(spec),
         "hash": version_hash(spec),
+        "keep": keep,
     }
     if pinned is not None:
         command["pinned"] = pinned

@@ -12,8 +12,9 @@ to a seeded draw. Each next seat goes to the entrant with the lowest cost, a sum
   random spread so that the table is not always the same band),
 * a small seeded jitter that breaks ties.
 
-Only one version of an entrant is ever active, so no table holds two versions of one entrant.
-With fewer entrants than seats, every entrant sits and the extra seats go to those with the
+An entrant may have several active versions (``update --keep``): once one of them is seated,
+the others are out of this table, so no table holds two versions of one entrant. With fewer
+entrants than seats, every entrant sits and the extra seats go to those with the
 fewest blocks, in turn (as tournaments fill a table). The seat order is a seeded shuffle; the
 block plays it in every rotation anyway.
 """
@@ -65,7 +66,7 @@ def choose_table(
     """The versions at each seat of the next block.
 
     Args:
-        candidates: The active versions (at least two, of distinct entrants), in a fixed order.
+        candidates: The active versions (of at least two entrants), in a fixed order.
         table_size: Seats.
         meetings: Blocks shared so far by each pair of versions (keys sorted).
         rng: The block's seeded generator.
@@ -74,12 +75,12 @@ def choose_table(
         spread: Scale of the random factor on the rating term.
 
     Raises:
-        ValueError: fewer than two candidates, or two of one entrant.
+        ValueError: fewer than two entrants among the candidates, or a version listed twice.
     """
-    if len(candidates) < 2:
-        raise ValueError("a block needs at least two active versions")
-    if len({c.entrant for c in candidates}) != len(candidates):
-        raise ValueError("two active versions of one entrant")
+    if len({c.entrant for c in candidates}) < 2:
+        raise ValueError("a block needs active versions of at least two entrants")
+    if len({c.id for c in candidates}) != len(candidates):
+        raise ValueError("a version is listed twice")
 
     def need(c: Candidate) -> float:
         return c.blocks - (new_bonus if c.sigma > settled_sigma else 0.0)
@@ -89,7 +90,7 @@ def choose_table(
     floor = min(need(c) for c in candidates)
     first = min(candidates, key=lambda c: (need(c), jitter[c.id]))
     chosen = [first]
-    rest = [c for c in candidates if c is not first]
+    rest = [c for c in candidates if c.entrant != first.entrant]
     while rest and len(chosen) < table_size:
         mean_mu = sum(c.mu for c in chosen) / len(chosen)
         met = {c.id: sum(meetings.get(_pair(c.id, s.id), 0) for s in chosen) for c in rest}
@@ -107,7 +108,7 @@ def choose_table(
 
         best = min(rest, key=cost)
         chosen.append(best)
-        rest.remove(best)
+        rest = [c for c in rest if c.entrant != best.entrant]
     seats = [c.id for c in chosen]
     extra = sorted(chosen, key=lambda c: (need(c), jitter[c.id]))
     i = 0

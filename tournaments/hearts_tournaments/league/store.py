@@ -302,14 +302,8 @@ class LeagueStore:
             wanted = RETIRED if op == "retire" else ACTIVE
             if op == "retire" and version.status not in (ACTIVE, PENDING, QUARANTINED):
                 raise LeagueError(f"{version.id} is {version.status}: only an active version can be retired")
-            if op == "unretire":
-                if version.status not in (RETIRED, QUARANTINED):
-                    raise LeagueError(f"{version.id} is {version.status}, not retired or quarantined")
-                for other in self.versions(entrant=version.entrant):
-                    if other.id != version.id and other.status in (ACTIVE, PENDING):
-                        raise LeagueError(
-                            f"{other.id} is {other.status}: retire it first (one version of an entrant plays)"
-                        )
+            if op == "unretire" and version.status not in (RETIRED, QUARANTINED):
+                raise LeagueError(f"{version.id} is {version.status}, not retired or quarantined")
             self._set_status(version.id, wanted, f"{op} (command {seq})")
             return f"{version.id}: {wanted}"
         if op == "pin":
@@ -339,13 +333,10 @@ class LeagueStore:
                 raise LeagueError(f"{old.id} already runs exactly this (same command and files)")
         if not update:
             self._db.execute("INSERT INTO entrants VALUES (?, ?)", (name, seq))
-        keep = bool(command.get("keep", False))
-        if update and not keep:
+        if update and not command.get("keep", False):
             for old in existing:
                 if old.status in (ACTIVE, PENDING, QUARANTINED):
                     self._set_status(old.id, RETIRED, f"replaced by {vid}")
-        elif update:
-            raise LeagueError("--keep is not possible: two versions of one entrant never play at once")
         self._db.execute(
             "INSERT INTO versions (id, entrant, number, hash, spec, status, pinned, seq) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
