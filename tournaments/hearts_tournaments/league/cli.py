@@ -204,8 +204,11 @@ def run(
     forever: Annotated[bool, typer.Option("--forever", help="Play until stopped (Ctrl-C).")] = False,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Tables at once within a block.")] = 1,
 ) -> None:
-    """Play blocks (the only process that plays games). Stopped at any moment, it loses at most
-    the block being played; run it again to go on."""
+    """Play blocks: the only process that plays games.
+
+    Commands given meanwhile take effect before the next block. Stopped at any moment (Ctrl-C,
+    SIGTERM, kill -9), it loses at most the block being played; run it again to go on.
+    """
     limits = [x for x in (games, blocks, until_ci) if x is not None]
     if (forever and limits) or (not forever and not limits):
         raise fail("give one of --games N, --blocks N, --until-ci W or --forever")
@@ -281,8 +284,10 @@ def recompute_command(
     folder: Folder,
     format: Annotated[str, typer.Option("--format", help="json, table, csv or markdown.")] = "json",
 ) -> None:
-    """Refit the official table from all stored games in one batch (the same games give the
-    same bytes)."""
+    """Refit the official table from all stored games in one batch.
+
+    The same stored games always give the same bytes.
+    """
     with _open(folder) as store:
         try:
             typer.echo(commands.recompute(store, format))
