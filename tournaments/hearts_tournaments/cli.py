@@ -370,6 +370,10 @@ def doctor(
 
 app.add_typer(tournament_app, name="tournament")
 
+from hearts_tournaments.league.cli import league_app  # noqa: E402
+
+app.add_typer(league_app, name="league")
+
 from hearts_tournaments.web.cli import web_app  # noqa: E402
 
 app.add_typer(web_app, name="web")

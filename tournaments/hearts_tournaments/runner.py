@@ -316,7 +316,7 @@ class _Runner:
         take_env_secret(DEAL_SECRET_ENV)  # used by `run` only, if at all: never handed down
         token = external if self.config.server else secrets.token_hex(32)
         self.admin_token = token or None
-        self.metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        self.metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),) if token else ()
         self.watchdog = Watchdog()
         #: The referee's Unix socket, the bots' only way out of their sandbox (set by :meth:`run`).
         self.socket = Path()
@@ -461,12 +461,26 @@ class _Runner:
         )
 
 
+class GameHost(Protocol):
+    """What one game (:class:`GamePlay`) needs of whoever runs it: a tournament or a league."""
+
+    config: TournamentConfig
+    metadata: tuple[tuple[str, str], ...]
+    deal_secret: bytes
+    output: Path
+    socket: Path
+    watchdog: Watchdog
+
+    def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
+        """Lets the bots of a finished game exit (or stops them) in the background."""
+
+
 class _GamePlay:
     """One game: its table, its bot processes, its outcome."""
 
     def __init__(
         self,
-        runner: _Runner,
+        runner: GameHost,
         game: ScheduledGame,
         channel: grpc.aio.Channel,
         address: str,
@@ -671,3 +685,9 @@ def _one_error(errors: BaseExceptionGroup[BaseException], address: str) -> BaseE
         if isinstance(error, grpc.aio.AioRpcError):
             return RunnerError(f"the referee at {address} failed: {error.code().name}: {error.details()}")
     return errors.exceptions[0]
+
+
+#: One game on the referee, for other ways of scheduling games (the league): its ``runner``
+#: argument is a :class:`GameHost` (config, metadata, deal_secret,
+#: socket, output, watchdog, metadata and reap).
+GamePlay = _GamePlay

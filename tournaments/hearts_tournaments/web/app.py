@@ -27,10 +27,14 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from hearts_tournaments.league.web_source import LeagueSource
 from hearts_tournaments.store import DB_NAME
 from hearts_tournaments.web.links import Links
 from hearts_tournaments.web.pages import Site
 from hearts_tournaments.web.source import NotATournament, SourceError, TournamentSource
+
+#: A league folder's database: such a folder is shown through the league's source.
+LEAGUE_DB = "league.sqlite"
 
 #: Seconds between two looks at the store for new games.
 POLL_S = 1.0
@@ -52,13 +56,14 @@ class _Folder:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.site: Site | None = None
-        self.source: TournamentSource | None = None
+        self.source: TournamentSource | LeagueSource | None = None
         self.inode: int | None = None
         self.error: NotATournament | None = None
 
     def _inode(self) -> int | None:
         try:
-            return (self.folder / DB_NAME).stat().st_ino
+            league = self.folder / LEAGUE_DB
+            return (league if league.is_file() else self.folder / DB_NAME).stat().st_ino
         except OSError:
             return None
 
@@ -69,7 +74,8 @@ class _Folder:
             self.site = self.source = None
         if self.site is None:
             try:
-                self.source = TournamentSource(self.folder)
+                league = (self.folder / LEAGUE_DB).is_file()
+                self.source = LeagueSource(self.folder) if league else TournamentSource(self.folder)
             except NotATournament as exc:
                 self.error = exc
                 return None

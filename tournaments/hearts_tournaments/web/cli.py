@@ -60,7 +60,7 @@ def serve_command(
     app = _web()
     if not folder.is_dir():
         raise _fail(f"{folder} is not a folder")
-    if not (folder / "tournament.sqlite").is_file():
+    if not (folder / "tournament.sqlite").is_file() and not (folder / "league.sqlite").is_file():
         typer.echo(f"hearts web: {folder} holds no tournament yet; its pages appear once it does", err=True)
     try:
         app.serve(folder, host, port, lambda url: typer.echo(f"web listening on {url}"))

@@ -1,0 +1,267 @@
+"""The library functions behind ``hearts league ...``: each command is one plain function."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hearts_client.bots import BUILTIN_BOTS
+from hearts_tournaments.config import BotProtocol, BotSpec
+from hearts_tournaments.league.config import LeagueConfig, LeagueError
+from hearts_tournaments.league.play import league_table
+from hearts_tournaments.league.ratings import TableRow
+from hearts_tournaments.league.store import LeagueStore, spec_to_json, version_hash
+from hearts_tournaments.sandbox import SandboxKind
+
+#: Formats of ``show``.
+FORMATS = ("table", "json", "csv", "markdown")
+
+
+def init_league(folder: Path, config: LeagueConfig, deal_secret: bytes | None = None) -> LeagueStore:
+    """Creates a league in ``folder`` (see :meth:`LeagueStore.create`)."""
+    return LeagueStore.create(folder, config, deal_secret)
+
+
+def make_spec(
+    name: str,
+    command: str | None,
+    builtin: str | None,
+    options: Sequence[str] = (),
+    files: Sequence[Path] = (),
+    sandbox: str | None = None,
+    protocol: str = "grpc",
+    workdir: Path | None = None,
+) -> BotSpec:
+    """A bot spec from ``add``/``update``'s options.
+
+    Raises:
+        LeagueError: not exactly one of command and builtin, an unknown built-in, a bad option.
+    """
+    if (command is None) == (builtin is None):
+        raise LeagueError("give exactly one of --command and --builtin")
+    where = (workdir or Path.cwd()).resolve()
+    if sandbox is not None and sandbox not in tuple(SandboxKind):
+        raise LeagueError(f'--sandbox must be "bwrap" or "none", not {sandbox!r}')
+    kind = SandboxKind(sandbox) if sandbox else None
+    if builtin is not None:
+        if builtin not in BUILTIN_BOTS:
+            raise LeagueError(
+                f"unknown built-in bot {builtin!r}: use one of {', '.join(sorted(BUILTIN_BOTS))}"
+            )
+        if files:
+            raise LeagueError("only command bots have files of their own")
+        parsed: dict[str, int | float | str | bool] = {}
+        for item in options:
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise LeagueError(f"--option takes KEY=VALUE, not {item!r}")
+            parsed[key] = _plain(value)
+        try:
+            BUILTIN_BOTS[builtin](None, **parsed)
+        except (TypeError, ValueError) as exc:
+            raise LeagueError(f"options not accepted by {builtin!r}: {exc}") from None
+        return BotSpec(name=name, builtin=builtin, options=parsed, workdir=where, sandbox=kind)
+    assert command is not None
+    if options:
+        raise LeagueError("only built-in bots take --option: pass flags in --command")
+    try:
+        argv = tuple(shlex.split(command))
+    except ValueError as exc:
+        raise LeagueError(f"--command does not parse: {exc}") from None
+    if not argv:
+        raise LeagueError("--command is empty")
+    if protocol not in tuple(BotProtocol):
+        raise LeagueError(f'--protocol must be "grpc" or "stdio", not {protocol!r}')
+    resolved = tuple((where / f).resolve() for f in files) if files else None
+    return BotSpec(
+        name=name, command=argv, workdir=where, files=resolved, sandbox=kind, protocol=BotProtocol(protocol)
+    )
+
+
+def _plain(text: str) -> int | float | str | bool:
+    if text in ("true", "false"):
+        return text == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def add_version(
+    store: LeagueStore, spec: BotSpec, update: bool = False, pinned: float | None = None, keep: bool = False
+) -> str:
+    """Adds an entrant (or a new version of one): it is pending until ``run`` validates it.
+
+    ``update`` retires the entrant's other versions unless ``keep``: kept versions go on
+    playing, never at one table with another version of their entrant.
+    """
+    command: dict[str, Any] = {
+        "op": "update" if update else "add",
+        "name": spec.name,
+        "spec": spec_to_json(spec),
+        "hash": version_hash(spec),
+        "keep": keep,
+    }
+    if pinned is not None:
+        command["pinned"] = pinned
+    return store.execute(command)
+
+
+def set_status(store: LeagueStore, name: str, op: str) -> str:
+    """``retire`` or ``unretire`` a version (``NAME`` means its newest)."""
+    return store.execute({"op": op, "name": name})
+
+
+def pin(store: LeagueStore, name: str, value: float | None) -> str:
+    """Pins a reference version's official strength (None unpins it)."""
+    return store.execute({"op": "pin", "name": name, "value": value})
+
+
+def render_table(rows: Sequence[TableRow], form: str) -> str:
+    """The official table as text, JSON, CSV or Markdown."""
+    if form == "json":
+        return json.dumps([r.to_json() for r in rows], indent=2)
+    head = ["rank", "version", "status", "strength", "interval", "score", "blocks", "games", "mark", "online"]
+
+    def cells(r: TableRow) -> list[str]:
+        def f(x: float | None) -> str:
+            return "-" if x is None else f"{x:+.2f}"
+
+        interval = "-" if r.low is None or r.high is None else f"[{r.low:+.2f}, {r.high:+.2f}]"
+        mark = ("pinned " if r.pinned is not None else "") + ("provisional" if r.provisional else "")
+        online = "-" if r.mu is None or r.sigma is None else f"{r.mu:.1f}±{r.sigma:.1f}"
+        return [
+            str(r.rank),
+            r.version,
+            r.status,
+            f(r.strength),
+            interval,
+            f(r.score),
+            str(r.blocks),
+            str(r.games),
+            mark.strip(),
+            online,
+        ]
+
+    body = [cells(r) for r in rows]
+    if form == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(head)
+        writer.writerows(body)
+        return out.getvalue().rstrip("\n")
+    if form == "markdown":
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(row) + " |" for row in body]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(row[i]) for row in body)) if body else len(h) for i, h in enumerate(head)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in body]
+    return "\n".join(lines)
+
+
+def show(store: LeagueStore, form: str = "table", everyone: bool = False, online: bool = True) -> str:
+    """The official table (refitted from every stored block) in ``form``."""
+    if form not in FORMATS:
+        raise LeagueError(f"--format must be one of {', '.join(FORMATS)}, not {form!r}")
+    return render_table(league_table(store, everyone, online), form)
+
+
+def info(store: LeagueStore, name: str) -> dict[str, Any]:
+    """A version's games, rating history, head-to-head, seat-position effect, faults, events."""
+    version = store.resolve(name)
+    vid = version.id
+    games = store.games(version=vid)
+    rated = [(key, block, data) for key, block, _v, data in games if block is not None]
+    seat_places: dict[int, list[int]] = {}
+    heads: dict[str, list[int]] = {}
+    faults = 0
+    failed = 0
+    for _key, _block, data in rated:
+        seats = data["seats"]
+        places = data["places"]
+        for seat, who in enumerate(seats):
+            if who != vid:
+                continue
+            seat_places.setdefault(seat, []).append(places[seat])
+            faults += data["faults"][seat]
+            for other, rival in enumerate(seats):
+                if rival != vid:
+                    record = heads.setdefault(rival, [0, 0, 0])
+                    mine, theirs = places[seat], places[other]
+                    record[0 if mine < theirs else 1 if mine == theirs else 2] += 1
+        if any(
+            data["retired"][s] or data["crashed"][s] or data["never_answered"][s]
+            for s, who in enumerate(seats)
+            if who == vid
+        ):
+            failed += 1
+    ratings = store.ratings().get(vid)
+    return {
+        "version": vid,
+        "status": version.status,
+        "note": version.note,
+        "hash": version.hash,
+        "spec": spec_to_json(version.spec),
+        "pinned": version.pinned,
+        "blocks": ratings[2] if ratings else 0,
+        "games": len(rated),
+        "validation": [key for key, block, v, _d in games if block is None and v == vid],
+        "last_block": ratings[4] if ratings else None,
+        "online": {"mu": ratings[0], "sigma": ratings[1]} if ratings else None,
+        "history": [{"block": b, "mu": round(m, 4), "sigma": round(s, 4)} for b, m, s in store.history(vid)],
+        "head_to_head": {k: {"ahead": v[0], "tied": v[1], "behind": v[2]} for k, v in sorted(heads.items())},
+        "seat_mean_place": {str(s): round(sum(p) / len(p), 3) for s, p in sorted(seat_places.items())},
+        "faults": faults,
+        "failed_games": failed,
+        "events": [{"at_block": b, "status": k, "why": t} for b, _v, k, t in store.events(vid)],
+    }
+
+
+def list_games(store: LeagueStore, bot: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+    """Stored games, optionally of one version (``NAME`` means every version of it) and kind.
+
+    ``status`` is ``rated``, ``validation`` or ``failed`` (a game some seat failed).
+    """
+    if status not in (None, "rated", "validation", "failed"):
+        raise LeagueError(f"--status must be rated, validation or failed, not {status!r}")
+    ids: set[str] | None = None
+    if bot is not None:
+        ids = {bot} if "@" in bot else {v.id for v in store.versions(entrant=bot)}
+        if not ids or not any(v.id in ids for v in store.versions()):
+            raise LeagueError(f"no entrant or version {bot!r}")
+    out = []
+    for key, block, validates, data in store.games(kind=status if status != "failed" else None):
+        if ids is not None and not ids & set(data["seats"]):
+            continue
+        bad = [
+            s
+            for s in range(len(data["seats"]))
+            if data["retired"][s] or data["crashed"][s] or data["never_answered"][s]
+        ]
+        if status == "failed" and not bad:
+            continue
+        out.append(
+            {
+                "key": key,
+                "block": block,
+                "validates": validates or None,
+                "seats": data["seats"],
+                "totals": data["totals"],
+                "places": data["places"],
+                "failed_seats": bad,
+            }
+        )
+    return out
+
+
+def recompute(store: LeagueStore, form: str = "json") -> str:
+    """The official table refitted from all stored games in one batch (same games, same bytes)."""
+    return show(store, form, online=False)

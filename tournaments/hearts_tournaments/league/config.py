@@ -1,0 +1,104 @@
+"""A league's settings: chosen at ``hearts league init`` and stored in its database."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from hearts_core.defaults import (
+    DEFAULT_DECISION_MS,
+    DEFAULT_JOIN_TIMEOUT_MS,
+    DEFAULT_MAX_FAULTS,
+    DEFAULT_TIME_BANK_MS,
+)
+from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
+from hearts_tournaments.sandbox import SandboxKind
+
+
+class LeagueError(Exception):
+    """A league command cannot be done (bad setting, unknown entrant, ...): one clear line."""
+
+
+#: Process reuse policies: ``fresh`` starts every bot anew for every game.
+REUSE_POLICIES = ("fresh",)
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueConfig:
+    """How a league's games are played, rated and scheduled.
+
+    Attributes:
+        name: The league's name (labels of its tables).
+        table_size: Seats per table, 6 to 11; a block is one deal in every rotation, so
+            ``table_size`` games.
+        seed: Derives every block's deal, seating and bot seeds (with the deal secret).
+        decision_ms: The referee's limit per decision.
+        time_bank_ms: Thinking time per seat per game.
+        target_score: A game ends when a total reaches this.
+        max_hands: ... or after this many hands.
+        max_faults: Faults that retire a seat for the rest of a game.
+        join_timeout_ms: How long a table waits for its bots.
+        quarantine_after: Failed rated games after which a version is quarantined.
+        sandbox: How bots are isolated (``bwrap`` or ``none`` for trusted bots).
+        reuse: Bot process reuse policy (``fresh``: one process per seat per game).
+        provisional_blocks: A version is provisional until it played this many blocks ...
+        provisional_width: ... and its official interval is at most this wide.
+        new_bonus: Extra priority (in blocks) of a version whose online sigma is still above
+            ``settled_sigma``: new versions get extra games until their rating settles.
+        settled_sigma: The online sigma below which a rating counts as settled.
+        spread: Random spread of the rating term in matchmaking (0: strictly similar ratings).
+        bootstrap: Bootstrap resamples of the official table.
+    """
+
+    name: str = "league"
+    table_size: int = 6
+    seed: str = "1"
+    decision_ms: int = DEFAULT_DECISION_MS
+    time_bank_ms: int = DEFAULT_TIME_BANK_MS
+    target_score: int = DEFAULT_TARGET_SCORE
+    max_hands: int = DEFAULT_MAX_HANDS
+    max_faults: int = DEFAULT_MAX_FAULTS
+    join_timeout_ms: int = DEFAULT_JOIN_TIMEOUT_MS
+    quarantine_after: int = 3
+    sandbox: str = SandboxKind.BWRAP.value
+    reuse: str = "fresh"
+    provisional_blocks: int = 8
+    provisional_width: float = 1.0
+    new_bonus: float = 3.0
+    settled_sigma: float = 4.0
+    spread: float = 1.0
+    bootstrap: int = 200
+
+    def __post_init__(self) -> None:
+        if not MIN_PLAYERS <= self.table_size <= MAX_PLAYERS:
+            raise LeagueError(f"table size must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {self.table_size}")
+        for name in (
+            "decision_ms",
+            "time_bank_ms",
+            "target_score",
+            "max_hands",
+            "max_faults",
+            "join_timeout_ms",
+            "quarantine_after",
+            "provisional_blocks",
+        ):
+            if getattr(self, name) < 1:
+                raise LeagueError(f"{name.replace('_', '-')} must be at least 1, not {getattr(self, name)}")
+        if self.sandbox not in tuple(SandboxKind):
+            raise LeagueError(f'sandbox must be "bwrap" or "none", not {self.sandbox!r}')
+        if self.reuse not in REUSE_POLICIES:
+            raise LeagueError(f"reuse must be one of {', '.join(REUSE_POLICIES)}, not {self.reuse!r}")
+        if self.bootstrap < 0 or self.provisional_width <= 0 or self.spread < 0 or self.new_bonus < 0:
+            raise LeagueError("bootstrap, spread and new-bonus must be >= 0 and provisional-width > 0")
+        if not self.seed:
+            raise LeagueError("the seed must not be empty")
+
+    def to_json(self) -> dict[str, Any]:
+        """The settings as stored."""
+        return asdict(self)
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> LeagueConfig:
+        """The settings stored by :meth:`to_json` (unknown keys ignored, missing ones default)."""
+        known = {f.name for f in fields(LeagueConfig)}
+        return LeagueConfig(**{k: v for k, v in data.items() if k in known})

@@ -1,0 +1,418 @@
+"""The ``run`` loop: validates new versions and plays blocks on the referee, one at a time.
+
+Between blocks it reads the league's state afresh (one read transaction: the versions and the
+last command seen), so that ``add``, ``update``, ``retire`` and ``unretire`` given while it runs
+take effect before the next block. A pending version first plays a validation game against
+copies of itself; it becomes ``active`` if none of its seats failed, else ``error`` (with the
+log's path as its note) and never plays a rated game.
+
+A block is planned from the state only (:mod:`.matchmaking` seeded by the league seed and the
+block's number), played (its ``table_size`` rotations, ``concurrency`` tables at once) and
+stored in one transaction with the online rating update and any quarantine. A block cut short
+(Ctrl-C, ``kill -9``, a lost referee) is not stored; the next ``run`` plans the same block again.
+Games are played by :class:`hearts_tournaments.runner.GamePlay`, the tournament's own code: a
+table over the admin API, one sandboxed bot process per seat, ``AwaitTable``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import fcntl
+import random
+import secrets
+import signal
+import tempfile
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from hearts_core.deal import derive_seed
+from hearts_server.logs import get_logger
+from hearts_server.server import make_server
+from hearts_tournaments.config import BotSpec, TournamentConfig
+from hearts_tournaments.entrants import BotProcess, check_files
+from hearts_tournaments.league.config import LeagueConfig, LeagueError
+from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeting_counts
+from hearts_tournaments.league.ratings import TableRow, official_table, online_update
+from hearts_tournaments.league.store import ACTIVE, PENDING, LeagueStore, Snapshot, Version
+from hearts_tournaments.outcome import GameOutcome
+from hearts_tournaments.runner import GamePlay, RunnerError
+from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
+from hearts_tournaments.schedule import ScheduledGame
+from hearts_tournaments.store import private_folder
+
+log = get_logger(__name__)
+
+#: Seconds between looks at the league when it has too few active versions to play.
+IDLE_POLL_S = 0.5
+#: Seconds to wait for the in-process referee's channel.
+CONNECT_TIMEOUT_S = 10.0
+NOT_ENOUGH = "fewer than two active versions: add entrants with `hearts league add`"
+
+
+@dataclass(frozen=True, slots=True)
+class StopAfter:
+    """When ``run`` stops (the first limit reached; none: it runs until stopped).
+
+    Attributes:
+        games: Rated games played by this run.
+        blocks: Blocks played by this run.
+        until_ci: Every active version's official interval at most this wide.
+    """
+
+    games: int | None = None
+    blocks: int | None = None
+    until_ci: float | None = None
+
+    @property
+    def forever(self) -> bool:
+        """No limit: play until stopped."""
+        return self.games is None and self.blocks is None and self.until_ci is None
+
+
+def block_game(config: LeagueConfig, number: int, order: tuple[str, ...], rotation: int) -> ScheduledGame:
+    """Rotation ``rotation`` of block ``number`` seated as ``order``."""
+    n = len(order)
+    seed = derive_seed(config.seed, "block", number)
+    return ScheduledGame(
+        index=rotation,
+        key=f"b{number:06d}-r{rotation:02d}",
+        deal=number,
+        rotation=rotation,
+        seed=seed,
+        seats=tuple(order[(s - rotation) % n] for s in range(n)),
+        bot_seeds=tuple(derive_seed(seed, "bot", rotation, s) for s in range(n)),
+    )
+
+
+def plan_block(store: LeagueStore, snapshot: Snapshot) -> tuple[str, ...] | None:
+    """The seating of the next block, or None with fewer than two active versions."""
+    config = store.config
+    active = [v for v in snapshot.versions if v.status == ACTIVE]
+    if len(active) < 2:
+        return None
+    online = store.ratings()
+    candidates = [
+        Candidate(
+            v.id,
+            v.entrant,
+            online[v.id][2] if v.id in online else 0,
+            online[v.id][0] if v.id in online else 25.0,
+            online[v.id][1] if v.id in online else 25 / 3,
+        )
+        for v in active
+    ]
+    number = store.next_block()
+    meetings = meeting_counts([seats for _, _, seats, _ in store.block_rows()])
+    rng = random.Random(derive_seed(config.seed, "match", number))
+    return choose_table(
+        candidates, config.table_size, meetings, rng, config.new_bonus, config.settled_sigma, config.spread
+    )
+
+
+def league_table(store: LeagueStore, everyone: bool = False, online: bool = True) -> list[TableRow]:
+    """The official table, refitted in one batch from every stored block.
+
+    Args:
+        store: The league.
+        everyone: List retired, quarantined and failed versions too (without a strength: the
+            official fit is over the active versions' games only).
+        online: Show the online ratings too (``recompute`` leaves them out: it is the batch
+            fit of the stored games and nothing else).
+    """
+    versions = store.versions()
+    active = frozenset(v.id for v in versions if v.status == ACTIVE)
+    shown = [v for v in versions if everyone or v.status == ACTIVE]
+    ratings = {vid: (mu, sigma) for vid, (mu, sigma, *_rest) in store.ratings().items()} if online else {}
+    config = store.config
+    return official_table(
+        store.block_games(),
+        [(v.id, v.status, v.pinned) for v in shown],
+        ratings,
+        config.bootstrap,
+        derive_seed(config.seed, "bootstrap"),
+        config.provisional_blocks,
+        config.provisional_width,
+        include=active,
+    )
+
+
+class _NoQuarantine:
+    """The league starts every seat's bot: quarantined versions are simply not seated."""
+
+    quarantined: frozenset[str] = frozenset()
+
+
+class _Host:
+    """What :class:`GamePlay` reads from its runner, for the league's games."""
+
+    def __init__(
+        self, config: TournamentConfig, store: LeagueStore, socket: Path, token: str, watchdog: Watchdog
+    ) -> None:
+        self.config = config
+        self.quarantine = _NoQuarantine()
+        self.deal_secret = store.deal_secret()
+        self.socket = socket
+        self.output = store.folder
+        self.watchdog = watchdog
+        self.metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),)
+        self._reaping: set[asyncio.Task[None]] = set()
+        self._processes: dict[asyncio.Task[None], list[BotProcess]] = {}
+
+    def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
+        task = asyncio.create_task(self._reap(processes))
+        self._processes[task] = processes
+        task.add_done_callback(lambda done: self._processes.pop(done, None))
+
+    async def _reap(self, processes: list[BotProcess]) -> None:
+        await asyncio.gather(*(p.stop() for p in processes))
+
+    async def drain(self) -> None:
+        await asyncio.gather(*self._processes, return_exceptions=True)
+
+    def kill_all(self) -> None:
+        for task, processes in list(self._processes.items()):
+            task.cancel()
+            for process in processes:
+                process.kill()
+
+
+def run_league(
+    store: LeagueStore,
+    stop: StopAfter,
+    concurrency: int = 1,
+    emit: Callable[[str], None] = lambda line: None,
+) -> int:
+    """Plays blocks until ``stop``; returns the blocks this run stored.
+
+    Raises:
+        LeagueError: another ``run`` holds the league, the referee failed, or a bounded run has
+            fewer than two active versions to play.
+    """
+    playable = [v for v in store.snapshot().versions if v.status in (ACTIVE, PENDING)]
+    if not stop.forever and len({v.entrant for v in playable}) < 2:
+        raise LeagueError(NOT_ENOUGH)
+    lock_path = store.folder / "run.lock"
+    with lock_path.open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LeagueError(f"another `hearts league run` is playing {store.folder}") from None
+        loop = _Loop(store, stop, max(1, concurrency), emit)
+        asyncio.run(_until_terminated(loop.run()))
+        return loop.stored
+
+
+async def _until_terminated(work: Coroutine[Any, Any, None]) -> None:
+    """Runs ``work``; SIGTERM stops it as Ctrl-C does (the bots are stopped on the way out).
+
+    Raises:
+        KeyboardInterrupt: on SIGTERM.
+    """
+    task = asyncio.ensure_future(work)
+    loop = asyncio.get_running_loop()
+    terminated = False
+
+    def on_term() -> None:
+        nonlocal terminated
+        terminated = True
+        task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, on_term)
+    except (NotImplementedError, RuntimeError):  # not the main thread
+        return await task
+    try:
+        await task
+    except asyncio.CancelledError:
+        if terminated:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+
+
+class _Loop:
+    def __init__(
+        self, store: LeagueStore, stop: StopAfter, concurrency: int, emit: Callable[[str], None]
+    ) -> None:
+        self.store = store
+        self.config = store.config
+        self.stop = stop
+        self.concurrency = concurrency
+        self.emit = emit
+        self.stored = 0
+        self.games = 0
+        self.token = secrets.token_hex(32)
+        base = self.config
+        self.tconfig = TournamentConfig(
+            name=base.name,
+            table_size=base.table_size,
+            bots=(),
+            target_score=base.target_score,
+            max_hands=base.max_hands,
+            decision_ms=base.decision_ms,
+            time_bank_ms=base.time_bank_ms,
+            max_faults=base.max_faults,
+            join_timeout_ms=base.join_timeout_ms,
+            quarantine_after=base.quarantine_after,
+            sandbox=SandboxKind(base.sandbox),
+            base_dir=store.folder,
+        )
+
+    async def run(self) -> None:
+        for folder in (self.store.folder / "records", self.store.folder / "logs"):
+            private_folder(folder)
+        with tempfile.TemporaryDirectory(prefix="hearts-league-") as private, Watchdog() as watchdog:
+            socket = Path(private) / "referee.sock"
+            server = make_server(self.store.folder / "records", admin_token=self.token, unix_socket=socket)
+            try:
+                await server.start()
+            except OSError as exc:
+                raise LeagueError(f"cannot start the referee: {exc}") from None
+            host = _Host(self.tconfig, self.store, socket, self.token, watchdog)
+            try:
+                async with grpc.aio.insecure_channel(server.address) as channel:
+                    await asyncio.wait_for(channel.channel_ready(), CONNECT_TIMEOUT_S)
+                    await self._loop(host, channel, server.address)
+                    await host.drain()
+            except grpc.aio.AioRpcError as exc:
+                raise LeagueError(f"the referee failed: {exc.code().name}: {exc.details()}") from None
+            except RunnerError as exc:
+                raise LeagueError(str(exc)) from None
+            finally:
+                host.kill_all()
+                await server.stop(grace=1.0)
+
+    def _done(self) -> bool:
+        stop = self.stop
+        if stop.blocks is not None and self.stored >= stop.blocks:
+            return True
+        if stop.games is not None and self.games >= stop.games:
+            return True
+        if stop.until_ci is not None and self.stored:
+            rows = league_table(self.store)
+            return all(
+                r.low is not None and r.high is not None and r.high - r.low <= stop.until_ci for r in rows
+            )
+        return False
+
+    async def _loop(self, host: _Host, channel: grpc.aio.Channel, address: str) -> None:
+        while not self._done():
+            snapshot = self.store.snapshot()
+            pending = [v for v in snapshot.versions if v.status == PENDING]
+            if pending:
+                # Validated first; then the state is read again (more may have come meanwhile),
+                # so a block is always planned from a snapshot with nothing pending.
+                for version in pending:
+                    await self._validate(version, host, channel, address)
+                continue
+            order = plan_block(self.store, snapshot)
+            if order is None:
+                if self.stop.forever:
+                    await asyncio.sleep(IDLE_POLL_S)
+                    continue
+                raise LeagueError(NOT_ENOUGH)
+            await self._block(order, snapshot, host, channel, address)
+
+    def _host_for(self, host: _Host, specs: list[BotSpec]) -> _Host:
+        host.config = dataclasses.replace(self.tconfig, bots=tuple(specs))
+        return host
+
+    async def _validate(self, version: Version, host: _Host, channel: grpc.aio.Channel, address: str) -> None:
+        n = self.config.table_size
+        seed = derive_seed(self.config.seed, "validate", version.id)
+        game = ScheduledGame(
+            0,
+            f"validate-{version.id}",
+            -1,
+            0,
+            seed,
+            (version.id,) * n,
+            tuple(derive_seed(seed, "bot", s) for s in range(n)),
+        )
+        log.info("league_validating", version=version.id)
+        problem = self._sandbox_problem(version.spec)
+        outcome: GameOutcome | None = None
+        if problem is None:
+            try:
+                outcome = await GamePlay(
+                    self._host_for(host, [version.spec]), game, channel, address, (False,) * n
+                ).play()
+            except RunnerError as exc:
+                problem = str(exc)
+        if outcome is not None and outcome.failed(version.id):
+            seats = [
+                s for s in range(n) if outcome.retired[s] or outcome.crashed[s] or outcome.never_answered[s]
+            ]
+            logs = self.store.folder / "logs" / version.id / f"{game.key}-s{seats[0]}.log"
+            problem = (
+                f"failed its validation game (seats {seats}: crashed, retired or never answered); log: {logs}"
+            )
+        ok = problem is None
+        note = "passed its validation game" if ok else str(problem)
+        if outcome is None:
+            outcome = _empty_outcome(game)
+        self.store.store_validation(version.id, outcome, ok, note)
+        self.emit(f"{version.id}: {'active' if ok else 'error'}: {note}")
+
+    def _sandbox_problem(self, spec: BotSpec) -> str | None:
+        if self.tconfig.sandbox_of(spec) is not SandboxKind.BWRAP:
+            return None
+        try:
+            check_files(spec, self.store.folder)
+            require_bwrap()
+        except SandboxError as exc:
+            return str(exc)
+        return None
+
+    async def _block(
+        self, order: tuple[str, ...], snapshot: Snapshot, host: _Host, channel: grpc.aio.Channel, address: str
+    ) -> None:
+        number = self.store.next_block()
+        specs = {v.id: v.spec for v in snapshot.versions}
+        self._host_for(host, [specs[v] for v in dict.fromkeys(order)])
+        games = [block_game(self.config, number, order, r) for r in range(len(order))]
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def one(game: ScheduledGame) -> GameOutcome:
+            async with gate:
+                # The league retires and quarantines versions itself: no seat of a block is empty.
+                no_one_absent = (False,) * len(game.seats)
+                outcome: GameOutcome = await GamePlay(host, game, channel, address, no_one_absent).play()
+                return outcome
+
+        log.info("league_block_starting", block=number, seats=list(order))
+        outcomes = list(await asyncio.gather(*(one(g) for g in games)))
+        online = self.store.ratings()
+        start = {v: (mu, sigma) for v, (mu, sigma, *_r) in online.items()}
+        ratings = online_update(outcomes, start)
+        failed = {v: sum(1 for o in outcomes if o.failed(v)) for v in set(order)}
+        quarantine = []
+        for vid, count in failed.items():
+            total = count + (online[vid][3] if vid in online else 0)
+            if count and total >= self.config.quarantine_after:
+                quarantine.append((vid, f"quarantined after {total} failed games (last: block {number})"))
+        self.store.store_block(
+            number, games[0].seed, order, snapshot.commands_seen, outcomes, ratings, failed, quarantine
+        )
+        self.stored += 1
+        self.games += len(outcomes)
+        log.info("league_block_stored", block=number)
+        self.emit(f"block {number}: {' '.join(order)}")
+        for vid, note in quarantine:
+            log.warning("league_quarantined", version=vid)
+            self.emit(f"{vid}: {note}; `hearts league unretire {vid}` brings it back")
+
+
+def _empty_outcome(game: ScheduledGame) -> GameOutcome:
+    """The stored stand-in of a validation game that could not start (no record)."""
+    n = len(game.seats)
+    no = (False,) * n
+    return GameOutcome(
+        game.key, "", game.seats, (0,) * n, (1,) * n, (), 0, (0,) * n, no, no, (True,) * n, (True,) * n, "{}"
+    )

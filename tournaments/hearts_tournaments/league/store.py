@@ -1,0 +1,542 @@
+"""A league's database: one SQLite file (WAL) in the league folder.
+
+Tables: ``meta`` (settings, deal secret), ``entrants``, ``versions`` (immutable, identified by
+a hash of their command and files, with a status: ``pending`` until their validation game,
+then ``active``, ``error``, ``retired`` or ``quarantined``), ``commands`` (every command given,
+in order), ``blocks`` (one row per stored block, with the last command it had seen), ``games``
+(summary and record of every game, rated or validation), ``results`` (one row per seat),
+``ratings`` (the online rating of each version), ``rating_history`` and ``events`` (status
+changes, quarantines).
+
+A block is stored in one transaction with its games, seat results and online rating update,
+with ``synchronous=FULL``: a ``kill -9`` loses at most the block being played, which the next
+``run`` plays again (it is planned from the same state, so it is the same block). The block's
+number is its primary key: nothing is counted twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hearts_tournaments.config import BOT_NAME_PATTERN, BotProtocol, BotSpec
+from hearts_tournaments.league.config import LeagueConfig, LeagueError
+from hearts_tournaments.outcome import GameOutcome
+from hearts_tournaments.sandbox import SandboxKind
+from hearts_tournaments.store import FILE_MODE, private_folder
+from hearts_tournaments.tournament_secrets import new_deal_secret
+
+#: The database's file name inside the league folder.
+DB_NAME = "league.sqlite"
+SCHEMA_VERSION = 1
+#: Version statuses.
+PENDING, ACTIVE, ERROR, RETIRED, QUARANTINED = "pending", "active", "error", "retired", "quarantined"
+STATUSES = (PENDING, ACTIVE, ERROR, RETIRED, QUARANTINED)
+#: Bytes of a bot's files hashed at most (beyond that, ``add`` refuses: pack the bot smaller).
+MAX_HASHED_BYTES = 512 * 1024 * 1024
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE entrants (name TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+CREATE TABLE versions (
+    id TEXT PRIMARY KEY,
+    entrant TEXT NOT NULL REFERENCES entrants(name),
+    number INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    status TEXT NOT NULL,
+    pinned REAL,
+    note TEXT NOT NULL DEFAULT '',
+    seq INTEGER NOT NULL,
+    UNIQUE (entrant, number)
+);
+CREATE TABLE commands (seq INTEGER PRIMARY KEY AUTOINCREMENT, given REAL NOT NULL, body TEXT NOT NULL);
+CREATE TABLE blocks (
+    id INTEGER PRIMARY KEY,
+    seed TEXT NOT NULL,
+    seats TEXT NOT NULL,
+    commands_seen INTEGER NOT NULL,
+    finished REAL NOT NULL
+);
+CREATE TABLE games (
+    key TEXT PRIMARY KEY,
+    block INTEGER REFERENCES blocks(id),
+    rotation INTEGER NOT NULL,
+    validates TEXT REFERENCES versions(id),
+    game_id TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    record TEXT NOT NULL,
+    finished REAL NOT NULL
+);
+CREATE TABLE results (
+    game TEXT NOT NULL REFERENCES games(key),
+    seat INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    place INTEGER NOT NULL,
+    faults INTEGER NOT NULL,
+    failed INTEGER NOT NULL,
+    PRIMARY KEY (game, seat)
+);
+CREATE INDEX results_version ON results(version);
+CREATE TABLE ratings (version TEXT PRIMARY KEY, mu REAL NOT NULL, sigma REAL NOT NULL,
+                      blocks INTEGER NOT NULL, failed INTEGER NOT NULL, last_block INTEGER);
+CREATE TABLE rating_history (block INTEGER NOT NULL, version TEXT NOT NULL, mu REAL NOT NULL,
+                             sigma REAL NOT NULL, PRIMARY KEY (block, version));
+CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, block INTEGER NOT NULL,
+                     version TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """One immutable version of an entrant.
+
+    Attributes:
+        id: ``NAME@vN``.
+        entrant: The entrant's name.
+        number: N.
+        hash: sha256 of its command (or built-in and options) and files.
+        spec: How to start it (its ``name`` is the id).
+        status: pending, active, error, retired or quarantined.
+        pinned: For a reference entrant: the official strength it is pinned to.
+        note: Why it has its status (the validation failure, the quarantine).
+    """
+
+    id: str
+    entrant: str
+    number: int
+    hash: str
+    spec: BotSpec
+    status: str
+    pinned: float | None
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What the ``run`` loop reads between blocks, in one read transaction."""
+
+    commands_seen: int
+    blocks: int
+    versions: tuple[Version, ...]
+
+
+def spec_to_json(spec: BotSpec) -> dict[str, Any]:
+    """A bot spec with its working folder, as stored."""
+    return {**spec.to_json(), "workdir": str(spec.workdir)}
+
+
+def spec_from_json(data: dict[str, Any]) -> BotSpec:
+    """The spec stored by :func:`spec_to_json`."""
+    return BotSpec(
+        name=data["name"],
+        builtin=data.get("builtin"),
+        command=tuple(data["command"]) if "command" in data else None,
+        options=dict(data.get("options", {})),
+        workdir=Path(data.get("workdir", ".")),
+        files=tuple(Path(p) for p in data["files"]) if "files" in data else None,
+        sandbox=SandboxKind(data["sandbox"]) if "sandbox" in data else None,
+        protocol=BotProtocol(data.get("protocol", BotProtocol.GRPC.value)),
+    )
+
+
+def version_hash(spec: BotSpec) -> str:
+    """sha256 of what the version runs: its command or built-in with options, and its files.
+
+    Raises:
+        LeagueError: a listed file is missing or unreadable.
+    """
+    digest = hashlib.sha256()
+    body = spec_to_json(spec)
+    body.pop("name")
+    digest.update(json.dumps(body, sort_keys=True).encode())
+    hashed = 0
+    for root in spec.files or ():
+        if not root.exists():
+            raise LeagueError(f"{root} does not exist: --files must name existing files or folders")
+        paths = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+        for path in paths:
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise LeagueError(f"cannot read {path}: {exc.strerror}") from None
+            hashed += len(data)
+            if hashed > MAX_HASHED_BYTES:
+                raise LeagueError(f"the files of {spec.name} exceed {MAX_HASHED_BYTES >> 20} MiB")
+            digest.update(str(path).encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
+class LeagueStore:
+    """An open league database (``create`` a new one, ``open`` an existing one)."""
+
+    def __init__(self, folder: Path, db: sqlite3.Connection) -> None:
+        self.folder = folder
+        self._db = db
+        self.config = LeagueConfig.from_json(json.loads(self.meta("config")))
+
+    @staticmethod
+    def path_in(folder: Path) -> Path:
+        """Where the database of the league in ``folder`` lives."""
+        return folder / DB_NAME
+
+    @staticmethod
+    def _connect(path: Path) -> sqlite3.Connection:
+        db = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA busy_timeout=30000")
+        for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
+            sibling = path.with_name(name)
+            if sibling.exists():
+                with contextlib.suppress(PermissionError):
+                    sibling.chmod(FILE_MODE)
+        return db
+
+    @classmethod
+    def create(cls, folder: Path, config: LeagueConfig, deal_secret: bytes | None = None) -> LeagueStore:
+        """Creates a league in ``folder``.
+
+        Raises:
+            LeagueError: ``folder`` already holds a league, or cannot be made.
+        """
+        path = cls.path_in(folder)
+        if path.exists():
+            raise LeagueError(f"{folder} already holds a league: use `hearts league run {folder}`")
+        try:
+            private_folder(folder)
+        except OSError as exc:
+            raise LeagueError(f"cannot create {folder}: {exc.strerror}") from None
+        db = cls._connect(path)
+        db.executescript(_SCHEMA)
+        with _transaction(db):
+            secret = deal_secret if deal_secret is not None else new_deal_secret()
+            rows = [
+                ("schema", str(SCHEMA_VERSION)),
+                ("config", json.dumps(config.to_json())),
+                ("deal_secret", secret.hex()),
+            ]
+            db.executemany("INSERT INTO meta VALUES (?, ?)", rows)
+        return cls(folder, db)
+
+    @classmethod
+    def open(cls, folder: Path, *, read_only: bool = False) -> LeagueStore:
+        """Opens the league in ``folder`` (``read_only`` for the web pages).
+
+        Raises:
+            LeagueError: there is none, or it is of another version.
+        """
+        path = cls.path_in(folder)
+        if not path.is_file():
+            raise LeagueError(f"{folder} holds no league: create one with `hearts league init {folder}`")
+        try:
+            if read_only:
+                db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+                db.execute("PRAGMA busy_timeout=30000")
+            else:
+                db = cls._connect(path)
+            (schema,) = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        except (sqlite3.Error, TypeError) as exc:
+            raise LeagueError(f"{path} is not a league database: {exc}") from None
+        if schema != str(SCHEMA_VERSION):
+            raise LeagueError(f"{path} is a league of schema {schema}; this version reads {SCHEMA_VERSION}")
+        return cls(folder, db)
+
+    def close(self) -> None:
+        """Closes the database."""
+        self._db.close()
+
+    def __enter__(self) -> LeagueStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def meta(self, key: str) -> str:
+        """A value of the meta table."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise LeagueError(f"the league database lacks {key!r}")
+        return str(row[0])
+
+    def deal_secret(self) -> bytes:
+        """The secret every deal and bot seed is keyed with."""
+        return bytes.fromhex(self.meta("deal_secret"))
+
+    # ------------------------------------------------------------------ commands
+    def execute(self, command: dict[str, Any]) -> str:
+        """Logs ``command`` and applies it, in one transaction.
+
+        Returns:
+            One line saying what was done.
+
+        Raises:
+            LeagueError: the command is not possible (nothing is logged then).
+        """
+        with _transaction(self._db):
+            cursor = self._db.execute(
+                "INSERT INTO commands (given, body) VALUES (?, ?)", (time.time(), json.dumps(command))
+            )
+            return self._apply(command, int(cursor.lastrowid or 0))
+
+    def commands(self) -> list[tuple[int, dict[str, Any]]]:
+        """Every command given, in order, with its sequence number."""
+        rows = self._db.execute("SELECT seq, body FROM commands ORDER BY seq").fetchall()
+        return [(int(seq), json.loads(body)) for seq, body in rows]
+
+    def _apply(self, command: dict[str, Any], seq: int) -> str:
+        op = command.get("op")
+        if op in ("add", "update"):
+            return self._add(command, seq, update=op == "update")
+        if op in ("retire", "unretire"):
+            version = self._resolve(str(command["name"]))
+            wanted = RETIRED if op == "retire" else ACTIVE
+            if op == "retire" and version.status not in (ACTIVE, PENDING, QUARANTINED):
+                raise LeagueError(f"{version.id} is {version.status}: only an active version can be retired")
+            if op == "unretire" and version.status not in (RETIRED, QUARANTINED):
+                raise LeagueError(f"{version.id} is {version.status}, not retired or quarantined")
+            self._set_status(version.id, wanted, f"{op} (command {seq})")
+            return f"{version.id}: {wanted}"
+        if op == "pin":
+            version = self._resolve(str(command["name"]))
+            value = command.get("value")
+            self._db.execute("UPDATE versions SET pinned = ? WHERE id = ?", (value, version.id))
+            return f"{version.id}: pinned to {value}" if value is not None else f"{version.id}: unpinned"
+        raise LeagueError(f"unknown command {op!r}")
+
+    def _add(self, command: dict[str, Any], seq: int, update: bool) -> str:
+        name = str(command["name"])
+        if not BOT_NAME_PATTERN.match(name):
+            raise LeagueError(f"{name!r}: a name is letters, digits, '.', '_' or '-' (at most 40)")
+        existing = self.versions(entrant=name)
+        if update and not existing:
+            raise LeagueError(f"no entrant {name!r}: add it first")
+        if not update and existing:
+            raise LeagueError(f"{name} exists: give a new version with `hearts league update {name} ...`")
+        spec_data = dict(command["spec"])
+        number = max((v.number for v in existing), default=0) + 1
+        vid = f"{name}@v{number}"
+        spec_data["name"] = vid
+        spec = spec_from_json(spec_data)
+        digest = str(command["hash"])
+        for old in existing:
+            if old.hash == digest:
+                raise LeagueError(f"{old.id} already runs exactly this (same command and files)")
+        if not update:
+            self._db.execute("INSERT INTO entrants VALUES (?, ?)", (name, seq))
+        if update and not command.get("keep", False):
+            for old in existing:
+                if old.status in (ACTIVE, PENDING, QUARANTINED):
+                    self._set_status(old.id, RETIRED, f"replaced by {vid}")
+        self._db.execute(
+            "INSERT INTO versions (id, entrant, number, hash, spec, status, pinned, seq) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (vid, name, number, digest, json.dumps(spec_to_json(spec)), PENDING, command.get("pinned"), seq),
+        )
+        return f"{vid}: pending its validation game (played by `hearts league run`)"
+
+    def _resolve(self, name: str) -> Version:
+        """``NAME@vN``, or ``NAME``'s newest version."""
+        if "@" in name:
+            found = [v for v in self.versions() if v.id == name]
+        else:
+            found = self.versions(entrant=name)[-1:]
+        if not found:
+            raise LeagueError(f"no entrant or version {name!r}: see `hearts league show`")
+        return found[0]
+
+    def resolve(self, name: str) -> Version:
+        """The version ``NAME@vN``, or the newest of ``NAME``.
+
+        Raises:
+            LeagueError: there is none.
+        """
+        return self._resolve(name)
+
+    def _set_status(self, vid: str, status: str, note: str) -> None:
+        self._db.execute("UPDATE versions SET status = ?, note = ? WHERE id = ?", (status, note, vid))
+        self._db.execute(
+            "INSERT INTO events (block, version, kind, text) VALUES (?, ?, ?, ?)",
+            (self.block_count(), vid, status, note),
+        )
+
+    # ------------------------------------------------------------------ reading
+    def versions(self, entrant: str | None = None) -> list[Version]:
+        """Versions in the order they were added (of one entrant, or all)."""
+        sql = "SELECT id, entrant, number, hash, spec, status, pinned, note FROM versions"
+        args: tuple[str, ...] = ()
+        if entrant is not None:
+            sql += " WHERE entrant = ?"
+            args = (entrant,)
+        rows = self._db.execute(sql + " ORDER BY seq, number", args).fetchall()
+        return [
+            Version(r[0], r[1], r[2], r[3], spec_from_json(json.loads(r[4])), r[5], r[6], r[7]) for r in rows
+        ]
+
+    def snapshot(self) -> Snapshot:
+        """The commands seen so far and the versions, read together."""
+        with _transaction(self._db, "BEGIN"):
+            seen = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM commands").fetchone()[0]
+            blocks = self.block_count()
+            versions = tuple(self.versions())
+        return Snapshot(int(seen), blocks, versions)
+
+    def block_count(self) -> int:
+        """Blocks stored."""
+        return int(self._db.execute("SELECT COUNT(*) FROM blocks").fetchone()[0])
+
+    def next_block(self) -> int:
+        """The number of the next block to play."""
+        return int(self._db.execute("SELECT COALESCE(MAX(id), -1) + 1 FROM blocks").fetchone()[0])
+
+    def block_rows(self) -> list[tuple[int, str, list[str], int]]:
+        """Every stored block: number, seed, seating, commands seen."""
+        rows = self._db.execute("SELECT id, seed, seats, commands_seen FROM blocks ORDER BY id").fetchall()
+        return [(int(i), str(s), json.loads(t), int(c)) for i, s, t, c in rows]
+
+    def block_games(self) -> dict[int, list[GameOutcome]]:
+        """The rated games of every stored block, by block, in rotation order (no records)."""
+        out: dict[int, list[GameOutcome]] = {}
+        rows = self._db.execute(
+            "SELECT block, summary FROM games WHERE block IS NOT NULL ORDER BY block, rotation"
+        ).fetchall()
+        for block, summary in rows:
+            out.setdefault(int(block), []).append(GameOutcome.from_json(json.loads(summary), ""))
+        return out
+
+    def games(
+        self, version: str | None = None, kind: str | None = None
+    ) -> list[tuple[str, int | None, str, dict[str, Any]]]:
+        """Stored games (key, block, validated version, summary), optionally one version's."""
+        rows = self._db.execute(
+            "SELECT key, block, validates, summary FROM games ORDER BY finished, key"
+        ).fetchall()
+        out = []
+        for key, block, validates, summary in rows:
+            data = json.loads(summary)
+            if version is not None and version not in data["seats"]:
+                continue
+            if (kind == "rated" and block is None) or (kind == "validation" and block is not None):
+                continue
+            out.append((str(key), block, validates or "", data))
+        return out
+
+    def record(self, key: str) -> str | None:
+        """The record of game ``key``."""
+        row = self._db.execute("SELECT record FROM games WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def ratings(self) -> dict[str, tuple[float, float, int, int, int | None]]:
+        """Per version: online mu, sigma, blocks played, failed games, last block."""
+        rows = self._db.execute(
+            "SELECT version, mu, sigma, blocks, failed, last_block FROM ratings"
+        ).fetchall()
+        return {r[0]: (float(r[1]), float(r[2]), int(r[3]), int(r[4]), r[5]) for r in rows}
+
+    def history(self, vid: str) -> list[tuple[int, float, float]]:
+        """The online rating of ``vid`` after each of its blocks."""
+        rows = self._db.execute(
+            "SELECT block, mu, sigma FROM rating_history WHERE version = ? ORDER BY block", (vid,)
+        ).fetchall()
+        return [(int(b), float(m), float(s)) for b, m, s in rows]
+
+    def events(self, vid: str | None = None) -> list[tuple[int, str, str, str]]:
+        """Status changes: block count at the time, version, new status, why."""
+        rows = self._db.execute("SELECT block, version, kind, text FROM events ORDER BY seq").fetchall()
+        return [(int(b), v, k, t) for b, v, k, t in rows if vid is None or v == vid]
+
+    # ------------------------------------------------------------------ writing (the run loop)
+    def store_validation(self, vid: str, outcome: GameOutcome, ok: bool, note: str) -> None:
+        """Stores a validation game and the version's verdict, in one transaction."""
+        with _transaction(self._db):
+            current = self._db.execute("SELECT status FROM versions WHERE id = ?", (vid,)).fetchone()
+            self._insert_game(outcome, None, 0, vid)
+            if current is not None and current[0] == PENDING:
+                self._set_status(vid, ACTIVE if ok else ERROR, note)
+
+    def store_block(
+        self,
+        block: int,
+        seed: str,
+        seats: Sequence[str],
+        commands_seen: int,
+        outcomes: Sequence[GameOutcome],
+        ratings: dict[str, tuple[float, float]],
+        failed: dict[str, int],
+        quarantine: Sequence[tuple[str, str]],
+    ) -> None:
+        """Stores a finished block with its games, results, online ratings and quarantines.
+
+        Raises:
+            LeagueError: the block is stored already (a second ``run`` on the same league).
+        """
+        with _transaction(self._db):
+            try:
+                self._db.execute(
+                    "INSERT INTO blocks VALUES (?, ?, ?, ?, ?)",
+                    (block, seed, json.dumps(list(seats)), commands_seen, time.time()),
+                )
+            except sqlite3.IntegrityError:
+                raise LeagueError(f"block {block} is stored already: is another `run` going?") from None
+            for rotation, outcome in enumerate(outcomes):
+                self._insert_game(outcome, block, rotation, None)
+            for vid, (mu, sigma) in ratings.items():
+                self._db.execute(
+                    "INSERT INTO ratings VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT(version) DO UPDATE SET "
+                    "mu = excluded.mu, sigma = excluded.sigma, blocks = blocks + 1, "
+                    "failed = failed + excluded.failed, last_block = excluded.last_block",
+                    (vid, mu, sigma, failed.get(vid, 0), block),
+                )
+                self._db.execute("INSERT INTO rating_history VALUES (?, ?, ?, ?)", (block, vid, mu, sigma))
+            for vid, note in quarantine:
+                self._set_status(vid, QUARANTINED, note)
+
+    def _insert_game(
+        self, outcome: GameOutcome, block: int | None, rotation: int, validates: str | None
+    ) -> None:
+        self._db.execute(
+            "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                outcome.key,
+                block,
+                rotation,
+                validates,
+                outcome.game_id,
+                json.dumps(outcome.summary_json()),
+                outcome.record_json,
+                time.time(),
+            ),
+        )
+        for seat, vid in enumerate(outcome.seats):
+            self._db.execute(
+                "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    outcome.key,
+                    seat,
+                    vid,
+                    outcome.totals[seat],
+                    outcome.places[seat],
+                    outcome.faults[seat],
+                    int(outcome.retired[seat] or outcome.crashed[seat] or outcome.never_answered[seat]),
+                ),
+            )
+
+
+@contextlib.contextmanager
+def _transaction(db: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> Iterator[None]:
+    db.execute(begin)
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")

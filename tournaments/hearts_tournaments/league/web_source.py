@@ -1,0 +1,165 @@
+"""The league as a :class:`~hearts_tournaments.web.source.Source`: ``hearts web LEAGUE_DIR``.
+
+The pages show a league as the tournament of its stored blocks: each block is a deal played
+in every rotation, so the standings, game list, head-to-head and bot pages work unchanged.
+A block is stored only once all its games are played, so every stored game is released (its
+deal has no game still to play). Validation games are not listed (``hearts league games``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hearts_tournaments.league.config import LeagueError
+from hearts_tournaments.league.play import block_game
+from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.outcome import GameOutcome
+from hearts_tournaments.results import Standings, compute_standings
+from hearts_tournaments.schedule import Schedule, Seating
+from hearts_tournaments.web.source import (
+    LOG_TAIL,
+    CorruptRecord,
+    GameRow,
+    GameStatus,
+    LogExcerpt,
+    NoSuchGame,
+    NotATournament,
+)
+
+
+class LeagueSource:
+    """A source over one league folder (the database opened read-only).
+
+    Raises:
+        NotATournament: the folder holds no readable league.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        try:
+            self._store = LeagueStore.open(folder, read_only=True)
+        except LeagueError as exc:
+            raise NotATournament(str(exc)) from None
+        self._cache = -1
+        self._rows: tuple[GameRow, ...] = ()
+        self._standings: Standings | None = None
+        self._bots: tuple[str, ...] = ()
+
+    def close(self) -> None:
+        """Closes the database."""
+        self._store.close()
+
+    @property
+    def title(self) -> str:
+        """The league's name."""
+        return self._store.config.name
+
+    def version(self) -> int:
+        """Blocks stored (blocks are only ever added)."""
+        return self._store.block_count()
+
+    def _refresh(self) -> None:
+        version = self.version()
+        if version == self._cache:
+            return
+        config = self._store.config
+        blocks = self._store.block_rows()
+        by_block = self._store.block_games()
+        bots = tuple(dict.fromkeys(v for _n, _s, seats, _c in blocks for v in seats))
+        seatings = []
+        games = []
+        outcomes: list[GameOutcome] = []
+        rows = []
+        for number, seed, seats, _seen in blocks:
+            order = tuple(seats)
+            seatings.append(Seating(number, seed, order))
+            for rotation, outcome in enumerate(by_block.get(number, [])):
+                game = block_game(config, number, order, rotation)
+                games.append(game)
+                outcomes.append(outcome)
+                rows.append(GameRow(game.key, number, rotation, game.seats, _status(outcome), outcome))
+        if len(bots) >= 2:
+            schedule = Schedule(bots, config.table_size, True, config.seed, tuple(seatings), tuple(games))
+            self._standings = compute_standings(
+                name=config.name,
+                schedule=schedule,
+                outcomes=outcomes,
+                target_score=config.target_score,
+                quarantine_after=config.quarantine_after,
+                balance=schedule.balance().to_json(),
+            )
+        else:
+            self._standings = None
+        self._rows = tuple(rows)
+        self._bots = bots
+        self._cache = version
+
+    def standings(self) -> Standings:
+        """The standings of the stored blocks.
+
+        Raises:
+            NotATournament: no block is stored yet.
+        """
+        self._refresh()
+        if self._standings is None:
+            raise NotATournament(f"{self.folder}: the league has played no block yet")
+        return self._standings
+
+    def games(self) -> Sequence[GameRow]:
+        """Every stored rated game, block by block."""
+        self._refresh()
+        return self._rows
+
+    def game(self, key: str) -> GameRow:
+        """One stored game."""
+        for row in self.games():
+            if row.key == key:
+                return row
+        raise NoSuchGame(f"no game {key!r} in this league")
+
+    def bots(self) -> Sequence[str]:
+        """The versions that played a block."""
+        self._refresh()
+        return self._bots
+
+    def record_text(self, key: str) -> str:
+        """The stored record of a game."""
+        self.game(key)
+        text = self._store.record(key)
+        if text is None:
+            raise NoSuchGame(f"game {key} is not stored")
+        return text
+
+    def record(self, key: str) -> dict[str, Any]:
+        """The parsed record of a game."""
+        text = self.record_text(key)
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise CorruptRecord(f"the record of game {key} is not JSON: {exc}") from None
+        if not isinstance(data, dict) or "players" not in data or not isinstance(data.get("hands"), list):
+            raise CorruptRecord(f"the record of game {key} is not a game record")
+        return data
+
+    def log(self, bot: str, key: str, seat: int) -> LogExcerpt | None:
+        """The tail of the bot's log of a game."""
+        row = self.game(key)
+        if not 0 <= seat < len(row.seats) or row.seats[seat] != bot:
+            return None
+        path = self.folder / "logs" / bot / f"{key}-s{seat}.log"
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return None
+        return LogExcerpt(str(path.relative_to(self.folder)), tuple(lines[-LOG_TAIL:]), len(lines) > LOG_TAIL)
+
+
+def _status(outcome: GameOutcome) -> GameStatus:
+    if any(outcome.failed(bot) for bot in set(outcome.seats)):
+        return GameStatus.FAILED
+    if any(outcome.faults):
+        return GameStatus.FAULTS
+    return GameStatus.CLEAN
