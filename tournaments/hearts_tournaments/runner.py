@@ -310,8 +310,11 @@ class _Runner:
             executor = RayExecutor(self.config, text, self.output, ray_address, self.concurrency)
         else:
             executor = LocalExecutor(self.config, self.output, self.external_token)
-        async with executor:
-            await self._run(pending, executor)
+        try:
+            async with executor:
+                await self._run(pending, executor)
+        except ExecutorError as exc:
+            raise RunnerError(str(exc)) from None
 
     async def _run(self, pending: list[ScheduledGame], executor: GameExecutor) -> None:
         log.info(
