@@ -196,7 +196,9 @@ class RayExecutor:
         output: The driver's output folder (the bots' logs are written there).
         ray_address: The cluster (``host:port`` of the head, ``auto``), or empty to start a
             Ray on this machine with ``concurrency`` CPUs. When Ray is already initialised in
-            this process, that connection is used (and left open).
+            this process, that connection is used (and left open): its job's runtime
+            environment must then give the nodes the config folder (Ray uploads a folder only
+            at ``ray.init``).
         concurrency: Tables at once; sizes a Ray started here.
     """
 
@@ -241,14 +243,12 @@ class RayExecutor:
                     include_dashboard=False,
                 )
             try:
-                await asyncio.to_thread(ray.init, **kwargs)
+                # In this thread, nothing else runs yet: Ray wants the main thread's signals.
+                ray.init(**kwargs)
             except (ConnectionError, RuntimeError, ValueError) as exc:
                 raise ExecutorError(f"cannot reach the Ray cluster at {self.address}: {exc}") from None
             self._owned = True
-        remote_options: dict[str, Any] = {"num_cpus": 1, "max_retries": RAY_MAX_RETRIES}
-        if not self._owned:
-            remote_options["runtime_env"] = runtime_env
-        self._remote = ray.remote(**remote_options)(play_on_node)
+        self._remote = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES)(play_on_node)
         private_folder(self.output / "logs")
         log.info("ray_connected", address=self.address, resources=self._ray.cluster_resources())
         return self
@@ -273,7 +273,7 @@ class RayExecutor:
         self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
     ) -> None:
         if self._owned and self._ray is not None:
-            await asyncio.to_thread(self._ray.shutdown)
+            self._ray.shutdown()
 
     async def play(self, job: GameJob) -> GameOutcome:
         """Plays ``job`` as a Ray task and returns its outcome (the driver commits it).
