@@ -267,7 +267,7 @@ def test_a_bad_ray_address_flag_is_one_line(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1] == (
-        "hearts: error: --ray-address must be \"host:port\" of the Ray head, or \"auto\", not 'no port'"
+        'hearts: error: --ray-address must be "host:port" of the Ray head, or "auto", not \'no port\''
     )
     assert "Traceback" not in result.stderr
 

@@ -221,7 +221,7 @@ class RayExecutor:
             import ray
         except ImportError:
             raise ExecutorError(
-                "executor = \"ray\" needs Ray on this machine and every node: "
+                'executor = "ray" needs Ray on this machine and every node: '
                 "pip install 'cancellation-hearts[ray]'"
             ) from None
         self._ray = ray
@@ -236,7 +236,9 @@ class RayExecutor:
             if self.ray_address:
                 kwargs["address"] = self.ray_address
             else:
-                # A one-machine Ray: no dashboard, a small object store, one CPU per table.
+                # A one-machine Ray: no dashboard, a small object store, one CPU per table, and
+                # Ray's token authentication asked for (its default for a new Ray, said aloud).
+                os.environ.setdefault("RAY_AUTH_MODE", "token")
                 kwargs.update(
                     num_cpus=self.concurrency,
                     object_store_memory=RAY_OBJECT_STORE_BYTES,
