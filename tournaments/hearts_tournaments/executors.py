@@ -236,9 +236,9 @@ class RayExecutor:
             if self.ray_address:
                 kwargs["address"] = self.ray_address
             else:
-                # A one-machine Ray: no dashboard, a small object store, one CPU per table, and
-                # Ray's token authentication asked for (its default for a new Ray, said aloud).
-                os.environ.setdefault("RAY_AUTH_MODE", "token")
+                # A one-machine Ray: no dashboard, a small object store, one CPU per table (and
+                # Ray's own default, token authentication: RAY_AUTH_MODE is read at import, so
+                # it is the organiser's to set, not ours).
                 kwargs.update(
                     num_cpus=self.concurrency,
                     object_store_memory=RAY_OBJECT_STORE_BYTES,
