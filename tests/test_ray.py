@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -228,6 +229,40 @@ def test_no_bot_outlives_its_game_on_the_nodes(cluster: Any, tmp_path: Path) -> 
             break
         time.sleep(0.2)
     assert left == []
+
+
+def test_sigterm_stops_a_ray_run_and_resume_finishes_it(
+    cluster: Any, local_results: dict[str, tuple[Any, ...]], tmp_path: Path
+) -> None:
+    folder = config_folder(tmp_path)
+    secret = tmp_path / "secret"
+    secret.write_text(DEAL_SECRET.hex())
+    secret.chmod(0o600)
+    output = tmp_path / "out"
+    args = ["--executor", "ray", "--ray-address", cluster.address, "--progress", "never"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hearts_tournaments", "tournament", "run", str(folder / "tournament.toml"),
+         "-o", str(output), "--deal-secret-file", str(secret), *args],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 600
+        while stored_games(output) < 1 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == 143, stderr[-2000:]
+    assert "terminated; continue with `hearts tournament resume" in stderr
+    assert 1 <= stored_games(output) < GAMES
+    resumed = hearts("tournament", "resume", str(output), *args, timeout=900)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    with closing(sqlite3.connect(output / DB_NAME)) as db:
+        rows = db.execute("SELECT key, summary FROM games").fetchall()
+    assert len(rows) == GAMES == len({key for key, _ in rows})
+    totals = {key: tuple(json.loads(summary)["totals"]) for key, summary in rows}
+    assert totals == {key: result[1] for key, result in local_results.items()}
 
 
 # ---------------------------------------------------------------- configuration, no cluster

@@ -22,6 +22,11 @@ Every bot runs in its sandbox (:mod:`.sandbox`, ``tournament.sandbox``): it reac
 only through a Unix socket in a private folder of the runner (the in-process referee listens
 there too; an external referee is relayed to it), gets its seat token in a file, and is watched
 by one :class:`~.sandbox.Watchdog` for the whole run.
+
+Where games are played is an executor (:mod:`.executors`): :class:`LocalExecutor`, all of the
+above on this machine (the default), or the Ray executor, which plays each game on a cluster
+node with that node's own ``LocalExecutor``. Either way this process alone decides the order,
+the quarantines and the gauntlet's stop, and alone writes the database.
 """
 
 from __future__ import annotations
