@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -244,11 +246,17 @@ class RayExecutor:
                     object_store_memory=RAY_OBJECT_STORE_BYTES,
                     include_dashboard=False,
                 )
+            # ray.init installs its own SIGTERM handler (exit at once, code 15); the runner's own
+            # (cancel the games, keep what is stored, exit 143) is put back.
+            on_term = signal.getsignal(signal.SIGTERM)
             try:
                 # In this thread, nothing else runs yet: Ray wants the main thread's signals.
                 ray.init(**kwargs)
             except (ConnectionError, RuntimeError, ValueError) as exc:
                 raise ExecutorError(f"cannot reach the Ray cluster at {self.address}: {exc}") from None
+            finally:
+                if on_term is not None and threading.current_thread() is threading.main_thread():
+                    signal.signal(signal.SIGTERM, on_term)
             self._owned = True
         self._remote = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES)(play_on_node)
         private_folder(self.output / "logs")
