@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -321,4 +322,19 @@ def test_without_ray_the_ray_executor_says_how_to_install_it(tmp_path: Path) -> 
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
     assert "pip install 'cancellation-hearts[ray]'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_unreachable_ray_head_is_one_line_at_once(tmp_path: Path) -> None:
+    folder = config_folder(tmp_path)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = hearts(
+        "tournament", "run", str(folder / "tournament.toml"), "-o", str(tmp_path / "out"),
+        "--executor", "ray", "--ray-address", f"127.0.0.1:{port}", "--progress", "never",
+        timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert f"the Ray head at 127.0.0.1:{port} does not answer" in result.stderr.splitlines()[-1]
     assert "Traceback" not in result.stderr

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 
 log = get_logger(__name__)
 
+#: Seconds to wait for the Ray head's port to accept a connection.
+CONNECT_TIMEOUT_S = 10.0
 #: Times Ray plays a game again when its worker or node dies before it ends.
 RAY_MAX_RETRIES = 5
 #: Object store of a Ray started by the runner: small, the results are a few kilobytes.
@@ -189,6 +191,28 @@ def _read_logs(folder: Path) -> tuple[tuple[str, bytes], ...]:
     return tuple(out)
 
 
+async def _check_reachable(address: str) -> None:
+    """Fails fast when nothing listens at the Ray head's ``host:port`` (``ray.init`` would retry
+    for minutes).
+
+    Raises:
+        ExecutorError: if no connection opens within :data:`CONNECT_TIMEOUT_S`.
+    """
+    if address == "auto":
+        return  # Ray finds the local cluster itself, and says so at once when there is none
+    host, _, port = address.rpartition(":")
+    try:
+        _, writer = await asyncio.wait_for(
+            asyncio.open_connection(host.strip("[]"), int(port)), CONNECT_TIMEOUT_S
+        )
+    except (OSError, TimeoutError) as exc:
+        raise ExecutorError(
+            f"the Ray head at {address} does not answer ({exc or 'timed out'}): check ray_address, "
+            "or start it with `ray start --head`"
+        ) from None
+    writer.close()
+
+
 class RayExecutor:
     """The ``ray`` executor: every game a Ray task on some node of the cluster.
 
@@ -236,6 +260,7 @@ class RayExecutor:
                 "configure_logging": False,
             }
             if self.ray_address:
+                await _check_reachable(self.ray_address)
                 kwargs["address"] = self.ray_address
             else:
                 # A one-machine Ray: no dashboard, a small object store, one CPU per table (and
