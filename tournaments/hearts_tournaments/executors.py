@@ -278,7 +278,7 @@ class RayExecutor:
                 # In this thread, nothing else runs yet: Ray wants the main thread's signals.
                 ray.init(**kwargs)
             except (ConnectionError, RuntimeError, ValueError) as exc:
-                raise ExecutorError(f"cannot reach the Ray cluster at {self.address}: {exc}") from None
+                raise ExecutorError(f"cannot start the Ray job on {self.address}: {exc}") from None
             finally:
                 if on_term is not None and threading.current_thread() is threading.main_thread():
                     signal.signal(signal.SIGTERM, on_term)
