@@ -57,6 +57,15 @@ class ConfigError(Exception):
         self.message = message
 
 
+class ExecutorKind(enum.StrEnum):
+    """Where a tournament's games are played (see :mod:`.executors`)."""
+
+    #: On this machine: the runner's own referee and bot processes (the default).
+    LOCAL = "local"
+    #: On a Ray cluster: each game on a node, with that node's referee and bots.
+    RAY = "ray"
+
+
 class BotProtocol(enum.StrEnum):
     """How a ``command`` bot talks: gRPC to the referee, or JSON lines on its stdin/stdout."""
 
@@ -135,6 +144,9 @@ class TournamentConfig:
             crashed) before a bot is quarantined.
         server: Address of an external referee, or empty for one started by the runner.
         sandbox: How bots are isolated (``bwrap``, the default, or ``none`` for trusted bots).
+        executor: Where the games are played: ``local`` (this machine) or ``ray`` (a cluster).
+        ray_address: With ``executor = "ray"``: the cluster's address (``host:port`` of its
+            head, or ``auto``), or empty to start a one-machine Ray on the spot.
         limits: What each bot may use per game (the ``[limits]`` table).
         bots: The entrants, in the order given.
         base_dir: The config file's folder.
@@ -160,6 +172,8 @@ class TournamentConfig:
     quarantine_after: int = 3
     server: str = ""
     sandbox: SandboxKind = SandboxKind.BWRAP
+    executor: ExecutorKind = ExecutorKind.LOCAL
+    ray_address: str = ""
     limits: Limits = field(default_factory=Limits)
     base_dir: Path = Path(".")
     gauntlet: GauntletSpec | None = None
@@ -200,7 +214,18 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
 }
 #: Every key of [tournament].
 TOURNAMENT_KEYS = frozenset(
-    {*_INT_RANGES, "name", "seed", "output", "duplicate", "seating", "server", "sandbox"}
+    {
+        *_INT_RANGES,
+        "name",
+        "seed",
+        "output",
+        "duplicate",
+        "seating",
+        "server",
+        "sandbox",
+        "executor",
+        "ray_address",
+    }
 )
 _BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox", "protocol"})
 #: Lowest value of each key of [limits].
@@ -390,6 +415,33 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
     out["server"] = server
     if "sandbox" in section:
         out["sandbox"] = _sandbox(section["sandbox"], "tournament.sandbox")
+    out.update(_executor(section))
+    return out
+
+
+def _executor(section: dict[str, Any]) -> dict[str, Any]:
+    """The ``executor`` and ``ray_address`` keys of [tournament]."""
+    out: dict[str, Any] = {}
+    value = section.get("executor", "local")
+    try:
+        out["executor"] = ExecutorKind(value)
+    except ValueError:
+        raise ConfigError(
+            "tournament.executor", f'must be "local" or "ray", not {_shown(value)}'
+        ) from None
+    address = section.get("ray_address", "")
+    if not isinstance(address, str) or (address and address != "auto" and not SERVER_PATTERN.match(address)):
+        raise ConfigError(
+            "tournament.ray_address",
+            f'must be "host:port" of the Ray head, "auto", or "" for a one-machine Ray, '
+            f"not {_shown(address)}",
+        )
+    out["ray_address"] = address
+    if out["executor"] is ExecutorKind.RAY and section.get("server"):
+        raise ConfigError(
+            "tournament.server",
+            'cannot be set with executor = "ray": each Ray node starts its own referee',
+        )
     return out
 
 

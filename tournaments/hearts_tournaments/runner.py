@@ -24,11 +24,17 @@ Every bot runs in its sandbox (:mod:`.sandbox`, ``tournament.sandbox``): it reac
 only through a Unix socket in a private folder of the runner (the in-process referee listens
 there too; an external referee is relayed to it), gets its seat token in a file, and is watched
 by one :class:`~.sandbox.Watchdog` for the whole run.
+
+Where games are played is an executor (:mod:`.executors`): :class:`LocalExecutor`, all of the
+above on this machine (the default), or the Ray executor, which plays each game on a cluster
+node with that node's own ``LocalExecutor``. Either way this process alone decides the order,
+the quarantines and the gauntlet's stop, and alone writes the database.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import shutil
 import signal
@@ -36,7 +42,8 @@ import tempfile
 from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from types import TracebackType
+from typing import Any, Protocol, Self
 
 import grpc
 
@@ -44,8 +51,9 @@ from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
-from hearts_tournaments.config import BotProtocol, ConfigError, TournamentConfig, parse_config
+from hearts_tournaments.config import BotProtocol, ConfigError, ExecutorKind, TournamentConfig, parse_config
 from hearts_tournaments.entrants import BotProcess, SeatAccess, check_files
+from hearts_tournaments.executors import ExecutorError, GameExecutor, GameJob, RayExecutor
 from hearts_tournaments.gauntlet import gauntlet_schedule, gauntlet_verdict
 from hearts_tournaments.outcome import GameOutcome, Quarantine, ScheduleQuarantine
 from hearts_tournaments.results import Standings, compute_standings
@@ -57,8 +65,6 @@ from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder
 from hearts_tournaments.tournament_secrets import (
     ADMIN_TOKEN_ENV,
     DEAL_SECRET_ENV,
-    bot_seed,
-    deal_seed,
     take_env_secret,
 )
 
@@ -200,7 +206,11 @@ def open_tournament(output: Path) -> Tournament:
 
 
 def run_tournament(
-    tournament: Tournament, concurrency: int | None = None, reporter: Reporter | None = None
+    tournament: Tournament,
+    concurrency: int | None = None,
+    reporter: Reporter | None = None,
+    executor: ExecutorKind | None = None,
+    ray_address: str | None = None,
 ) -> Standings:
     """Plays every game of the tournament that is not stored yet.
 
@@ -208,6 +218,8 @@ def run_tournament(
         tournament: The tournament.
         concurrency: Tables at once (default: the config's).
         reporter: Where progress goes.
+        executor: Where the games are played (default: the config's ``executor``).
+        ray_address: The Ray cluster's address (default: the config's ``ray_address``).
 
     Returns:
         The standings once every game is played.
@@ -216,7 +228,9 @@ def run_tournament(
         RunnerError: if the tournament cannot go on; the games played so far are kept.
     """
     runner = _Runner(tournament, concurrency or tournament.config.concurrency, reporter or SilentReporter())
-    asyncio.run(_until_terminated(runner.run()))
+    kind = executor or tournament.config.executor
+    address = tournament.config.ray_address if ray_address is None else ray_address
+    asyncio.run(_until_terminated(runner.run(kind, address)))
     return tournament_standings(tournament)
 
 
@@ -307,21 +321,13 @@ class _Runner:
             self.faults += sum(outcome.faults)
         # A gauntlet stops starting games once its sequential test has a verdict.
         self.decided = self._gauntlet_decided()
-        self._reaping: dict[asyncio.Task[None], list[BotProcess]] = {}
         self.deal_secret = self.store.deal_secret()
-        # The in-process referee always requires a fresh admin token that only this object
-        # holds; an external referee's comes from the environment, which is then cleared of it
-        # so that no bot process inherits it.
-        external = take_env_secret(ADMIN_TOKEN_ENV)
+        # An external referee's admin token comes from the environment, which is then cleared
+        # of it so that no bot process inherits it (nor a Ray node: the driver keeps it).
+        self.external_token = take_env_secret(ADMIN_TOKEN_ENV)
         take_env_secret(DEAL_SECRET_ENV)  # used by `run` only, if at all: never handed down
-        token = external if self.config.server else secrets.token_hex(32)
-        self.admin_token = token or None
-        self.metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),) if token else ()
-        self.watchdog = Watchdog()
-        #: The referee's Unix socket, the bots' only way out of their sandbox (set by :meth:`run`).
-        self.socket = Path()
 
-    async def run(self) -> None:
+    async def run(self, kind: ExecutorKind = ExecutorKind.LOCAL, ray_address: str = "") -> None:
         done = self.store.finished_keys()
         pending = [g for g in self.schedule.games if g.key not in done]
         self.reporter.started(len(self.schedule.games), len(done), self.faults)
@@ -331,65 +337,37 @@ class _Runner:
             check_sandbox(self.config, self.output)
         except SandboxError as exc:
             raise RunnerError(str(exc)) from None
-        with tempfile.TemporaryDirectory(prefix="hearts-referee-") as private, self.watchdog:
-            self.socket = Path(private) / "referee.sock"
-            await self._run(pending)
+        executor: GameExecutor
+        if kind is ExecutorKind.RAY:
+            text = self.store.config_text
+            executor = RayExecutor(self.config, text, self.output, ray_address, self.concurrency)
+        else:
+            executor = LocalExecutor(self.config, self.output, self.external_token)
+        try:
+            async with executor:
+                await self._run(pending, executor)
+        except ExecutorError as exc:
+            raise RunnerError(str(exc)) from None
 
-    async def _run(self, pending: list[ScheduledGame]) -> None:
-        server = None
-        relay = None
-        address = self.config.server
+    async def _run(self, pending: list[ScheduledGame], executor: GameExecutor) -> None:
+        log.info(
+            "tournament_running", address=executor.address, pending=len(pending), concurrency=self.concurrency
+        )
+        games = iter(pending)
         try:
-            # Records and bot logs tell about hands: only the organiser may read them.
-            for folder in (self.output, self.output / "records", self.output / "logs"):
-                private_folder(folder)
-        except OSError as exc:
-            raise RunnerError(f"cannot prepare {self.output}: {exc}") from None
-        try:
-            if not address:
-                server = make_server(
-                    self.output / "records", admin_token=self.admin_token, unix_socket=self.socket
-                )
-                await server.start()
-                address = server.address
-            else:
-                relay = await _relay(self.socket, address)
-        except OSError as exc:
-            raise RunnerError(f"cannot start the referee: {exc}") from None
-        log.info("tournament_running", address=address, pending=len(pending), concurrency=self.concurrency)
-        try:
-            async with grpc.aio.insecure_channel(address) as channel:
-                try:
-                    await asyncio.wait_for(channel.channel_ready(), CONNECT_TIMEOUT_S)
-                except TimeoutError:
-                    raise RunnerError(
-                        f"the referee at {address} does not answer: check tournament.server"
-                    ) from None
-                games = iter(pending)
-                try:
-                    async with asyncio.TaskGroup() as group:
-                        for _ in range(min(self.concurrency, len(pending))):
-                            group.create_task(self._worker(games, channel, address))
-                except BaseExceptionGroup as errors:
-                    raise _one_error(errors, address) from None
-                await asyncio.gather(*self._reaping)
-        finally:
-            for task, processes in list(self._reaping.items()):
-                task.cancel()
-                for process in processes:
-                    process.kill()
-            if server is not None:
-                await server.stop(grace=1.0)
-            if relay is not None:
-                relay.close()
+            async with asyncio.TaskGroup() as group:
+                for _ in range(min(self.concurrency, len(pending))):
+                    group.create_task(self._worker(games, executor))
+        except BaseExceptionGroup as errors:
+            raise _one_error(errors, executor.address) from None
 
-    async def _worker(self, games: Iterator[ScheduledGame], channel: grpc.aio.Channel, address: str) -> None:
+    async def _worker(self, games: Iterator[ScheduledGame], executor: GameExecutor) -> None:
         # The iterator is shared: each worker takes the next game in schedule order.
         for game in games:
             if self.decided:
                 break
             absent = await self._absent(game)
-            outcome = await _GamePlay(self, game, channel, address, absent).play()
+            outcome = await executor.play(GameJob.of(game, absent, self.deal_secret))
             self._finish(outcome)
 
     async def _absent(self, game: ScheduledGame) -> tuple[bool, ...]:
@@ -401,29 +379,6 @@ class _Runner:
                 waited = True
             await self._stored.wait()
         return absent
-
-    def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
-        """Lets the bots of a finished game exit (or stops them) in the background."""
-        task = asyncio.create_task(self._reap(game, processes))
-        self._reaping[task] = processes
-        task.add_done_callback(lambda done: self._reaping.pop(done, None))
-
-    async def _reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
-        codes = await asyncio.gather(*(p.stop() for p in processes))
-        for process, code in zip(processes, codes, strict=True):
-            seat = process.seat
-            event = "bot_lingered" if process.lingered else "bot_exited"
-            peak_mb, cpu_s = process.peak or (None, None)
-            log.info(
-                event,
-                key=game.key,
-                seat=seat,
-                bot=game.seats[seat],
-                code=code,
-                killed=process.killed,
-                peak_mb=peak_mb,
-                cpu_s=cpu_s,
-            )
 
     def _finish(self, outcome: GameOutcome) -> None:
         self.store.add(outcome)
@@ -462,11 +417,10 @@ class _Runner:
 
 
 class GameHost(Protocol):
-    """What one game (:class:`GamePlay`) needs of whoever runs it: a tournament or a league."""
+    """What one game (:class:`GamePlay`) needs of whoever runs it: this machine's executor, or a league."""
 
     config: TournamentConfig
     metadata: tuple[tuple[str, str], ...]
-    deal_secret: bytes
     output: Path
     socket: Path
     watchdog: Watchdog
@@ -475,26 +429,125 @@ class GameHost(Protocol):
         """Lets the bots of a finished game exit (or stops them) in the background."""
 
 
+class LocalExecutor:
+    """The ``local`` executor: this machine's referee and bot processes play the games.
+
+    Entered, it starts the in-process referee on a Unix socket in a private folder (or relays
+    that socket to the external ``tournament.server``) and the sandbox watchdog; :meth:`play`
+    plays one game (many may run at once); leaving it lets the last bots exit and stops the
+    referee. A Ray node plays its games with the same object (:mod:`.executors`).
+    """
+
+    def __init__(self, config: TournamentConfig, output: Path, external_token: str | None = None) -> None:
+        self.config = config
+        self.output = output
+        self._reaping: dict[asyncio.Task[None], list[BotProcess]] = {}
+        # The in-process referee always requires a fresh admin token that only this object
+        # holds; an external referee's is the one given.
+        token = external_token if config.server else secrets.token_hex(32)
+        self.admin_token = token or None
+        self.metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),) if token else ()
+        self.watchdog = Watchdog()
+        #: The referee's Unix socket, the bots' only way out of their sandbox (set on entry).
+        self.socket = Path()
+        self.address = config.server
+        self._stack = contextlib.AsyncExitStack()
+        self._channel: grpc.aio.Channel | None = None
+
+    async def __aenter__(self) -> Self:
+        async with contextlib.AsyncExitStack() as stack:
+            private = stack.enter_context(tempfile.TemporaryDirectory(prefix="hearts-referee-"))
+            stack.enter_context(self.watchdog)
+            self.socket = Path(private) / "referee.sock"
+            await self._start(stack)
+            self._stack = stack.pop_all()
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        try:
+            if kind is None:
+                await asyncio.gather(*self._reaping)
+        finally:
+            for task, processes in list(self._reaping.items()):
+                task.cancel()
+                for process in processes:
+                    process.kill()
+            await self._stack.aclose()
+
+    async def _start(self, stack: contextlib.AsyncExitStack) -> None:
+        address = self.config.server
+        try:
+            # Records and bot logs tell about hands: only the organiser may read them.
+            for folder in (self.output, self.output / "records", self.output / "logs"):
+                private_folder(folder)
+        except OSError as exc:
+            raise RunnerError(f"cannot prepare {self.output}: {exc}") from None
+        try:
+            if not address:
+                server = make_server(
+                    self.output / "records", admin_token=self.admin_token, unix_socket=self.socket
+                )
+                await server.start()
+                stack.push_async_callback(server.stop, 1.0)
+                address = server.address
+            else:
+                relay = await _relay(self.socket, address)
+                stack.callback(relay.close)
+        except OSError as exc:
+            raise RunnerError(f"cannot start the referee: {exc}") from None
+        self.address = address
+        channel = await stack.enter_async_context(grpc.aio.insecure_channel(address))
+        try:
+            await asyncio.wait_for(channel.channel_ready(), CONNECT_TIMEOUT_S)
+        except TimeoutError:
+            raise RunnerError(f"the referee at {address} does not answer: check tournament.server") from None
+        self._channel = channel
+
+    async def play(self, job: GameJob) -> GameOutcome:
+        """Plays one game on this machine and returns its outcome."""
+        assert self._channel is not None, "play() outside `async with`"
+        return await _GamePlay(self, job, self._channel, self.address).play()
+
+    def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
+        """Lets the bots of a finished game exit (or stops them) in the background."""
+        task = asyncio.create_task(self._reap(game, processes))
+        self._reaping[task] = processes
+        task.add_done_callback(lambda done: self._reaping.pop(done, None))
+
+    async def _reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
+        codes = await asyncio.gather(*(p.stop() for p in processes))
+        for process, code in zip(processes, codes, strict=True):
+            seat = process.seat
+            event = "bot_lingered" if process.lingered else "bot_exited"
+            peak_mb, cpu_s = process.peak or (None, None)
+            log.info(
+                event,
+                key=game.key,
+                seat=seat,
+                bot=game.seats[seat],
+                code=code,
+                killed=process.killed,
+                peak_mb=peak_mb,
+                cpu_s=cpu_s,
+            )
+
+
 class _GamePlay:
     """One game: its table, its bot processes, its outcome."""
 
-    def __init__(
-        self,
-        runner: GameHost,
-        game: ScheduledGame,
-        channel: grpc.aio.Channel,
-        address: str,
-        absent: tuple[bool, ...],
-    ) -> None:
+    def __init__(self, runner: GameHost, job: GameJob, channel: grpc.aio.Channel, address: str) -> None:
         self.runner = runner
         self.config = runner.config
-        self.game = game
+        self.job = job
+        self.game = game = job.game
         self.channel = channel
         self.address = address
         self.admin = agrpc.AdminServiceStub(channel)
         self.metadata = runner.metadata
         n = len(game.seats)
-        self.absent = absent
+        self.absent = job.absent
         self.crashed = [False] * n
         self.table_id = ""
         self.tokens: list[str] = []
@@ -509,7 +562,7 @@ class _GamePlay:
             max_hands=config.max_hands,
             games=1,
             # The real seed: keyed by the tournament's secret, never the schedule's public id.
-            seed=deal_seed(self.runner.deal_secret, game),
+            seed=self.job.seed,
             reveal_seed=False,
             decision_time_ms=config.decision_ms,
             time_bank_ms=config.time_bank_ms,
@@ -535,9 +588,7 @@ class _GamePlay:
                 if self.absent[seat]:
                     continue
                 spec = config.bot(bot)
-                access = SeatAccess(
-                    self.runner.socket, self.tokens[seat], bot_seed(self.runner.deal_secret, game, seat)
-                )
+                access = SeatAccess(self.runner.socket, self.tokens[seat], self.job.bot_seeds[seat])
                 log_path = self.runner.output / "logs" / bot / f"{game.key}-s{seat}.log"
                 if spec.protocol is BotProtocol.STDIO:
                     process: BotProcess = await start_stdio_bot(
@@ -682,6 +733,8 @@ def _one_error(errors: BaseExceptionGroup[BaseException], address: str) -> BaseE
             return _one_error(error, address)
         if isinstance(error, RunnerError | StoreError):
             return error
+        if isinstance(error, ExecutorError):
+            return RunnerError(str(error))
         if isinstance(error, grpc.aio.AioRpcError):
             return RunnerError(f"the referee at {address} failed: {error.code().name}: {error.details()}")
     return errors.exceptions[0]

@@ -23,7 +23,9 @@ import typer
 from hearts_server.logs import LogFormat, configure_logging
 from hearts_tournaments.cli_common import fail
 from hearts_tournaments.config import (
+    SERVER_PATTERN,
     ConfigError,
+    ExecutorKind,
     TournamentConfig,
     demo_config_text,
     load_config,
@@ -74,6 +76,22 @@ ConcurrencyOption = Annotated[
     int | None,
     typer.Option("--concurrency", "-j", min=1, help="Tables played at once (default: the config's)."),
 ]
+ExecutorOption = Annotated[
+    ExecutorKind | None,
+    typer.Option(
+        "--executor",
+        help="Where the games are played: local (this machine) or ray (a Ray cluster, "
+        "docs/DISTRIBUTED.md). Default: the config's executor.",
+    ),
+]
+RayAddressOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help='With --executor ray: the Ray head "host:port", or "auto"; "" starts a Ray on this '
+        "machine. Default: the config's ray_address.",
+    ),
+]
 ProgressOption = Annotated[
     ProgressMode,
     typer.Option("--progress", help="Progress bar on stderr: auto draws it on a terminal only."),
@@ -107,6 +125,8 @@ def run_command(
         ),
     ] = None,
     concurrency: ConcurrencyOption = None,
+    executor: ExecutorOption = None,
+    ray_address: RayAddressOption = None,
     progress: ProgressOption = ProgressMode.AUTO,
 ) -> None:
     """Schedule and run a tournament, then print the ranked standings."""
@@ -141,13 +161,15 @@ def run_command(
         raise fail(str(exc)) from None
     say(f"scheduled in {say.elapsed():.1f} s")
     _print_balance(tournament.store.schedule(), say, gauntlet=tournament.config.gauntlet is not None)
-    _run(tournament, concurrency, progress)
+    _run(tournament, concurrency, progress, executor, ray_address)
 
 
 @tournament_app.command("resume")
 def resume_command(
     folder: Annotated[Path, typer.Argument(help="The tournament's output folder.")],
     concurrency: ConcurrencyOption = None,
+    executor: ExecutorOption = None,
+    ray_address: RayAddressOption = None,
     progress: ProgressOption = ProgressMode.AUTO,
     config: Annotated[
         Path | None,
@@ -175,7 +197,7 @@ def resume_command(
     except typer.Exit:
         tournament.store.close()
         raise
-    _run(tournament, concurrency, progress)
+    _run(tournament, concurrency, progress, executor, ray_address)
 
 
 @tournament_app.command("report")
@@ -293,12 +315,24 @@ def _print_balance(schedule: Schedule, say: _Stopwatch, gauntlet: bool = False) 
     )
 
 
-def _run(tournament: Tournament, concurrency: int | None, progress: ProgressMode) -> None:
+def _run(
+    tournament: Tournament,
+    concurrency: int | None,
+    progress: ProgressMode,
+    executor: ExecutorKind | None = None,
+    ray_address: str | None = None,
+) -> None:
     output = tournament.output
+    if ray_address and ray_address != "auto" and not SERVER_PATTERN.match(ray_address):
+        tournament.store.close()
+        raise fail(f'--ray-address must be "host:port" of the Ray head, or "auto", not {ray_address!r}')
+    if (executor or tournament.config.executor) is ExecutorKind.RAY and tournament.config.server:
+        tournament.store.close()
+        raise fail("--executor ray cannot play on tournament.server: each Ray node starts its own referee")
     bar = progress is ProgressMode.ALWAYS or (progress is ProgressMode.AUTO and sys.stderr.isatty())
     with tournament.store, _log_to(output / "runner.log"), ProgressReporter(bar) as reporter:
         try:
-            standings = run_tournament(tournament, concurrency, reporter)
+            standings = run_tournament(tournament, concurrency, reporter, executor, ray_address)
         except RunnerError as exc:
             raise fail(
                 f"{exc}; the finished games are kept: `hearts tournament resume {output}`", 1

@@ -35,6 +35,7 @@ from hearts_server.logs import get_logger
 from hearts_server.server import make_server
 from hearts_tournaments.config import BotSpec, TournamentConfig
 from hearts_tournaments.entrants import BotProcess, check_files
+from hearts_tournaments.executors import GameJob
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeting_counts
 from hearts_tournaments.league.ratings import TableRow, official_table, online_update
@@ -340,9 +341,8 @@ class _Loop:
         outcome: GameOutcome | None = None
         if problem is None:
             try:
-                outcome = await GamePlay(
-                    self._host_for(host, [version.spec]), game, channel, address, (False,) * n
-                ).play()
+                job = GameJob.of(game, (False,) * n, host.deal_secret)
+                outcome = await GamePlay(self._host_for(host, [version.spec]), job, channel, address).play()
             except RunnerError as exc:
                 problem = str(exc)
         if outcome is not None and outcome.failed(version.id):
@@ -382,8 +382,8 @@ class _Loop:
         async def one(game: ScheduledGame) -> GameOutcome:
             async with gate:
                 # The league retires and quarantines versions itself: no seat of a block is empty.
-                no_one_absent = (False,) * len(game.seats)
-                outcome: GameOutcome = await GamePlay(host, game, channel, address, no_one_absent).play()
+                job = GameJob.of(game, (False,) * len(game.seats), host.deal_secret)
+                outcome: GameOutcome = await GamePlay(host, job, channel, address).play()
                 return outcome
 
         log.info("league_block_starting", block=number, seats=list(order))
