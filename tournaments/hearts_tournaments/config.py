@@ -60,6 +60,18 @@ class BotProtocol(enum.StrEnum):
     STDIO = "stdio"
 
 
+class Reuse(enum.StrEnum):
+    """Whether a bot process plays more than one game (the same policy for every entrant).
+
+    ``between_deals``: a process plays game after game on one stream, never two games of the
+    same deal, and is replaced after ``restart_after`` games or when it crashes. ``never``: one
+    fresh process per seat per game.
+    """
+
+    NEVER = "never"
+    BETWEEN_DEALS = "between_deals"
+
+
 @dataclass(frozen=True, slots=True)
 class BotSpec:
     """One entrant of the tournament.
@@ -130,6 +142,10 @@ class TournamentConfig:
         server: Address of an external referee, or empty for one started by the runner.
         sandbox: How bots are isolated (``bwrap``, the default, or ``none`` for trusted bots).
         limits: What each bot may use per game (the ``[limits]`` table).
+        reuse: Whether a bot process plays several games (:class:`Reuse`): ``between_deals``
+            (the default) keeps it up for games of other deals, ``never`` starts one per seat
+            per game.
+        restart_after: With reuse, a process is replaced after this many games.
         bots: The entrants, in the order given.
         base_dir: The config file's folder.
         gauntlet: With a ``[gauntlet]`` section: the candidate and its sequential test; the
@@ -154,6 +170,8 @@ class TournamentConfig:
     server: str = ""
     sandbox: SandboxKind = SandboxKind.BWRAP
     limits: Limits = field(default_factory=Limits)
+    reuse: Reuse = Reuse.BETWEEN_DEALS
+    restart_after: int = 100
     base_dir: Path = Path(".")
     gauntlet: GauntletSpec | None = None
 
@@ -190,9 +208,12 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
     "max_faults": (1, None),
     "join_timeout_ms": (1, None),
     "quarantine_after": (1, None),
+    "restart_after": (1, 1_000_000),
 }
 #: Every key of [tournament].
-TOURNAMENT_KEYS = frozenset({*_INT_RANGES, "name", "seed", "output", "duplicate", "server", "sandbox"})
+TOURNAMENT_KEYS = frozenset(
+    {*_INT_RANGES, "name", "seed", "output", "duplicate", "server", "sandbox", "reuse"}
+)
 _BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox", "protocol"})
 #: Lowest value of each key of [limits].
 _LIMIT_MINIMA = {"memory_mb": 16, "cpu_s": 1, "processes": 1, "open_files": 16, "file_mb": 1,
@@ -376,6 +397,12 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
     out["server"] = server
     if "sandbox" in section:
         out["sandbox"] = _sandbox(section["sandbox"], "tournament.sandbox")
+    if "reuse" in section:
+        reuse = section["reuse"]
+        choices = ", ".join(f'"{r.value}"' for r in Reuse)
+        if not isinstance(reuse, str) or reuse not in {r.value for r in Reuse}:
+            raise ConfigError("tournament.reuse", f"must be one of {choices}, not {_shown(reuse)}")
+        out["reuse"] = Reuse(reuse)
     return out
 
 

@@ -29,7 +29,7 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hearts_client.stdio_bridge import BotPipes
@@ -269,6 +269,7 @@ class BotProcess:
         sandbox: SandboxKind = SandboxKind.BWRAP,
         limits: Limits | None = None,
         watchdog: Watchdog | None = None,
+        games: int = 1,
     ) -> BotProcess:
         """Starts a bot, its output going to ``log_path`` (appended).
 
@@ -284,11 +285,15 @@ class BotProcess:
             sandbox: How it is isolated.
             limits: What it may use (default: :class:`Limits`).
             watchdog: Enforces the memory, CPU and process budgets (None: rlimits only).
+            games: The most games it will play (a warm bot): its CPU rlimit is the per-game
+                budget times this, the watchdog keeping the budget per game (:meth:`new_game`).
 
         Raises:
             SandboxError: if bwrap is needed and missing.
         """
         limits = limits or Limits()
+        per_game = limits
+        limits = replace(limits, cpu_s=limits.cpu_s * games, log_bytes=limits.log_bytes * games)
         stdio = spec.protocol is BotProtocol.STDIO
         log_path.parent.mkdir(parents=True, exist_ok=True)
         private = Path(tempfile.mkdtemp(prefix="hearts-seat-"))  # mode 0700
@@ -360,11 +365,21 @@ class BotProcess:
         output = process.stderr if stdio else process.stdout
         assert output is not None
         copier = asyncio.create_task(copy_log(output, log_path, limits.log_bytes))
-        watch = watchdog.watch(process.pid, limits) if watchdog is not None else None
+        watch = watchdog.watch(process.pid, per_game) if watchdog is not None else None
         bot = cls(seat, log_path, process, private, watch, watchdog, copier)
         if ours is not None:
             bot.pipes = await BotPipes.connect(*ours)
         return bot
+
+    def new_game(self) -> None:
+        """A warm bot starts another game: its CPU budget starts afresh."""
+        if self._watch is not None:
+            self._watch.rebase()
+
+    @property
+    def pid(self) -> int | None:
+        """The process id (None if it never started)."""
+        return self.process.pid if self.process is not None else None
 
     @property
     def returncode(self) -> int | None:

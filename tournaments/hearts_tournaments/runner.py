@@ -27,11 +27,12 @@ by one :class:`~.sandbox.Watchdog` for the whole run.
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import shutil
 import signal
 import tempfile
-from collections.abc import Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -42,7 +43,7 @@ from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
-from hearts_tournaments.config import BotProtocol, ConfigError, TournamentConfig, parse_config
+from hearts_tournaments.config import BotProtocol, BotSpec, ConfigError, Reuse, TournamentConfig, parse_config
 from hearts_tournaments.entrants import BotProcess, SeatAccess, check_files
 from hearts_tournaments.gauntlet import gauntlet_schedule, gauntlet_verdict
 from hearts_tournaments.outcome import GameOutcome, Quarantine, QuarantineTracker
@@ -59,13 +60,16 @@ from hearts_tournaments.tournament_secrets import (
     deal_seed,
     take_env_secret,
 )
+from hearts_tournaments.warm import WarmBot, WarmPool
 
 log = get_logger(__name__)
 
 #: Seconds to wait for an external referee to answer at start.
 CONNECT_TIMEOUT_S = 10.0
+#: The runner's note of which process played which seat of each game (JSON lines).
+PROCESSES_LOG = "processes.jsonl"
 #: What the runner owns in an output folder (removed by ``--fresh``).
-OWNED = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", "records", "logs", "runner.log")
+OWNED = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", "records", "logs", "runner.log", PROCESSES_LOG)
 
 
 class RunnerError(Exception):
@@ -292,6 +296,8 @@ class _Runner:
         self.watchdog = Watchdog()
         #: The referee's Unix socket, the bots' only way out of their sandbox (set by :meth:`run`).
         self.socket = Path()
+        #: The warm bot processes (``reuse = "between_deals"``; set by :meth:`_run`).
+        self.pool: WarmPool | None = None
 
     async def run(self) -> None:
         done = self.store.finished_keys()
@@ -338,14 +344,21 @@ class _Runner:
                         f"the referee at {address} does not answer: check tournament.server"
                     ) from None
                 games = iter(pending)
+                if self.config.reuse is Reuse.BETWEEN_DEALS:
+                    admin = agrpc.AdminServiceStub(channel)
+                    self.pool = WarmPool(admin, self.metadata, self.config.restart_after, self.reap_warm)
                 try:
                     async with asyncio.TaskGroup() as group:
                         for _ in range(min(self.concurrency, len(pending))):
                             group.create_task(self._worker(games, channel, address))
                 except BaseExceptionGroup as errors:
                     raise _one_error(errors, address) from None
+                if self.pool is not None:
+                    await self.pool.close()
                 await asyncio.gather(*self._reaping)
         finally:
+            if self.pool is not None:
+                self.pool.kill()
             for task, processes in list(self._reaping.items()):
                 task.cancel()
                 for process in processes:
@@ -368,6 +381,45 @@ class _Runner:
         task = asyncio.create_task(self._reap(game, processes))
         self._reaping[task] = processes
         task.add_done_callback(lambda done: self._reaping.pop(done, None))
+
+    def reap_warm(self, warm: WarmBot) -> None:
+        """Lets a warm bot whose session is closed exit (or stops it) in the background."""
+        task = asyncio.create_task(self._reap_warm(warm))
+        self._reaping[task] = [warm.process]
+        task.add_done_callback(lambda done: self._reaping.pop(done, None))
+
+    async def _reap_warm(self, warm: WarmBot) -> None:
+        process = warm.process
+        code = await process.stop()
+        peak_mb, cpu_s = process.peak or (None, None)
+        log.info(
+            "bot_lingered" if process.lingered else "bot_exited",
+            bot=warm.bot,
+            serial=warm.serial,
+            games=warm.games,
+            code=code,
+            killed=process.killed,
+            peak_mb=peak_mb,
+            cpu_s=cpu_s,
+        )
+
+    def note_processes(self, game: ScheduledGame, seated: list[tuple[int, int | None, int | None]]) -> None:
+        """Appends which process played each seat of ``game`` to ``processes.jsonl``.
+
+        ``seated``: (seat, warm serial or None, pid or None) per seat a process played.
+        """
+        path = self.output / PROCESSES_LOG
+        with path.open("a", encoding="utf-8") as out:
+            for seat, serial, pid in seated:
+                entry = {
+                    "key": game.key,
+                    "deal": game.deal,
+                    "seat": seat,
+                    "bot": game.seats[seat],
+                    "serial": serial,
+                    "pid": pid,
+                }
+                out.write(json.dumps(entry, sort_keys=True) + "\n")
 
     async def _reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
         codes = await asyncio.gather(*(p.stop() for p in processes))
@@ -393,9 +445,17 @@ class _Runner:
         self.reporter.game_finished(outcome)
         for entry in self.quarantine.add(outcome):
             self._announce(entry)
+            if self.pool is not None:
+                self._drop_bot(entry.bot)
         self.outcomes.append(outcome)
         if not self.decided and self._gauntlet_decided():
             self.decided = True
+
+    def _drop_bot(self, bot: str) -> None:
+        assert self.pool is not None
+        task = asyncio.create_task(self.pool.drop_bot(bot))
+        self._reaping[task] = []
+        task.add_done_callback(lambda done: self._reaping.pop(done, None))
 
     def _gauntlet_decided(self) -> bool:
         spec = self.config.gauntlet
@@ -465,39 +525,24 @@ class _GamePlay:
                 # seat counts against the bot (as faults, until the seat is retired).
                 await self._release(seat, faulted=True)
         processes: list[BotProcess] = []
+        warm_bots: dict[int, WarmBot] = {}
         watchers: list[asyncio.Task[None]] = []
         over = asyncio.Event()
         response: apb.AwaitTableResponse | None = None
+        pool = self.runner.pool
         try:
             for seat, bot in enumerate(game.seats):
                 if self.absent[seat]:
                     continue
                 spec = config.bot(bot)
-                access = SeatAccess(
-                    self.runner.socket, self.tokens[seat], bot_seed(self.runner.deal_secret, game, seat)
-                )
-                log_path = self.runner.output / "logs" / bot / f"{game.key}-s{seat}.log"
-                if spec.protocol is BotProtocol.STDIO:
-                    process: BotProcess = await start_stdio_bot(
-                        seat,
-                        spec,
-                        self.address,
-                        access,
-                        log_path,
-                        sandbox=config.sandbox_of(spec),
-                        limits=config.limits,
-                        watchdog=self.runner.watchdog,
-                    )
+                if pool is not None:
+                    warm = await pool.take(bot, game.deal, self._starter(spec, seat))
+                    warm_bots[seat] = warm
+                    await pool.bind(warm, self.table_id, seat, bot_seed(self.runner.deal_secret, game, seat))
+                    process = warm.process
                 else:
-                    process = await BotProcess.start(
-                        seat,
-                        spec,
-                        access,
-                        log_path,
-                        sandbox=config.sandbox_of(spec),
-                        limits=config.limits,
-                        watchdog=self.runner.watchdog,
-                    )
+                    log_path = self.runner.output / "logs" / bot / f"{game.key}-s{seat}.log"
+                    process = await self._start(spec, seat, self.tokens[seat], log_path, 1)
                 processes.append(process)
                 watchers.append(asyncio.create_task(self._watch(process, over)))
             response = await self.admin.AwaitTable(
@@ -510,10 +555,54 @@ class _GamePlay:
             if response is None:  # the tournament is stopping: no grace
                 for process in processes:
                     process.kill()
-        # The game is stored at once and its bots get their grace to exit in the background,
-        # so that the next game does not wait for them.
-        self.runner.reap(game, processes)
+        self.runner.note_processes(
+            game,
+            [(p.seat, warm_bots[p.seat].serial if p.seat in warm_bots else None, p.pid) for p in processes],
+        )
+        if pool is not None:
+            for seat, warm in warm_bots.items():
+                await pool.give_back(warm, game.deal, played=True, crashed=self.crashed[seat])
+        else:
+            # The game is stored at once and its bots get their grace to exit in the background,
+            # so that the next game does not wait for them.
+            self.runner.reap(game, processes)
         return self._outcome(response.table)
+
+    def _starter(self, spec: BotSpec, seat: int) -> Callable[[str, int], Awaitable[BotProcess]]:
+        """Starts a warm bot for ``spec`` with a session token (its seed: this seat's, this game's)."""
+
+        async def start(token: str, serial: int) -> BotProcess:
+            log_path = self.runner.output / "logs" / spec.name / f"warm-{serial:04d}-{self.game.key}.log"
+            return await self._start(spec, seat, token, log_path, self.config.restart_after)
+
+        return start
+
+    async def _start(self, spec: BotSpec, seat: int, token: str, log_path: Path, games: int) -> BotProcess:
+        """Starts one bot process with ``token`` (a seat's, or a warm bot's session's)."""
+        config = self.config
+        access = SeatAccess(self.runner.socket, token, bot_seed(self.runner.deal_secret, self.game, seat))
+        if spec.protocol is BotProtocol.STDIO:
+            return await start_stdio_bot(
+                seat,
+                spec,
+                self.address,
+                access,
+                log_path,
+                sandbox=config.sandbox_of(spec),
+                limits=config.limits,
+                watchdog=self.runner.watchdog,
+                games=games,
+            )
+        return await BotProcess.start(
+            seat,
+            spec,
+            access,
+            log_path,
+            sandbox=config.sandbox_of(spec),
+            limits=config.limits,
+            watchdog=self.runner.watchdog,
+            games=games,
+        )
 
     async def _watch(self, process: BotProcess, over: asyncio.Event) -> None:
         """Notices a bot process that ends before its game does."""

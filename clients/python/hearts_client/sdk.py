@@ -106,7 +106,13 @@ class _BotPlayer:
             session.history = [summary_from_pb(h) for h in response.snapshot.hands]
             log.info("resumed", hand=response.snapshot.view.hand_index)
         elif kind == "event":
-            _on_event(response.event, session)
+            event = response.event
+            if event.WhichOneof("event") == "game_started":
+                started = event.game_started
+                if started.bot_seed and started.game_id != session.game_id:
+                    # A process playing several games plays each as a fresh one seeded so would.
+                    self.bot.reseed(started.bot_seed)
+            _on_event(event, session)
         elif kind == "events":
             for event in response.events.events:
                 _on_event(event, session)

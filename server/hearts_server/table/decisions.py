@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -35,6 +36,10 @@ from hearts_server.table.streams import Connection, FloodGate
 log = get_logger(__name__)
 
 T = TypeVar("T")
+
+#: Request ids, drawn server-wide: they increase on every stream, also on a session's stream that
+#: plays seats of several tables, and an answer to a request of another game never matches.
+_REQUEST_IDS = itertools.count(1)
 
 #: How long after a disconnection decisions still wait (each at most its deadline) for the bot.
 RECONNECT_GRACE_S = 5.0
@@ -107,6 +112,8 @@ class Seat:
     answered: int = 0
     by_referee: int = 0
     pending: Pending[object] | None = None
+    #: The organiser's seed for this seat's bot (GameStarted.bot_seed; set with BindSeat).
+    bot_seed: str = ""
     feed: msg.SeatFeed = field(default_factory=msg.SeatFeed)
 
     def new_game(self, time_bank_ms: int) -> None:
@@ -146,7 +153,6 @@ class Decisions:
         self.log = GameLog()
         self.state: State | None = None
         self._game_clock = 0.0
-        self._next_request_id = 0
         self._log: Any = log
 
     def new_game(self, state: State, bound_log: Any) -> None:
@@ -204,8 +210,7 @@ class Decisions:
         if seat.connection is None and not self._may_reconnect(seat):
             self.fault(seat, FaultKind.DISCONNECTED, "the seat was not connected")
             return done(fallback(), FaultKind.DISCONNECTED.value, 0)
-        self._next_request_id += 1
-        request_id = self._next_request_id
+        request_id = next(_REQUEST_IDS)
         request = msg.decision_request(request_id, kind, view(), int(budget), int(seat.bank_ms))
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
