@@ -84,7 +84,7 @@ def config_text(deals: int, players: int, target: int, concurrency: int, reuse: 
     return (
         f'[tournament]\nname = "bench"\ntable_size = {players}\ndeals = {deals}\nduplicate = false\n'
         f'seed = "bench"\ntarget_score = {target}\nconcurrency = {concurrency}\nreuse = "{reuse}"\n'
-        f'sandbox = "none"\n{bots}'
+        f'sandbox = "none"\ndecision_ms = 30000\ntime_bank_ms = 600000\n{bots}'
     )
 
 

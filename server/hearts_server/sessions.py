@@ -4,9 +4,10 @@ The organiser opens a session (``AdminService.OpenSession``), gives its token to
 and binds seats of later tables to it (``BindSeat``). The process joins with the session token
 as it would with a seat token; :func:`play_session` then attaches its stream to each bound
 seat in turn, so the bot sees game after game (``GameCompleted`` then the next ``GameStarted``)
-exactly as on a table of several games. Request ids are drawn server-wide
-(:mod:`hearts_server.table.decisions`), so a late answer from a previous game never matches
-the open request of the next one; an answer that arrives between two games is dropped.
+exactly as on a table of several games. Request ids go on increasing from table to table on a
+session's stream (each table's ids start above the last one the stream saw), and an answer to
+an id of a previous table, or one that arrives between two games, is dropped: a late answer of
+a previous game never acts on the next one.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
+from google.protobuf.message import DecodeError
+
+from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_server.logs import get_logger
 from hearts_server.table import Connection, Table, TableStatus
 
@@ -33,6 +37,8 @@ class Live:
     table: Table
     seat: int
     conn: Connection
+    #: The last request id of the stream's previous tables: an answer to it or below is late.
+    floor: int
 
 
 class Session:
@@ -56,6 +62,8 @@ class Session:
         self.live: Live | None = None
         #: Games played to the end on this session.
         self.games = 0
+        #: The greatest request id its stream has been sent (ids keep increasing across tables).
+        self.last_request_id = 0
         self._bindings: asyncio.Queue[tuple[Table, int] | None] = asyncio.Queue()
 
     def bind(self, table: Table, seat: int, bot_seed: str = "") -> None:
@@ -123,8 +131,10 @@ async def play_session(
             if table.done.is_set():
                 session.current = None  # it ended without this stream (aborted, or played for it)
                 continue
+            floor = session.last_request_id
+            table.decisions.skip_request_ids(floor)
             conn = table.attach(index)
-            session.live = Live(table, index, conn)
+            session.live = Live(table, index, conn, floor)
             log.info("session_seat", session_id=session.session_id, table_id=table.table_id, seat=index)
             try:
                 while (message := await conn.outbox.get()) is not None:
@@ -132,6 +142,7 @@ async def play_session(
             finally:
                 session.live = None
                 table.detach(index, conn)
+                session.last_request_id = max(session.last_request_id, table.decisions.last_request_id)
             if conn.close_reason is not None:
                 raise SessionError(conn.close_reason)
             if ended.is_set() and not table.done.is_set():
@@ -144,6 +155,15 @@ async def play_session(
         waiter.cancel()
 
 
+def _answers_at_most(raw: bytes, floor: int) -> bool:
+    """Whether ``raw`` is a decision answering a request id of ``floor`` or below."""
+    try:
+        request = rpb.PlayRequest.FromString(raw)
+    except DecodeError:
+        return False  # the table rejects it as malformed
+    return request.WhichOneof("message") == "decision" and request.decision.request_id <= floor
+
+
 async def _read(
     session: Session, iterator: AsyncIterator[bytes], deliver: Deliver, ended: asyncio.Event
 ) -> None:
@@ -152,6 +172,8 @@ async def _read(
             live = session.live
             if live is None or live.table.seats[live.seat].connection is not live.conn:
                 continue  # between games: a late answer of the last one acts on nothing
+            if live.floor and _answers_at_most(raw, live.floor):
+                continue  # an answer to a previous table's request
             if not deliver(live.table, live.seat, raw):
                 break
     except asyncio.CancelledError:

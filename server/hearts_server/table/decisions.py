@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -36,10 +35,6 @@ from hearts_server.table.streams import Connection, FloodGate
 log = get_logger(__name__)
 
 T = TypeVar("T")
-
-#: Request ids, drawn server-wide: they increase on every stream, also on a session's stream that
-#: plays seats of several tables, and an answer to a request of another game never matches.
-_REQUEST_IDS = itertools.count(1)
 
 #: How long after a disconnection decisions still wait (each at most its deadline) for the bot.
 RECONNECT_GRACE_S = 5.0
@@ -153,7 +148,21 @@ class Decisions:
         self.log = GameLog()
         self.state: State | None = None
         self._game_clock = 0.0
+        self._next_request_id = 0
         self._log: Any = log
+
+    @property
+    def last_request_id(self) -> int:
+        """The id of the latest request of this table (0: none yet)."""
+        return self._next_request_id
+
+    def skip_request_ids(self, floor: int) -> None:
+        """Makes every later request id greater than ``floor``.
+
+        A session's stream (:mod:`hearts_server.sessions`) comes to this table from another one:
+        its ids go on increasing, and no answer to the other table's requests can match here.
+        """
+        self._next_request_id = max(self._next_request_id, floor)
 
     def new_game(self, state: State, bound_log: Any) -> None:
         """Starts the bookkeeping of a new game (``bound_log``: the table's logger)."""
@@ -210,7 +219,8 @@ class Decisions:
         if seat.connection is None and not self._may_reconnect(seat):
             self.fault(seat, FaultKind.DISCONNECTED, "the seat was not connected")
             return done(fallback(), FaultKind.DISCONNECTED.value, 0)
-        request_id = next(_REQUEST_IDS)
+        self._next_request_id += 1
+        request_id = self._next_request_id
         request = msg.decision_request(request_id, kind, view(), int(budget), int(seat.bank_ms))
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
