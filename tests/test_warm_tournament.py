@@ -9,9 +9,14 @@ game's ``bot_seed``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from collections import defaultdict
 from contextlib import closing
 from pathlib import Path
@@ -21,6 +26,9 @@ import pytest
 
 from tests.conftest import ROOT, hearts
 from tests.test_language_bots import TOOLCHAINS, require_toolchain
+from tests.test_tournament_run import CONFIG as RESUMABLE
+from tests.test_tournament_run import GAMES as RESUMABLE_GAMES
+from tests.test_tournament_run import RUN_TIMEOUT_S, report_json, secret_file, stored_keys
 
 LANGUAGES = sorted(TOOLCHAINS)
 DEALS = 3
@@ -137,3 +145,72 @@ def test_warm_bots_of_every_language_never_see_a_deal_twice_and_rank_as_fresh_on
     ]
     assert len({e["pid"] for e in cold_seated}) == GAMES * TABLE  # one process per seat per game
     assert all(e["serial"] is None for e in cold_seated)
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live process below ``pid`` (from /proc)."""
+    children: dict[int, list[int]] = defaultdict(list)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children[int(fields[1])].append(int(entry.name))
+    out: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in out:
+                out.add(child)
+                todo.append(child)
+    return out
+
+
+@pytest.mark.timeout(3 * RUN_TIMEOUT_S)
+def test_kill_9_of_the_runner_with_warm_bots_leaves_no_bot_and_resumes_to_the_same_standings(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "resumable.toml"
+    config.write_text(RESUMABLE.replace("[tournament]\n", '[tournament]\nreuse = "between_deals"\n'))
+    folder = tmp_path / "out"
+    with (tmp_path / "killed.log").open("wb") as log:
+        runner = subprocess.Popen(
+            [sys.executable, "-m", "hearts_tournaments", "tournament", "run", str(config), "--output",
+             str(folder), "--deal-secret-file", str(secret_file(tmp_path))],
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + RUN_TIMEOUT_S
+            while len(stored_keys(folder)) < 2:
+                assert runner.poll() is None, (tmp_path / "killed.log").read_text()
+                assert time.monotonic() < deadline, "no progress"
+                time.sleep(0.05)
+            bots = _descendants(runner.pid)
+            assert bots, "warm bots are running"
+            runner.kill()  # the runner alone: its bots must not outlive it
+            runner.wait()
+            deadline = time.monotonic() + 30
+            while (left := {pid for pid in bots if _alive(pid)}) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert not left, f"bot processes outlived the runner: {sorted(left)}"
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(runner.pid, signal.SIGKILL)
+    before = stored_keys(folder)
+    resumed = hearts("tournament", "resume", str(folder), timeout=RUN_TIMEOUT_S)
+    assert resumed.returncode == 0, resumed.stderr
+    after = stored_keys(folder)
+    assert after[: len(before)] == before and len(after) == len(set(after)) == RESUMABLE_GAMES
+    # The same tournament uninterrupted, with a fresh process per seat per game.
+    cold = tmp_path / "never.toml"
+    cold.write_text(RESUMABLE.replace("[tournament]\n", '[tournament]\nreuse = "never"\n'))
+    played = hearts(
+        "tournament", "run", str(cold), "--output", str(tmp_path / "never"), "--progress", "never",
+        "--deal-secret-file", str(secret_file(tmp_path)), timeout=RUN_TIMEOUT_S,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    assert report_json(folder)["standings"] == report_json(tmp_path / "never")["standings"]
