@@ -561,7 +561,9 @@ class _GamePlay:
         )
         if pool is not None:
             for seat, warm in warm_bots.items():
-                await pool.give_back(warm, game.deal, played=True, crashed=self.crashed[seat])
+                # A quarantined bot's process is not kept: none of its seats is played any more.
+                done_with = self.crashed[seat] or warm.bot in self.runner.quarantine.quarantined
+                await pool.give_back(warm, game.deal, played=True, crashed=done_with)
         else:
             # The game is stored at once and its bots get their grace to exit in the background,
             # so that the next game does not wait for them.
