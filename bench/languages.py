@@ -138,7 +138,7 @@ async def warm_games(games: int, players: int, target: int, out: Path, command: 
                 TableSettings(
                     rules=Rules(players=players, target_score=target),
                     bot_names=("bench",) * players,
-                    seed=f"warm-{number}",
+                    seed="bench-0",  # the deal of every cold game (run_tables), for a like comparison
                     join_timeout_ms=120_000,
                 )
             )
