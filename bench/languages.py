@@ -133,7 +133,7 @@ async def warm_games(games: int, players: int, target: int, out: Path, command: 
         for seat, s in enumerate(sessions)
     ]
     try:
-        for number in range(games):
+        for _ in range(games):
             table = registry.create(
                 TableSettings(
                     rules=Rules(players=players, target_score=target),
