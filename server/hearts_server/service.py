@@ -74,9 +74,7 @@ class RefereeServicer:
         session = self.registry.session_by_token(join.token)
         if session is not None:
             if session.streaming:
-                await context.abort(
-                    grpc.StatusCode.ALREADY_EXISTS, "this session already has a live stream"
-                )
+                await context.abort(grpc.StatusCode.ALREADY_EXISTS, "this session already has a live stream")
             try:
                 async for out in play_session(session, iterator, _deliver):
                     yield out
@@ -228,7 +226,6 @@ class AdminServicer(agrpc.AdminServiceServicer):
             )
         table.release(request.seat, request.faulted)
         return apb.ReleaseSeatResponse()
-
 
     async def OpenSession(
         self, request: apb.OpenSessionRequest, context: grpc.aio.ServicerContext[Any, Any]
