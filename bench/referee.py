@@ -6,7 +6,12 @@ several such tables at once, against a server in this process. Reports decisions
 (from the first decision to the last, by the referee's clock) and the time the server adds per
 decision over the in-process engine: for consecutive card plays of a hand, the interval between
 the two decision requests (referee's clock) minus the time the same decision takes in-process
-(building the View, the bot choosing, the engine applying the card), p50 and p99.
+(building the View, the bot choosing, the engine applying the card), p50 and p99 (of the one
+table, and of the tables played at once).
+
+The reference line: a bare grpc.aio server with 8 client processes taking turns on one
+bidirectional stream each (a few bytes each way, no game logic at all), measured in the same
+run; the referee's one-table rate over it is printed as ``ratio_to_bare``.
 
 ``--json`` prints one JSON object.
 """
@@ -24,6 +29,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import grpc
 
 from hearts_client.bots import make_bot
 from hearts_core.cards import Card
@@ -97,6 +104,69 @@ async def run_tables(
         await server.stop()
 
 
+#: The bare reference: a client process that answers every message on its stream at once.
+BARE_CLIENT = """
+import asyncio, sys, grpc
+async def main(address, seat):
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = channel.stream_stream("/bench.Bare/Turn")()
+        await call.write(seat.encode())
+        while (message := await call.read()) is not grpc.aio.EOF:
+            await call.write(b"ok:" + message[:4])
+asyncio.run(main(sys.argv[1], sys.argv[2]))
+"""
+
+
+async def bare_turns_per_second(players: int = 8, turns: int = 4000) -> float:
+    """Turns per second of ``players`` bare grpc.aio client processes answering in turn."""
+    outboxes: dict[int, asyncio.Queue[bytes | None]] = {}
+    joined = asyncio.Event()
+    replies: asyncio.Queue[bytes] = asyncio.Queue()
+
+    async def turn(requests: Any, context: Any) -> Any:
+        iterator = requests.__aiter__()
+        seat = int(await iterator.__anext__())
+        outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        outboxes[seat] = outbox
+        if len(outboxes) == players:
+            joined.set()
+
+        async def read() -> None:
+            async for message in iterator:
+                replies.put_nowait(message)
+
+        reader = asyncio.create_task(read())
+        try:
+            while (message := await outbox.get()) is not None:
+                yield message
+        finally:
+            reader.cancel()
+
+    server = grpc.aio.server()
+    handler = grpc.stream_stream_rpc_method_handler(turn)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Bare", {"Turn": handler}),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    address = f"127.0.0.1:{port}"
+    clients = [
+        subprocess.Popen([sys.executable, "-c", BARE_CLIENT, address, str(seat)]) for seat in range(players)
+    ]
+    try:
+        await asyncio.wait_for(joined.wait(), 60)
+        started = time.perf_counter()
+        for number in range(turns):
+            outboxes[number % players].put_nowait(b"turn%d" % number)
+            await replies.get()
+        seconds = time.perf_counter() - started
+        for outbox in outboxes.values():
+            outbox.put_nowait(None)
+    finally:
+        await server.stop(grace=1)
+        for client in clients:
+            await asyncio.to_thread(client.wait, 60)
+    return turns / seconds
+
+
 def decisions_per_second(records: list[dict[str, Any]]) -> float:
     """All decisions over the wall time from the first game start to the last game end."""
     decisions = sum(len(r["decisions"]) for r in records)
@@ -145,15 +215,21 @@ def main() -> None:
     parser.add_argument("--target", type=int, default=150, help="target score of each game")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        bare = asyncio.run(bare_turns_per_second())
         one = asyncio.run(run_tables(1, 8, args.target, Path(tmp) / "one"))
         many = asyncio.run(run_tables(args.tables, 8, args.target, Path(tmp) / "many"))
     added = added_ms(one[0])
+    added_many = [ms for record in many for ms in added_ms(record)]
     result = {
         "one_table_decisions_per_s": round(decisions_per_second(one)),
+        "bare_grpc_turns_per_s": round(bare),
+        "ratio_to_bare": round(decisions_per_second(one) / bare, 2),
         "many_tables": args.tables,
         "many_tables_decisions_per_s": round(decisions_per_second(many)),
         "added_ms_p50": round(percentile(added, 50), 3),
         "added_ms_p99": round(percentile(added, 99), 3),
+        "many_tables_added_ms_p50": round(percentile(added_many, 50), 3),
+        "many_tables_added_ms_p99": round(percentile(added_many, 99), 3),
         "decisions_one_table": sum(len(r["decisions"]) for r in one),
     }
     if args.json:
@@ -161,9 +237,15 @@ def main() -> None:
         return
     print("Referee throughput over gRPC (8 heuristic bot processes per table)")
     print(f"  one table:        {result['one_table_decisions_per_s']:>7,} decisions/s")
+    print(
+        f"  bare grpc.aio, 8 clients taking turns: {result['bare_grpc_turns_per_s']:>7,} turns/s "
+        f"(the referee reaches x{result['ratio_to_bare']} of it; aim: at least x0.8)"
+    )
     print(f"  {args.tables} tables at once: {result['many_tables_decisions_per_s']:>7,} decisions/s")
     p50, p99 = result["added_ms_p50"], result["added_ms_p99"]
     print(f"  time the server adds per decision: p50 {p50} ms, p99 {p99} ms")
+    p50, p99 = result["many_tables_added_ms_p50"], result["many_tables_added_ms_p99"]
+    print(f"  ... with {args.tables} tables at once: p50 {p50} ms, p99 {p99} ms (aim: p99 under 5 ms)")
 
 
 if __name__ == "__main__":

@@ -1,16 +1,23 @@
 """Tournament throughput: games per minute over gRPC, in-process, and from 1 to 2 tables at once.
 
-Plays one small tournament of ``heuristic`` bots three ways and times each:
+Plays one small tournament of ``heuristic`` bots five ways and times each:
 
-* over gRPC with the real runner, one table at a time (``concurrency = 1``): the in-process
-  referee, a process per seat per game, a database commit per game;
+* over gRPC with the real runner, one table at a time (``concurrency = 1``), ``reuse =
+  "never"``: the in-process referee, a process per seat per game, a database commit per game
+  (keys ``grpc_concurrency_1``, ``grpc_concurrency_2``);
 * the same, two tables at a time (``concurrency = 2``);
+* both again with warm bots, ``reuse = "between_deals"`` (the default): each bot process plays
+  game after game on one stream (keys ``grpc_between_deals_concurrency_1`` and ``_2``);
 * the same games in-process with :func:`hearts_core.local.play_game` (same deals, same bot
   seeds, no processes, no network): the ceiling the protocol and process overhead is measured
   against.
 
 It also measures what starting one bot process costs (the runner starts one per seat per
-game), and checks that all three give identical totals in every game (the games are the same).
+game without reuse), the CPU per gRPC game over the in-process one for each policy
+(``cpu_ratio_never``, ``cpu_ratio_between_deals``), and checks that all five give identical
+totals in every game (the games are the same: the same deal secret for every run).
+The bots run with ``sandbox = "none"``: a bwrap sandbox hides its processes' CPU time from
+``RUSAGE_CHILDREN`` (what the sandbox costs is bench/sandbox.py's figure).
 Wall-clock figures depend on what else the machine runs (the load average is printed with
 them); CPU seconds per game, the runner's and its bots' together, do not.
 
@@ -42,6 +49,10 @@ from hearts_server.logs import LogFormat, configure_logging
 from hearts_tournaments.config import parse_config
 from hearts_tournaments.runner import create_tournament, run_tournament
 from hearts_tournaments.schedule import Schedule
+from hearts_tournaments.tournament_secrets import bot_seed, deal_seed
+
+#: Every run plays the same deals (and the in-process games too).
+DEAL_SECRET = bytes(range(32))
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +79,12 @@ class Timing:
         return 60 * self.games / self.seconds
 
 
-def config_text(deals: int, players: int, target: int, concurrency: int) -> str:
+def config_text(deals: int, players: int, target: int, concurrency: int, reuse: str = "never") -> str:
     bots = "".join(f'\n[[bots]]\nname = "h{i}"\nbuiltin = "heuristic"\n' for i in range(3))
     return (
         f'[tournament]\nname = "bench"\ntable_size = {players}\ndeals = {deals}\nduplicate = false\n'
-        f'seed = "bench"\ntarget_score = {target}\nconcurrency = {concurrency}\n{bots}'
+        f'seed = "bench"\ntarget_score = {target}\nconcurrency = {concurrency}\nreuse = "{reuse}"\n'
+        f'sandbox = "none"\ndecision_ms = 30000\ntime_bank_ms = 600000\n{bots}'
     )
 
 
@@ -84,8 +96,9 @@ def cpu_now() -> float:
 
 
 def over_grpc(folder: Path, text: str) -> Timing:
+    folder.mkdir()
     config = parse_config(text, folder)
-    tournament = create_tournament(config, text, folder / "out")
+    tournament = create_tournament(config, text, folder / "out", deal_secret=DEAL_SECRET)
     with tournament.store:
         started, cpu = time.perf_counter(), cpu_now()
         run_tournament(tournament)
@@ -99,8 +112,8 @@ def in_process(schedule: Schedule, target: int) -> Timing:
     started, cpu = time.perf_counter(), cpu_now()
     totals = {}
     for game in schedule.games:
-        bots = [make_bot("heuristic", seed) for seed in game.bot_seeds]
-        totals[game.key] = tuple(play_game(rules, game.seed, bots).totals)
+        bots = [make_bot("heuristic", bot_seed(DEAL_SECRET, game, seat)) for seat in range(len(game.seats))]
+        totals[game.key] = tuple(play_game(rules, deal_seed(DEAL_SECRET, game), bots).totals)
     return Timing(len(schedule.games), time.perf_counter() - started, cpu_now() - cpu, totals)
 
 
@@ -119,12 +132,12 @@ def bot_start_cpu(samples: int = 5) -> float:
 def measure(deals: int, players: int, target: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="hearts-bench-") as tmp:
         root = Path(tmp)
-        (root / "c1").mkdir()
-        (root / "c2").mkdir()
         one = over_grpc(root / "c1", config_text(deals, players, target, 1))
         two = over_grpc(root / "c2", config_text(deals, players, target, 2))
+        warm_one = over_grpc(root / "w1", config_text(deals, players, target, 1, "between_deals"))
+        warm_two = over_grpc(root / "w2", config_text(deals, players, target, 2, "between_deals"))
         config = parse_config(config_text(deals, players, target, 1), root)
-        tournament = create_tournament(config, "", root / "schedule")
+        tournament = create_tournament(config, "", root / "schedule", deal_secret=DEAL_SECRET)
         with tournament.store:
             schedule = tournament.store.schedule()
         local = in_process(schedule, target)
@@ -138,12 +151,21 @@ def measure(deals: int, players: int, target: int) -> dict[str, Any]:
         "load_average_1min": round(os.getloadavg()[0], 2),
         "grpc_concurrency_1": one.figures(),
         "grpc_concurrency_2": two.figures(),
+        "grpc_between_deals_concurrency_1": warm_one.figures(),
+        "grpc_between_deals_concurrency_2": warm_two.figures(),
         "in_process": local.figures(),
+        "cpu_ratio_never": round(min(one.cpu_seconds, two.cpu_seconds) / local.cpu_seconds, 1),
+        "cpu_ratio_between_deals": round(
+            min(warm_one.cpu_seconds, warm_two.cpu_seconds) / local.cpu_seconds, 1
+        ),
         "bot_start_cpu_seconds": round(start, 3),
         "bot_start_share_of_grpc_cpu": round(start * players / (two.cpu_seconds / two.games), 3),
         "speedup_concurrency_2_over_1": round(two.games_per_minute / one.games_per_minute, 2),
         "grpc_share_of_in_process": round(two.games_per_minute / local.games_per_minute, 3),
-        "identical_results": one.totals == two.totals == local.totals,
+        "grpc_between_deals_share_of_in_process": round(
+            warm_two.games_per_minute / local.games_per_minute, 3
+        ),
+        "identical_results": one.totals == two.totals == warm_one.totals == warm_two.totals == local.totals,
     }
 
 
@@ -168,6 +190,8 @@ def main() -> int:
     for label, key in (
         ("gRPC, 1 table at a time ", "grpc_concurrency_1"),
         ("gRPC, 2 tables at a time", "grpc_concurrency_2"),
+        ("warm, 1 table at a time ", "grpc_between_deals_concurrency_1"),
+        ("warm, 2 tables at a time", "grpc_between_deals_concurrency_2"),
         ("in-process, no gRPC     ", "in_process"),
     ):
         figures = result[key]
@@ -180,8 +204,12 @@ def main() -> int:
         f"{result['bot_start_share_of_grpc_cpu']:.0%} of a gRPC game's CPU with {args.players} seats"
     )
     print(f"  concurrency 2 over 1: x{result['speedup_concurrency_2_over_1']}")
+    print(
+        f"  CPU per gRPC game over in-process: x{result['cpu_ratio_never']} with reuse = never, "
+        f"x{result['cpu_ratio_between_deals']} with reuse = between_deals (aim: at most x15)"
+    )
     print(f"  gRPC (2 tables) reaches {result['grpc_share_of_in_process']:.1%} of in-process throughput")
-    print(f"  same totals in every game all three ways: {result['identical_results']}")
+    print(f"  same totals in every game all five ways: {result['identical_results']}")
     return 0
 
 

@@ -88,13 +88,19 @@ def rejection(request_id: int, code: str, reason: str) -> rpb.PlayResponse:
     )
 
 
+#: Events a seat is sent with its next message rather than at once: nothing it must act on.
+HELD_EVENTS = frozenset({"card_played", "trick_completed", "hand_completed"})
+
+
 class SeatFeed:
     """The order and batching of what one seat receives.
 
-    CardPlayed events are held and delivered in one EventBatch, either just before the seat's
-    own decision request or together with the next event of any other kind (TrickCompleted at
-    the latest); every other event flushes what is held, itself included. The live referee and
-    the redacted replays both go through this, so they deliver the same messages.
+    CardPlayed, TrickCompleted and HandCompleted events are held and delivered in one EventBatch,
+    either just before the seat's own decision request or together with the next event of any
+    other kind (the next HandStarted, a SeatFaulted, GameCompleted at the latest); every other
+    event flushes what is held, itself included. So a trick costs each seat one batch before its
+    request rather than a message per trick to every seat. The live referee and the redacted
+    replays both go through this, so they deliver the same messages.
     """
 
     def __init__(self) -> None:
@@ -103,7 +109,7 @@ class SeatFeed:
     def event(self, event: rpb.Event) -> list[rpb.PlayResponse]:
         """Adds an event; returns the messages to send now (possibly none)."""
         self.held.append(event)
-        return [] if event.WhichOneof("event") == "card_played" else self.flush()
+        return [] if event.WhichOneof("event") in HELD_EVENTS else self.flush()
 
     def request(self, message: rpb.PlayResponse) -> list[rpb.PlayResponse]:
         """The messages that deliver a decision request: what is held, then the request."""

@@ -17,6 +17,7 @@ from hearts_core.defaults import (
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, Rules
 from hearts_core.view import build_view
 from hearts_server.logs import get_logger
+from hearts_server.sessions import Session
 from hearts_server.table import Table, TableSettings
 from hearts_server.table.table import ViewBuilder
 
@@ -77,6 +78,9 @@ class Registry:
         self.tables: dict[str, Table] = {}
         self._by_token: dict[str, tuple[Table, int]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Bot sessions (warm bots) by id, and by their secret token.
+        self.sessions: dict[str, Session] = {}
+        self._by_session_token: dict[str, Session] = {}
 
     def create(self, settings: TableSettings) -> Table:
         """Creates a table and starts refereeing it (it waits for its seats to join)."""
@@ -94,6 +98,26 @@ class Registry:
     def by_token(self, token: str) -> tuple[Table, int] | None:
         """The table and seat a token acts for, or None."""
         return self._by_token.get(token)
+
+    def open_session(self, bot_name: str) -> Session:
+        """Opens a bot session (:mod:`hearts_server.sessions`)."""
+        session = Session(secrets.token_hex(6), bot_name)
+        self.sessions[session.session_id] = session
+        self._by_session_token[session.token] = session
+        log.info("session_opened", session_id=session.session_id, bot=bot_name)
+        return session
+
+    def session_by_token(self, token: str) -> Session | None:
+        """The session a token opens, or None."""
+        return self._by_session_token.get(token)
+
+    def close_session(self, session_id: str) -> None:
+        """Closes a session (its stream ends once its bound seats are played); forgets it."""
+        session = self.sessions.pop(session_id, None)
+        if session is not None:
+            session.close()
+            self._by_session_token.pop(session.token, None)
+            log.info("session_closed", session_id=session_id, games=session.games)
 
     async def close(self) -> None:
         """Stops every table still running (finished games keep their records)."""

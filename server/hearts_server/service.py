@@ -23,6 +23,7 @@ from hearts_core.deal import seed_commitment
 from hearts_core.errors import HeartsError
 from hearts_server.logs import get_logger
 from hearts_server.registry import Registry, settings_from_pb
+from hearts_server.sessions import SessionError, play_session
 from hearts_server.table import AlreadyConnected, Connection, Table, TableStatus
 
 log = get_logger(__name__)
@@ -70,6 +71,16 @@ class RefereeServicer:
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"protocol version {join.protocol_version} is not supported; this referee speaks 1",
             )
+        session = self.registry.session_by_token(join.token)
+        if session is not None:
+            if session.streaming:
+                await context.abort(grpc.StatusCode.ALREADY_EXISTS, "this session already has a live stream")
+            try:
+                async for out in play_session(session, iterator, _deliver):
+                    yield out
+            except SessionError as exc:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+            return
         found = self.registry.by_token(join.token)
         if found is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown seat token")
@@ -215,6 +226,35 @@ class AdminServicer(agrpc.AdminServiceServicer):
             )
         table.release(request.seat, request.faulted)
         return apb.ReleaseSeatResponse()
+
+    async def OpenSession(
+        self, request: apb.OpenSessionRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> apb.OpenSessionResponse:
+        await self._check(context)
+        session = self.registry.open_session(request.bot_name)
+        return apb.OpenSessionResponse(session_id=session.session_id, token=session.token)
+
+    async def BindSeat(
+        self, request: apb.BindSeatRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> apb.BindSeatResponse:
+        await self._check(context)
+        table = await self._table(request.table_id, context)
+        session = self.registry.sessions.get(request.session_id)
+        if session is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no open session {request.session_id!r}")
+        assert session is not None
+        try:
+            session.bind(table, request.seat, request.bot_seed)
+        except SessionError as exc:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+        return apb.BindSeatResponse()
+
+    async def CloseSession(
+        self, request: apb.CloseSessionRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> apb.CloseSessionResponse:
+        await self._check(context)
+        self.registry.close_session(request.session_id)
+        return apb.CloseSessionResponse()
 
 
 def _commitment(table: Table) -> str:

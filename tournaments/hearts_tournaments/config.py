@@ -73,6 +73,18 @@ class BotProtocol(enum.StrEnum):
     STDIO = "stdio"
 
 
+class Reuse(enum.StrEnum):
+    """Whether a bot process plays more than one game (the same policy for every entrant).
+
+    ``between_deals``: a process plays game after game on one stream, never two games of the
+    same deal, and is replaced after ``restart_after`` games or when it crashes. ``never``: one
+    fresh process per seat per game.
+    """
+
+    NEVER = "never"
+    BETWEEN_DEALS = "between_deals"
+
+
 @dataclass(frozen=True, slots=True)
 class BotSpec:
     """One entrant of the tournament.
@@ -148,6 +160,10 @@ class TournamentConfig:
         ray_address: With ``executor = "ray"``: the cluster's address (``host:port`` of its
             head, or ``auto``), or empty to start a one-machine Ray on the spot.
         limits: What each bot may use per game (the ``[limits]`` table).
+        reuse: Whether a bot process plays several games (:class:`Reuse`): ``between_deals``
+            (the default) keeps it up for games of other deals, ``never`` starts one per seat
+            per game.
+        restart_after: With reuse, a process is replaced after this many games.
         bots: The entrants, in the order given.
         base_dir: The config file's folder.
         gauntlet: With a ``[gauntlet]`` section: the candidate and its sequential test; the
@@ -175,6 +191,8 @@ class TournamentConfig:
     executor: ExecutorKind = ExecutorKind.LOCAL
     ray_address: str = ""
     limits: Limits = field(default_factory=Limits)
+    reuse: Reuse = Reuse.BETWEEN_DEALS
+    restart_after: int = 100
     base_dir: Path = Path(".")
     gauntlet: GauntletSpec | None = None
 
@@ -211,6 +229,7 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
     "max_faults": (1, None),
     "join_timeout_ms": (1, None),
     "quarantine_after": (1, None),
+    "restart_after": (1, 1_000_000),
 }
 #: Every key of [tournament].
 TOURNAMENT_KEYS = frozenset(
@@ -225,6 +244,7 @@ TOURNAMENT_KEYS = frozenset(
         "sandbox",
         "executor",
         "ray_address",
+        "reuse",
     }
 )
 _BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox", "protocol"})
@@ -415,6 +435,12 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
     out["server"] = server
     if "sandbox" in section:
         out["sandbox"] = _sandbox(section["sandbox"], "tournament.sandbox")
+    if "reuse" in section:
+        reuse = section["reuse"]
+        choices = ", ".join(f'"{r.value}"' for r in Reuse)
+        if not isinstance(reuse, str) or reuse not in {r.value for r in Reuse}:
+            raise ConfigError("tournament.reuse", f"must be one of {choices}, not {_shown(reuse)}")
+        out["reuse"] = Reuse(reuse)
     out.update(_executor(section))
     return out
 

@@ -29,7 +29,7 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hearts_client.stdio_bridge import BotPipes
@@ -208,23 +208,38 @@ def sandbox_extra(spec: BotSpec, command: tuple[str, ...], env_path: str | None)
     return tuple(extra)
 
 
-async def copy_log(reader: asyncio.StreamReader, log_path: Path, cap: int) -> None:
-    """Copies a bot's output to its log file, at most ``cap`` bytes, then one truncation line.
+class LogMeter:
+    """How much of a bot's output its log has kept this game (a warm bot's is reset per game)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.kept = 0
+        self.truncated = False
+
+    def new_game(self) -> None:
+        """A new game: ``cap`` bytes more may be kept."""
+        self.kept = 0
+        self.truncated = False
+
+
+async def copy_log(reader: asyncio.StreamReader, log_path: Path, cap: int | LogMeter) -> None:
+    """Copies a bot's output to its log file, at most ``cap`` bytes (per game), then one truncation line.
 
     The rest is read and dropped, so that a chatty bot never blocks on a full pipe.
     """
-    kept = 0
-    truncated = False
+    meter = cap if isinstance(cap, LogMeter) else LogMeter(cap)
     with log_path.open("ab") as log:
         while chunk := await reader.read(CHUNK):
-            if truncated:
+            if meter.truncated:
                 continue
-            room = cap - kept
+            room = meter.cap - meter.kept
             log.write(chunk[:room])
-            kept += min(room, len(chunk))
+            meter.kept += min(room, len(chunk))
             if len(chunk) > room:
-                truncated = True
-                log.write(f"\nhearts sandbox: log truncated at {cap} bytes; the rest is dropped\n".encode())
+                meter.truncated = True
+                log.write(
+                    f"\nhearts sandbox: log truncated at {meter.cap} bytes; the rest is dropped\n".encode()
+                )
             log.flush()
 
 
@@ -255,6 +270,7 @@ class BotProcess:
         self._watchdog = watchdog
         self._copier = copier
         self._finishing: asyncio.Task[None] | None = None
+        self._meter: LogMeter | None = None
         #: For a stdio bot: the runner's ends of its stdin and stdout ...
         self.pipes: BotPipes | None = None
         #: ... and the bridge that plays its seat through them.
@@ -270,6 +286,7 @@ class BotProcess:
         sandbox: SandboxKind = SandboxKind.BWRAP,
         limits: Limits | None = None,
         watchdog: Watchdog | None = None,
+        games: int = 1,
     ) -> BotProcess:
         """Starts a bot, its output going to ``log_path`` (appended).
 
@@ -285,11 +302,15 @@ class BotProcess:
             sandbox: How it is isolated.
             limits: What it may use (default: :class:`Limits`).
             watchdog: Enforces the memory, CPU and process budgets (None: rlimits only).
+            games: The most games it will play (a warm bot): its CPU rlimit is the per-game
+                budget times this, the watchdog keeping the budget per game (:meth:`new_game`).
 
         Raises:
             SandboxError: if bwrap is needed and missing.
         """
         limits = limits or Limits()
+        per_game = limits
+        limits = replace(limits, cpu_s=limits.cpu_s * games)
         stdio = spec.protocol is BotProtocol.STDIO
         log_path.parent.mkdir(parents=True, exist_ok=True)
         private = Path(tempfile.mkdtemp(prefix="hearts-seat-"))  # mode 0700
@@ -362,12 +383,26 @@ class BotProcess:
                     os.close(child_end)
         output = process.stderr if stdio else process.stdout
         assert output is not None
-        copier = asyncio.create_task(copy_log(output, log_path, limits.log_bytes))
-        watch = watchdog.watch(process.pid, limits) if watchdog is not None else None
+        meter = LogMeter(per_game.log_bytes)
+        copier = asyncio.create_task(copy_log(output, log_path, meter))
+        watch = watchdog.watch(process.pid, per_game) if watchdog is not None else None
         bot = cls(seat, log_path, process, private, watch, watchdog, copier)
+        bot._meter = meter
         if ours is not None:
             bot.pipes = await BotPipes.connect(*ours)
         return bot
+
+    def new_game(self) -> None:
+        """A warm bot starts another game: its CPU budget and its log allowance start afresh."""
+        if self._watch is not None:
+            self._watch.rebase()
+        if self._meter is not None:
+            self._meter.new_game()
+
+    @property
+    def pid(self) -> int | None:
+        """The process id (None if it never started)."""
+        return self.process.pid if self.process is not None else None
 
     @property
     def returncode(self) -> int | None:

@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import secrets
 import shutil
 import signal
 import tempfile
-from collections.abc import Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -51,7 +52,15 @@ from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
-from hearts_tournaments.config import BotProtocol, ConfigError, ExecutorKind, TournamentConfig, parse_config
+from hearts_tournaments.config import (
+    BotProtocol,
+    BotSpec,
+    ConfigError,
+    ExecutorKind,
+    Reuse,
+    TournamentConfig,
+    parse_config,
+)
 from hearts_tournaments.entrants import BotProcess, SeatAccess, check_files
 from hearts_tournaments.executors import ExecutorError, GameExecutor, GameJob, RayExecutor
 from hearts_tournaments.gauntlet import gauntlet_schedule, gauntlet_verdict
@@ -67,13 +76,16 @@ from hearts_tournaments.tournament_secrets import (
     DEAL_SECRET_ENV,
     take_env_secret,
 )
+from hearts_tournaments.warm import WarmBot, WarmPool
 
 log = get_logger(__name__)
 
 #: Seconds to wait for an external referee to answer at start.
 CONNECT_TIMEOUT_S = 10.0
+#: The runner's note of which process played which seat of each game (JSON lines).
+PROCESSES_LOG = "processes.jsonl"
 #: What the runner owns in an output folder (removed by ``--fresh``).
-OWNED = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", "records", "logs", "runner.log")
+OWNED = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", "records", "logs", "runner.log", PROCESSES_LOG)
 
 
 class RunnerError(Exception):
@@ -326,6 +338,7 @@ class _Runner:
         # of it so that no bot process inherits it (nor a Ray node: the driver keeps it).
         self.external_token = take_env_secret(ADMIN_TOKEN_ENV)
         take_env_secret(DEAL_SECRET_ENV)  # used by `run` only, if at all: never handed down
+        self.executor: GameExecutor | None = None
 
     async def run(self, kind: ExecutorKind = ExecutorKind.LOCAL, ray_address: str = "") -> None:
         done = self.store.finished_keys()
@@ -343,6 +356,7 @@ class _Runner:
             executor = RayExecutor(self.config, text, self.output, ray_address, self.concurrency)
         else:
             executor = LocalExecutor(self.config, self.output, self.external_token)
+        self.executor = executor
         try:
             async with executor:
                 await self._run(pending, executor)
@@ -387,6 +401,8 @@ class _Runner:
         self.reporter.game_finished(outcome)
         for entry in self.quarantine.add(outcome):
             self._announce(entry)
+            if isinstance(self.executor, LocalExecutor):
+                self.executor.drop_bot(entry.bot)  # its warm processes are not needed any more
         self.outcomes.append(outcome)
         self._stored.set()
         self._stored = asyncio.Event()
@@ -424,9 +440,14 @@ class GameHost(Protocol):
     output: Path
     socket: Path
     watchdog: Watchdog
+    #: The warm bot processes (``reuse = "between_deals"``), or None: a process per seat per game.
+    pool: WarmPool | None
 
     def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
         """Lets the bots of a finished game exit (or stops them) in the background."""
+
+    def note_processes(self, game: ScheduledGame, seated: list[tuple[int, int | None, int | None]]) -> None:
+        """Records which process played each seat of ``game`` (seat, warm serial, pid)."""
 
 
 class LocalExecutor:
@@ -453,6 +474,8 @@ class LocalExecutor:
         self.address = config.server
         self._stack = contextlib.AsyncExitStack()
         self._channel: grpc.aio.Channel | None = None
+        #: The warm bot processes (``reuse = "between_deals"``; set on entry).
+        self.pool: WarmPool | None = None
 
     async def __aenter__(self) -> Self:
         async with contextlib.AsyncExitStack() as stack:
@@ -468,8 +491,12 @@ class LocalExecutor:
     ) -> None:
         try:
             if kind is None:
+                if self.pool is not None:
+                    await self.pool.close()
                 await asyncio.gather(*self._reaping)
         finally:
+            if self.pool is not None:
+                self.pool.kill()
             for task, processes in list(self._reaping.items()):
                 task.cancel()
                 for process in processes:
@@ -504,11 +531,61 @@ class LocalExecutor:
         except TimeoutError:
             raise RunnerError(f"the referee at {address} does not answer: check tournament.server") from None
         self._channel = channel
+        if self.config.reuse is Reuse.BETWEEN_DEALS:
+            admin = agrpc.AdminServiceStub(channel)
+            self.pool = WarmPool(admin, self.metadata, self.config.restart_after, self.reap_warm)
 
     async def play(self, job: GameJob) -> GameOutcome:
         """Plays one game on this machine and returns its outcome."""
         assert self._channel is not None, "play() outside `async with`"
         return await _GamePlay(self, job, self._channel, self.address).play()
+
+    def drop_bot(self, bot: str) -> None:
+        """Stops a quarantined bot's warm processes (in the background)."""
+        if self.pool is None:
+            return
+        task = asyncio.create_task(self.pool.drop_bot(bot))
+        self._reaping[task] = []
+        task.add_done_callback(lambda done: self._reaping.pop(done, None))
+
+    def reap_warm(self, warm: WarmBot) -> None:
+        """Lets a warm bot whose session is closed exit (or stops it) in the background."""
+        task = asyncio.create_task(self._reap_warm(warm))
+        self._reaping[task] = [warm.process]
+        task.add_done_callback(lambda done: self._reaping.pop(done, None))
+
+    async def _reap_warm(self, warm: WarmBot) -> None:
+        process = warm.process
+        code = await process.stop()
+        peak_mb, cpu_s = process.peak or (None, None)
+        log.info(
+            "bot_lingered" if process.lingered else "bot_exited",
+            bot=warm.bot,
+            serial=warm.serial,
+            games=warm.games,
+            code=code,
+            killed=process.killed,
+            peak_mb=peak_mb,
+            cpu_s=cpu_s,
+        )
+
+    def note_processes(self, game: ScheduledGame, seated: list[tuple[int, int | None, int | None]]) -> None:
+        """Appends which process played each seat of ``game`` to ``processes.jsonl``.
+
+        ``seated``: (seat, warm serial or None, pid or None) per seat a process played.
+        """
+        path = self.output / PROCESSES_LOG
+        with path.open("a", encoding="utf-8") as out:
+            for seat, serial, pid in seated:
+                entry = {
+                    "key": game.key,
+                    "deal": game.deal,
+                    "seat": seat,
+                    "bot": game.seats[seat],
+                    "serial": serial,
+                    "pid": pid,
+                }
+                out.write(json.dumps(entry, sort_keys=True) + "\n")
 
     def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
         """Lets the bots of a finished game exit (or stops them) in the background."""
@@ -580,37 +657,24 @@ class _GamePlay:
                 # seat counts against the bot (as faults, until the seat is retired).
                 await self._release(seat, faulted=True)
         processes: list[BotProcess] = []
+        warm_bots: dict[int, WarmBot] = {}
         watchers: list[asyncio.Task[None]] = []
         over = asyncio.Event()
         response: apb.AwaitTableResponse | None = None
+        pool = self.runner.pool
         try:
             for seat, bot in enumerate(game.seats):
                 if self.absent[seat]:
                     continue
                 spec = config.bot(bot)
-                access = SeatAccess(self.runner.socket, self.tokens[seat], self.job.bot_seeds[seat])
-                log_path = self.runner.output / "logs" / bot / f"{game.key}-s{seat}.log"
-                if spec.protocol is BotProtocol.STDIO:
-                    process: BotProcess = await start_stdio_bot(
-                        seat,
-                        spec,
-                        self.address,
-                        access,
-                        log_path,
-                        sandbox=config.sandbox_of(spec),
-                        limits=config.limits,
-                        watchdog=self.runner.watchdog,
-                    )
+                if pool is not None:
+                    warm = await pool.take(bot, game.deal, self._starter(spec, seat))
+                    warm_bots[seat] = warm
+                    await pool.bind(warm, self.table_id, seat, self.job.bot_seeds[seat])
+                    process = warm.process
                 else:
-                    process = await BotProcess.start(
-                        seat,
-                        spec,
-                        access,
-                        log_path,
-                        sandbox=config.sandbox_of(spec),
-                        limits=config.limits,
-                        watchdog=self.runner.watchdog,
-                    )
+                    log_path = self.runner.output / "logs" / bot / f"{game.key}-s{seat}.log"
+                    process = await self._start(spec, seat, self.tokens[seat], log_path, 1)
                 processes.append(process)
                 watchers.append(asyncio.create_task(self._watch(process, over)))
             response = await self.admin.AwaitTable(
@@ -623,10 +687,56 @@ class _GamePlay:
             if response is None:  # the tournament is stopping: no grace
                 for process in processes:
                     process.kill()
-        # The game is stored at once and its bots get their grace to exit in the background,
-        # so that the next game does not wait for them.
-        self.runner.reap(game, processes)
+        self.runner.note_processes(
+            game,
+            [(p.seat, warm_bots[p.seat].serial if p.seat in warm_bots else None, p.pid) for p in processes],
+        )
+        if pool is not None:
+            for seat, warm in warm_bots.items():
+                # A crashed bot's process is not kept (a quarantined bot's is simply not taken
+                # again: its seats are released to the referee).
+                await pool.give_back(warm, game.deal, played=True, crashed=self.crashed[seat])
+        else:
+            # The game is stored at once and its bots get their grace to exit in the background,
+            # so that the next game does not wait for them.
+            self.runner.reap(game, processes)
         return self._outcome(response.table)
+
+    def _starter(self, spec: BotSpec, seat: int) -> Callable[[str, int], Awaitable[BotProcess]]:
+        """Starts a warm bot for ``spec`` with a session token (its seed: this seat's, this game's)."""
+
+        async def start(token: str, serial: int) -> BotProcess:
+            log_path = self.runner.output / "logs" / spec.name / f"warm-{serial:04d}-{self.game.key}.log"
+            return await self._start(spec, seat, token, log_path, self.config.restart_after)
+
+        return start
+
+    async def _start(self, spec: BotSpec, seat: int, token: str, log_path: Path, games: int) -> BotProcess:
+        """Starts one bot process with ``token`` (a seat's, or a warm bot's session's)."""
+        config = self.config
+        access = SeatAccess(self.runner.socket, token, self.job.bot_seeds[seat])
+        if spec.protocol is BotProtocol.STDIO:
+            return await start_stdio_bot(
+                seat,
+                spec,
+                self.address,
+                access,
+                log_path,
+                sandbox=config.sandbox_of(spec),
+                limits=config.limits,
+                watchdog=self.runner.watchdog,
+                games=games,
+            )
+        return await BotProcess.start(
+            seat,
+            spec,
+            access,
+            log_path,
+            sandbox=config.sandbox_of(spec),
+            limits=config.limits,
+            watchdog=self.runner.watchdog,
+            games=games,
+        )
 
     async def _watch(self, process: BotProcess, over: asyncio.Event) -> None:
         """Notices a bot process that ends before its game does."""

@@ -420,6 +420,14 @@ class Watch:
         self.killed: str | None = None
         #: The largest usage seen (for logs and tests).
         self.peak = Usage(0, 0, 0.0)
+        #: CPU seconds used before the current game (a warm bot's budget is per game) ...
+        self.cpu_offset = 0.0
+        #: ... and in all, at the last sample.
+        self.last_cpu = 0.0
+
+    def rebase(self) -> None:
+        """Starts a new game's CPU budget (a process that plays several games)."""
+        self.cpu_offset = self.last_cpu
 
 
 class Watchdog:
@@ -484,7 +492,9 @@ class Watchdog:
                 max(watch.peak.rss_bytes, usage.rss_bytes),
                 max(watch.peak.cpu_s, usage.cpu_s),
             )
-            reason = usage.over(watch.limits)
+            watch.last_cpu = usage.cpu_s
+            this_game = Usage(usage.processes, usage.rss_bytes, usage.cpu_s - watch.cpu_offset)
+            reason = this_game.over(watch.limits)
             if reason is not None:
                 watch.killed = reason
                 kill_tree(watch.root)

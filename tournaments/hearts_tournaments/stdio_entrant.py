@@ -36,6 +36,7 @@ async def start_stdio_bot(
     sandbox: SandboxKind = SandboxKind.BWRAP,
     limits: Limits | None = None,
     watchdog: Watchdog | None = None,
+    games: int = 1,
 ) -> BotProcess:
     """Starts a stdio bot in the seat of ``access.token`` at ``address``, with its bridge.
 
@@ -43,7 +44,7 @@ async def start_stdio_bot(
     :meth:`BotProcess.start` does), and no bridge: the runner then releases the seat.
     """
     process = await BotProcess.start(
-        seat, spec, access, log_path, sandbox=sandbox, limits=limits, watchdog=watchdog
+        seat, spec, access, log_path, sandbox=sandbox, limits=limits, watchdog=watchdog, games=games
     )
     if process.pipes is None:
         return process

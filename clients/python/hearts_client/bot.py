@@ -36,6 +36,13 @@ class Bot(abc.ABC):
         #: that thinks for long should stay well inside it. None in-process.
         self.time_left: float | None = None
 
+    def reseed(self, seed: int | str) -> None:
+        """Seeds the bot's random choices afresh (a new game's ``bot_seed``): as if built with ``seed``.
+
+        A bot that keeps other random state overrides this (and calls it).
+        """
+        self.rng.seed(seed)
+
     @abc.abstractmethod
     def choose_pass(self, view: View) -> Sequence[Card]:
         """Returns three cards of ``view.hand`` to pass in ``view.pass_direction``."""

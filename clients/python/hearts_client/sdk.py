@@ -8,11 +8,12 @@ breaks. It returns when the table's games are over.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import grpc
 
@@ -26,6 +27,9 @@ from hearts_core.view import HandSummary
 from hearts_protocol.convert import MOON_TO_PB, summary_from_pb, view_from_pb
 
 log = get_logger(__name__)
+
+#: What a stream's read() returns once the referee has closed it with status OK.
+_EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]
 
 #: Status codes after which reconnecting cannot help.
 FATAL_CODES = frozenset(
@@ -107,7 +111,13 @@ class _BotPlayer:
             session.history = [summary_from_pb(h) for h in response.snapshot.hands]
             log.info("resumed", hand=response.snapshot.view.hand_index)
         elif kind == "event":
-            _on_event(response.event, session)
+            event = response.event
+            if event.WhichOneof("event") == "game_started":
+                started = event.game_started
+                if started.bot_seed and started.game_id != session.game_id:
+                    # A process playing several games plays each as a fresh one seeded so would.
+                    self.bot.reseed(started.bot_seed)
+            _on_event(event, session)
         elif kind == "events":
             for event in response.events.events:
                 _on_event(event, session)
@@ -175,22 +185,22 @@ async def _session(
         grpc.aio.AioRpcError: when the stream ends with any status but OK.
     """
     stub = rgrpc.RefereeServiceStub(channel)
-    outgoing: asyncio.Queue[rpb.PlayRequest | None] = asyncio.Queue()
-    outgoing.put_nowait(rpb.PlayRequest(join=rpb.Join(token=token, bot_name=name, protocol_version=1)))
-
-    async def requests() -> AsyncIterator[rpb.PlayRequest]:
-        while (request := await outgoing.get()) is not None:
-            yield request
-
-    call = stub.Play(requests())
+    # The stream's own read/write API: no request generator and queue hop per answer. read()
+    # raises AioRpcError when the stream ends with any status but OK.
+    call: Any = stub.Play()  # type: ignore[call-arg]  # the stubs know only the iterator form
     try:
-        async for response in call:
+        await call.write(rpb.PlayRequest(join=rpb.Join(token=token, bot_name=name, protocol_version=1)))
+        while True:
+            response = await call.read()
+            if response is _EOF:
+                break
+            assert isinstance(response, rpb.PlayResponse)
             attempt.connected = True
             answer = await player.respond(response)
             if answer is not None:
-                outgoing.put_nowait(rpb.PlayRequest(decision=answer))
+                with contextlib.suppress(asyncio.InvalidStateError):  # the stream ended meanwhile
+                    await call.write(rpb.PlayRequest(decision=answer))
     finally:
-        outgoing.put_nowait(None)
         call.cancel()
 
 

@@ -296,6 +296,8 @@ def event_message(event: rpb.Event) -> dict[str, Any] | None:
     which = event.WhichOneof("event")
     if which == "game_started":
         e = event.game_started
+        # A warm bot's per-game seed (GameStarted.bot_seed), only when the organiser gave one.
+        seeded = {"bot_seed": e.bot_seed} if e.bot_seed else {}
         return _line(
             "game_started",
             game_id=e.game_id,
@@ -311,6 +313,7 @@ def event_message(event: rpb.Event) -> dict[str, Any] | None:
             game_number=e.game_number,
             games_total=e.games_total,
             seed_commitment=e.seed_commitment,
+            **seeded,
         )
     if which == "hand_started":
         h = event.hand_started

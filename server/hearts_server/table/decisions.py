@@ -110,6 +110,8 @@ class Seat:
     by_referee: int = 0
     bot_errors: int = 0
     pending: Pending[object] | None = None
+    #: The organiser's seed for this seat's bot (GameStarted.bot_seed; set with BindSeat).
+    bot_seed: str = ""
     feed: msg.SeatFeed = field(default_factory=msg.SeatFeed)
 
     def new_game(self, time_bank_ms: int) -> None:
@@ -152,6 +154,19 @@ class Decisions:
         self._game_clock = 0.0
         self._next_request_id = 0
         self._log: Any = log
+
+    @property
+    def last_request_id(self) -> int:
+        """The id of the latest request of this table (0: none yet)."""
+        return self._next_request_id
+
+    def skip_request_ids(self, floor: int) -> None:
+        """Makes every later request id greater than ``floor``.
+
+        A session's stream (:mod:`hearts_server.sessions`) comes to this table from another one:
+        its ids go on increasing, and no answer to the other table's requests can match here.
+        """
+        self._next_request_id = max(self._next_request_id, floor)
 
     def new_game(self, state: State, bound_log: Any) -> None:
         """Starts the bookkeeping of a new game (``bound_log``: the table's logger)."""

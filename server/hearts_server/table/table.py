@@ -165,6 +165,7 @@ class Table:
         started = pb.GameStarted()
         started.CopyFrom(self._game_started)
         started.your_seat = seat.index
+        started.bot_seed = seat.bot_seed
         seat.connection.send(rpb.PlayResponse(event=rpb.Event(game_started=started)))
         view = self.view_builder(state, seat.index)
         seat.connection.send(
@@ -253,6 +254,7 @@ class Table:
             personal = pb.GameStarted()
             personal.CopyFrom(base)
             personal.your_seat = seat
+            personal.bot_seed = self.seats[seat].bot_seed
             return rpb.Event(game_started=personal)
 
         game_log.info("game_started", seed_commitment=commitment)

@@ -45,6 +45,7 @@ from hearts_tournaments.runner import GamePlay, RunnerError
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
 from hearts_tournaments.schedule import ScheduledGame
 from hearts_tournaments.store import private_folder
+from hearts_tournaments.warm import WarmPool
 
 log = get_logger(__name__)
 
@@ -163,6 +164,11 @@ class _Host:
         self.metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),)
         self._reaping: set[asyncio.Task[None]] = set()
         self._processes: dict[asyncio.Task[None], list[BotProcess]] = {}
+        #: A league starts a process per seat per game (no warm bots yet).
+        self.pool: WarmPool | None = None
+
+    def note_processes(self, game: ScheduledGame, seated: list[tuple[int, int | None, int | None]]) -> None:
+        """Nothing: which process played a seat is in the bot logs (a process per seat per game)."""
 
     def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
         task = asyncio.create_task(self._reap(processes))

@@ -80,6 +80,10 @@ class MonteCarloBot(Bot):
         self.time_limit = time_limit
         self._passer = HeuristicBot(seed)
 
+    def reseed(self, seed: int | str) -> None:
+        super().reseed(seed)
+        self._passer.reseed(seed)
+
     def choose_pass(self, view: View) -> Sequence[Card]:
         return self._passer.choose_pass(view)
 

@@ -519,3 +519,143 @@ class GetGameRecordResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetGameRecordResponse: _TypeAlias = GetGameRecordResponse  # noqa: Y015
+
+@_typing.final
+class OpenSessionRequest(_message.Message):
+    """The request of AdminService.OpenSession."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_NAME_FIELD_NUMBER: _builtins.int
+    bot_name: _builtins.str
+    """The bot's name (for logs)."""
+    def __init__(
+        self,
+        *,
+        bot_name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenSessionRequest: _TypeAlias = OpenSessionRequest  # noqa: Y015
+
+@_typing.final
+class OpenSessionResponse(_message.Message):
+    """The response of AdminService.OpenSession."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session's id, for BindSeat and CloseSession (not a secret)."""
+    token: _builtins.str
+    """The secret token the bot process joins with (in place of a seat token)."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id", "token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenSessionResponse: _TypeAlias = OpenSessionResponse  # noqa: Y015
+
+@_typing.final
+class BindSeatRequest(_message.Message):
+    """The request of AdminService.BindSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_SEED_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session's id."""
+    table_id: _builtins.str
+    """The table's id."""
+    seat: _builtins.int
+    """The seat, 0-based."""
+    bot_seed: _builtins.str
+    """Sent to the session's bot as GameStarted.bot_seed for this seat's game (optional): its
+    seed for this game, so that a reused process plays as a fresh one seeded so would.
+    """
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        table_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        bot_seed: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_seed", b"bot_seed", "seat", b"seat", "session_id", b"session_id", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BindSeatRequest: _TypeAlias = BindSeatRequest  # noqa: Y015
+
+@_typing.final
+class BindSeatResponse(_message.Message):
+    """The response of AdminService.BindSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BindSeatResponse: _TypeAlias = BindSeatResponse  # noqa: Y015
+
+@_typing.final
+class CloseSessionRequest(_message.Message):
+    """The request of AdminService.CloseSession."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session's id."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CloseSessionRequest: _TypeAlias = CloseSessionRequest  # noqa: Y015
+
+@_typing.final
+class CloseSessionResponse(_message.Message):
+    """The response of AdminService.CloseSession."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CloseSessionResponse: _TypeAlias = CloseSessionResponse  # noqa: Y015

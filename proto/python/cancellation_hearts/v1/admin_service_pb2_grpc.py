@@ -60,6 +60,21 @@ class AdminServiceStub:
                 request_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.ReleaseSeatRequest.SerializeToString,
                 response_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.ReleaseSeatResponse.FromString,
                 _registered_method=True)
+        self.OpenSession = channel.unary_unary(
+                '/cancellation_hearts.v1.AdminService/OpenSession',
+                request_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.OpenSessionRequest.SerializeToString,
+                response_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.OpenSessionResponse.FromString,
+                _registered_method=True)
+        self.BindSeat = channel.unary_unary(
+                '/cancellation_hearts.v1.AdminService/BindSeat',
+                request_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.BindSeatRequest.SerializeToString,
+                response_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.BindSeatResponse.FromString,
+                _registered_method=True)
+        self.CloseSession = channel.unary_unary(
+                '/cancellation_hearts.v1.AdminService/CloseSession',
+                request_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.CloseSessionRequest.SerializeToString,
+                response_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.CloseSessionResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
@@ -109,6 +124,36 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def OpenSession(self, request, context):
+        """Opens a bot session: one secret token with which one bot process plays seats of many
+        tables in a row over one Play stream (a warm bot). The process joins with the session
+        token like with a seat token; it then gets the seats bound to the session with BindSeat,
+        one after the other, each game exactly as on a table of several games: GameStarted ...
+        GameCompleted, then the next GameStarted. The stream ends (OK) after CloseSession once
+        the bound seats are played. A session has at most one live stream; a stream that breaks
+        may join again with the same token and is brought up to date as a reconnecting seat is.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def BindSeat(self, request, context):
+        """Binds a seat of a table (not started yet) to a session: the session's process plays it
+        after the seats bound before it. The seat's own token stays valid but should not be handed
+        out. Binding a seat of a table that is already playing is refused (FAILED_PRECONDITION).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CloseSession(self, request, context):
+        """Closes a session: its stream ends once the seats already bound are played; later binds
+        are refused. Closing a closed or unknown session is not an error.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -136,6 +181,21 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.ReleaseSeat,
                     request_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.ReleaseSeatRequest.FromString,
                     response_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.ReleaseSeatResponse.SerializeToString,
+            ),
+            'OpenSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.OpenSession,
+                    request_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.OpenSessionRequest.FromString,
+                    response_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.OpenSessionResponse.SerializeToString,
+            ),
+            'BindSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.BindSeat,
+                    request_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.BindSeatRequest.FromString,
+                    response_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.BindSeatResponse.SerializeToString,
+            ),
+            'CloseSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.CloseSession,
+                    request_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.CloseSessionRequest.FromString,
+                    response_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.CloseSessionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -274,6 +334,87 @@ class AdminService:
             '/cancellation_hearts.v1.AdminService/ReleaseSeat',
             cancellation__hearts_dot_v1_dot_admin__service__pb2.ReleaseSeatRequest.SerializeToString,
             cancellation__hearts_dot_v1_dot_admin__service__pb2.ReleaseSeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OpenSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cancellation_hearts.v1.AdminService/OpenSession',
+            cancellation__hearts_dot_v1_dot_admin__service__pb2.OpenSessionRequest.SerializeToString,
+            cancellation__hearts_dot_v1_dot_admin__service__pb2.OpenSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BindSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cancellation_hearts.v1.AdminService/BindSeat',
+            cancellation__hearts_dot_v1_dot_admin__service__pb2.BindSeatRequest.SerializeToString,
+            cancellation__hearts_dot_v1_dot_admin__service__pb2.BindSeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CloseSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cancellation_hearts.v1.AdminService/CloseSession',
+            cancellation__hearts_dot_v1_dot_admin__service__pb2.CloseSessionRequest.SerializeToString,
+            cancellation__hearts_dot_v1_dot_admin__service__pb2.CloseSessionResponse.FromString,
             options,
             channel_credentials,
             insecure,

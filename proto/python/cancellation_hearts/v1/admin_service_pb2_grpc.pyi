@@ -59,6 +59,24 @@ class AdminServiceStub:
     released seat's token is still accepted (a late bot may watch), but the referee keeps
     deciding for it.
     """
+    OpenSession: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.OpenSessionRequest, _admin_service_pb2.OpenSessionResponse]
+    """Opens a bot session: one secret token with which one bot process plays seats of many
+    tables in a row over one Play stream (a warm bot). The process joins with the session
+    token like with a seat token; it then gets the seats bound to the session with BindSeat,
+    one after the other, each game exactly as on a table of several games: GameStarted ...
+    GameCompleted, then the next GameStarted. The stream ends (OK) after CloseSession once
+    the bound seats are played. A session has at most one live stream; a stream that breaks
+    may join again with the same token and is brought up to date as a reconnecting seat is.
+    """
+    BindSeat: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.BindSeatRequest, _admin_service_pb2.BindSeatResponse]
+    """Binds a seat of a table (not started yet) to a session: the session's process plays it
+    after the seats bound before it. The seat's own token stays valid but should not be handed
+    out. Binding a seat of a table that is already playing is refused (FAILED_PRECONDITION).
+    """
+    CloseSession: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.CloseSessionRequest, _admin_service_pb2.CloseSessionResponse]
+    """Closes a session: its stream ends once the seats already bound are played; later binds
+    are refused. Closing a closed or unknown session is not an error.
+    """
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
@@ -85,6 +103,24 @@ class AdminServiceAsyncStub(AdminServiceStub):
     `by_referee: "released"`; this is not counted as a fault unless `faulted` is set. A
     released seat's token is still accepted (a late bot may watch), but the referee keeps
     deciding for it.
+    """
+    OpenSession: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.OpenSessionRequest, _admin_service_pb2.OpenSessionResponse]  # type: ignore[assignment]
+    """Opens a bot session: one secret token with which one bot process plays seats of many
+    tables in a row over one Play stream (a warm bot). The process joins with the session
+    token like with a seat token; it then gets the seats bound to the session with BindSeat,
+    one after the other, each game exactly as on a table of several games: GameStarted ...
+    GameCompleted, then the next GameStarted. The stream ends (OK) after CloseSession once
+    the bound seats are played. A session has at most one live stream; a stream that breaks
+    may join again with the same token and is brought up to date as a reconnecting seat is.
+    """
+    BindSeat: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.BindSeatRequest, _admin_service_pb2.BindSeatResponse]  # type: ignore[assignment]
+    """Binds a seat of a table (not started yet) to a session: the session's process plays it
+    after the seats bound before it. The seat's own token stays valid but should not be handed
+    out. Binding a seat of a table that is already playing is refused (FAILED_PRECONDITION).
+    """
+    CloseSession: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.CloseSessionRequest, _admin_service_pb2.CloseSessionResponse]  # type: ignore[assignment]
+    """Closes a session: its stream ends once the seats already bound are played; later binds
+    are refused. Closing a closed or unknown session is not an error.
     """
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -139,6 +175,42 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         `by_referee: "released"`; this is not counted as a fault unless `faulted` is set. A
         released seat's token is still accepted (a late bot may watch), but the referee keeps
         deciding for it.
+        """
+
+    @_abc_1.abstractmethod
+    def OpenSession(
+        self,
+        request: _admin_service_pb2.OpenSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.OpenSessionResponse, _abc.Awaitable[_admin_service_pb2.OpenSessionResponse]]:
+        """Opens a bot session: one secret token with which one bot process plays seats of many
+        tables in a row over one Play stream (a warm bot). The process joins with the session
+        token like with a seat token; it then gets the seats bound to the session with BindSeat,
+        one after the other, each game exactly as on a table of several games: GameStarted ...
+        GameCompleted, then the next GameStarted. The stream ends (OK) after CloseSession once
+        the bound seats are played. A session has at most one live stream; a stream that breaks
+        may join again with the same token and is brought up to date as a reconnecting seat is.
+        """
+
+    @_abc_1.abstractmethod
+    def BindSeat(
+        self,
+        request: _admin_service_pb2.BindSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.BindSeatResponse, _abc.Awaitable[_admin_service_pb2.BindSeatResponse]]:
+        """Binds a seat of a table (not started yet) to a session: the session's process plays it
+        after the seats bound before it. The seat's own token stays valid but should not be handed
+        out. Binding a seat of a table that is already playing is refused (FAILED_PRECONDITION).
+        """
+
+    @_abc_1.abstractmethod
+    def CloseSession(
+        self,
+        request: _admin_service_pb2.CloseSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.CloseSessionResponse, _abc.Awaitable[_admin_service_pb2.CloseSessionResponse]]:
+        """Closes a session: its stream ends once the seats already bound are played; later binds
+        are refused. Closing a closed or unknown session is not an error.
         """
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -412,6 +412,7 @@ class GameStarted(_message.Message):
     MAX_FAULTS_FIELD_NUMBER: _builtins.int
     GAME_NUMBER_FIELD_NUMBER: _builtins.int
     GAMES_TOTAL_FIELD_NUMBER: _builtins.int
+    BOT_SEED_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The referee's id of this game; the game record is written as <game_id>.json."""
     protocol_version: _builtins.int
@@ -440,7 +441,17 @@ class GameStarted(_message.Message):
     game_number: _builtins.int
     """The game's number at this table, counting from 0 (a table may play several games)."""
     games_total: _builtins.int
-    """How many games this table plays."""
+    """How many games this table plays. A warm bot (one process playing seats of several
+    tables over one session stream, see AdminService.OpenSession) gets each table's own
+    numbers here: the stream may go on after games_total games; it ends with status OK.
+    """
+    bot_seed: _builtins.str
+    """A seed the organiser gives this seat's bot for its own random choices in this game; empty
+    when none was given (then the bot's start-up seed, HEARTS_SEED, applies). A bot that
+    plays several games in one process and draws random numbers should reseed from it at
+    each GameStarted, so that its play in a game does not depend on which games it played
+    before. Only the receiving seat is sent its seed.
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatInfo]:
         """Every seat and its bot's name."""
@@ -462,10 +473,11 @@ class GameStarted(_message.Message):
         max_faults: _builtins.int = ...,
         game_number: _builtins.int = ...,
         games_total: _builtins.int = ...,
+        bot_seed: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_your_seat", b"_your_seat", "your_seat", b"your_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_your_seat", b"_your_seat", "decision_time_ms", b"decision_time_ms", "first_dealer", b"first_dealer", "game_id", b"game_id", "game_number", b"game_number", "games_total", b"games_total", "max_faults", b"max_faults", "max_hands", b"max_hands", "players", b"players", "protocol_version", b"protocol_version", "seats", b"seats", "seed_commitment", b"seed_commitment", "target_score", b"target_score", "time_bank_ms", b"time_bank_ms", "your_seat", b"your_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_your_seat", b"_your_seat", "bot_seed", b"bot_seed", "decision_time_ms", b"decision_time_ms", "first_dealer", b"first_dealer", "game_id", b"game_id", "game_number", b"game_number", "games_total", b"games_total", "max_faults", b"max_faults", "max_hands", b"max_hands", "players", b"players", "protocol_version", b"protocol_version", "seats", b"seats", "seed_commitment", b"seed_commitment", "target_score", b"target_score", "time_bank_ms", b"time_bank_ms", "your_seat", b"your_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__your_seat: _TypeAlias = _typing.Literal["your_seat"]  # noqa: Y015
     _WhichOneofArgType__your_seat: _TypeAlias = _typing.Literal["_your_seat", b"_your_seat"]  # noqa: Y015

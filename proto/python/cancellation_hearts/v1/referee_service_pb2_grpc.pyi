@@ -40,6 +40,19 @@ A walk-through of one hand, message by message, is in docs/PROTOCOL.md.
 5. A table may play several games in a row on the same stream: GameCompleted is followed by
    the next GameStarted. When the table's last game ends the referee closes the stream with
    status OK.
+
+   A warm bot (a tournament's `reuse = "between_deals"`) joins with a session token instead
+   of a seat token (AdminService.OpenSession) and plays game after game on one stream, each a
+   seat of another table, in the same way: GameCompleted, then the next GameStarted (with that
+   table's game_id, your_seat, seats and limits; game_number and games_total are the table's
+   own, so more games may follow games_total). The stream ends with status OK when the
+   organiser closes the session. What a bot may assume between games: nothing carries over
+   but the stream. Every game starts with GameStarted and a fresh time bank; request ids keep
+   increasing and a request of an earlier game is never open again (an answer to one is
+   dropped, or rejected as STALE_REQUEST); the process never plays two games of the same deal
+   (the runner's rule), so remembering cards across games gains nothing; GameStarted.bot_seed,
+   when set, is the seed for the bot's own random choices in that game. A bot written for one
+   game per stream that keeps no state across games works unchanged.
 6. Rejected messages (see Rejection) are allowed in a burst of 100, refilled at 50 per second;
    accepted answers are never counted. A seat past that is faulted and its stream closed with
    RESOURCE_EXHAUSTED: reconnect, and answer only the requests.
