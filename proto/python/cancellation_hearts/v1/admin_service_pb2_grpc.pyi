@@ -59,6 +59,11 @@ class AdminServiceStub:
     released seat's token is still accepted (a late bot may watch), but the referee keeps
     deciding for it.
     """
+    CancelTable: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.CancelTableRequest, _admin_service_pb2.CancelTableResponse]
+    """Stops a table now: the game in progress is abandoned (no record), finished games keep
+    theirs, the table's status becomes ABORTED and every seat's stream ends with CANCELLED.
+    Cancelling a table that has ended already changes nothing.
+    """
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
@@ -85,6 +90,11 @@ class AdminServiceAsyncStub(AdminServiceStub):
     `by_referee: "released"`; this is not counted as a fault unless `faulted` is set. A
     released seat's token is still accepted (a late bot may watch), but the referee keeps
     deciding for it.
+    """
+    CancelTable: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.CancelTableRequest, _admin_service_pb2.CancelTableResponse]  # type: ignore[assignment]
+    """Stops a table now: the game in progress is abandoned (no record), finished games keep
+    theirs, the table's status becomes ABORTED and every seat's stream ends with CANCELLED.
+    Cancelling a table that has ended already changes nothing.
     """
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -139,6 +149,17 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         `by_referee: "released"`; this is not counted as a fault unless `faulted` is set. A
         released seat's token is still accepted (a late bot may watch), but the referee keeps
         deciding for it.
+        """
+
+    @_abc_1.abstractmethod
+    def CancelTable(
+        self,
+        request: _admin_service_pb2.CancelTableRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.CancelTableResponse, _abc.Awaitable[_admin_service_pb2.CancelTableResponse]]:
+        """Stops a table now: the game in progress is abandoned (no record), finished games keep
+        theirs, the table's status becomes ABORTED and every seat's stream ends with CANCELLED.
+        Cancelling a table that has ended already changes nothing.
         """
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
