@@ -7,6 +7,7 @@ message gets an in-stream MALFORMED rejection instead of killing the stream.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 from collections.abc import AsyncIterator
 from typing import Any
@@ -32,6 +33,8 @@ JOIN_MESSAGE_TIMEOUT_S = 10.0
 #: Streams that may wait for their join at once (server-wide); past it new streams end at once
 #: with RESOURCE_EXHAUSTED. A joined seat has one stream (a newer one replaces it).
 MAX_WAITING_JOINS = 1_000
+#: How long the referee reads (and drops) a flooding bot's messages before closing its stream.
+FLOOD_DRAIN_S = 2.0
 #: Spectators a table admits at once.
 MAX_SPECTATORS = 64
 
@@ -114,6 +117,10 @@ class RefereeServicer:
                     message()  # everything queued before it has been written
                     continue
                 yield message
+            if conn.close_code == "RESOURCE_EXHAUSTED" and conn.close_reason is not None:
+                # A flood: the reader drains what the bot still sends (for a moment), so that
+                # its writes do not fail and it sees RESOURCE_EXHAUSTED, not its own INTERNAL.
+                await asyncio.wait([reader], timeout=FLOOD_DRAIN_S + 0.5)
         finally:
             reader.cancel()
             table.detach(seat, conn)
@@ -127,7 +134,10 @@ class RefereeServicer:
     async def _read(iterator: AsyncIterator[bytes], table: Table, seat: int, conn: Connection) -> None:
         try:
             async for raw in iterator:
-                if table.seats[seat].connection is not conn or not _deliver(table, seat, raw):
+                if table.seats[seat].connection is not conn:
+                    break
+                if not _deliver(table, seat, raw):
+                    await _drain(iterator)
                     break
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
             pass
@@ -145,6 +155,16 @@ class RefereeServicer:
                     "the seat's token to play on",
                     "CANCELLED",
                 )
+
+
+async def _drain(iterator: AsyncIterator[bytes]) -> None:
+    """Reads and drops what a flooding bot still sends, for at most FLOOD_DRAIN_S (stops at the
+    first pause of 0.1 s)."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + FLOOD_DRAIN_S
+    with contextlib.suppress(StopAsyncIteration, TimeoutError):
+        while loop.time() < until:
+            await asyncio.wait_for(iterator.__anext__(), 0.1)
 
 
 def _deliver(table: Table, seat: int, raw: bytes) -> bool:
