@@ -79,9 +79,22 @@ class QuietHealth(HealthServicer):  # type: ignore[misc]
     async def Watch(
         self, request: health_pb2.HealthCheckRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> None:
-        """Streams a service's status until the call or the server ends (no traceback at stop)."""
+        """Streams a service's status until the call ends, or the server stops (it then ends the
+        call itself after NOT_SERVING, so that stopping cancels no handler: no traceback)."""
+        condition = self._server_watchers[request.service]
+        last = None
         with contextlib.suppress(asyncio.CancelledError, grpc.aio.AbortError, grpc.aio.UsageError):
-            await super().Watch(request, context)
+            async with condition:
+                while True:
+                    status = self._server_status.get(
+                        request.service, health_pb2.HealthCheckResponse.SERVICE_UNKNOWN
+                    )
+                    if status != last:
+                        await context.write(health_pb2.HealthCheckResponse(status=status))
+                        last = status
+                    if self._gracefully_shutting_down:
+                        return
+                    await condition.wait()
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +231,7 @@ class RefereeServer:
         """Stops tables still running and the server."""
         if self.health is not None:
             await self.health.enter_graceful_shutdown()
+            await asyncio.sleep(0.05)  # the open health watches send NOT_SERVING and end
         await self.registry.close()
         if self.server is not None:
             await self.server.stop(grace)

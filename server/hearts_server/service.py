@@ -100,8 +100,8 @@ class RefereeServicer:
                 for game in table.finished[seat_state.results_seen :] or table.finished[-1:]:
                     yield rpb.PlayResponse(event=rpb.Event(game_completed=game.result)).SerializeToString()
                 seat_state.results_seen = len(table.finished)
-                if table.stop_reason:
-                    await context.abort(_code(table.stop_code), table.stop_reason)
+                if table.stop_reason:  # ended early: say why, and that there is nothing more
+                    await context.abort(grpc.StatusCode.FAILED_PRECONDITION, table.stop_reason)
                 return
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION, "this table ended without a finished game"

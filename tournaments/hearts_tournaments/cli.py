@@ -40,7 +40,9 @@ DecisionMsOption = Annotated[
 ]
 TimeBankOption = Annotated[
     int,
-    typer.Option("--time-bank-ms", min=1, max=86_400_000, help="Time bank per seat per game, in milliseconds."),
+    typer.Option(
+        "--time-bank-ms", min=1, max=86_400_000, help="Time bank per seat per game, in milliseconds."
+    ),
 ]
 TargetScoreOption = Annotated[
     int, typer.Option("--target-score", min=1, max=10_000, help="The game ends when a total reaches this.")
@@ -104,7 +106,15 @@ def replay(
             else:
                 lines = [json.dumps(replay_record(record), separators=(",", ":"))]
                 problems = list(verify_seed(record))
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError, OverflowError) as exc:
+        except (
+            ValueError,
+            TypeError,
+            KeyError,
+            IndexError,
+            AttributeError,
+            RecursionError,
+            OverflowError,
+        ) as exc:
             typer.echo(f"hearts replay: {path}: not a valid game record: {_short(exc)}", err=True)
             status = 2
             continue
@@ -388,6 +398,7 @@ def doctor(
         f"{'runner:':<22} sandbox {choice['sandbox']}, memory cap by the {choice['memory_cap']}, "
         f"rlimits by {choice['rlimits']}"
     )
+
 
 app.add_typer(tournament_app, name="tournament")
 
