@@ -8,6 +8,7 @@ what to do about it, so that the command line can print one line and exit 2. See
 from __future__ import annotations
 
 import enum
+import json
 import os
 import re
 import tomllib
@@ -502,7 +503,8 @@ def _shown(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f'"{value}"' if len(value) <= 80 else f'"{value[:77]}..."'
+        shown = json.dumps(value, ensure_ascii=False)  # quoted, control characters escaped
+        return shown if len(shown) <= 80 else shown[:76] + '..."'
     if isinstance(value, dict):
         return "a table"
     if isinstance(value, list):
