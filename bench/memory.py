@@ -24,11 +24,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hearts_client.bots import make_bot  # noqa: E402
-from hearts_client.sdk import run_async  # noqa: E402
-from hearts_server.logs import configure_logging  # noqa: E402
-from hearts_server.server import make_server  # noqa: E402
-from tests.harness import await_table, create_table  # noqa: E402
+from hearts_client.bots import make_bot
+from hearts_client.sdk import run_async
+from hearts_server.logs import configure_logging
+from hearts_server.server import make_server
+from tests.harness import await_table, create_table
 
 
 def rss_mb() -> float:
@@ -44,7 +44,10 @@ async def _one_table(address: str, index: int) -> None:
         address, ["random"] * 6, max_hands=1, decision_time_ms=2000, join_timeout_ms=30_000
     )
     await asyncio.gather(
-        *(run_async(make_bot("random", f"{index}-{s.seat}"), address, s.token, name="random") for s in table.seats)
+        *(
+            run_async(make_bot("random", f"{index}-{s.seat}"), address, s.token, name="random")
+            for s in table.seats
+        )
     )
     await await_table(address, table.table_id)
 
@@ -149,7 +152,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("which", choices=["server", "runner"])
     parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--every", type=float, default=200, help="server: games between samples; runner: seconds")
+    parser.add_argument(
+        "--every", type=float, default=200, help="server: games between samples; runner: seconds"
+    )
     parser.add_argument("--parallel", type=int, default=4, help="Tables at once.")
     parser.add_argument("--json", action="store_true", help="Print the JSON object only.")
     args = parser.parse_args()
@@ -160,7 +165,8 @@ def main() -> None:
         result = runner_bench(args.games, args.every if args.every < 100 else 10.0, args.parallel)
     if not args.json:
         print(
-            f"{result['bench']}: {result['games']} games in {result['seconds']} s; RSS {result['rss_start_mb']} MB "
+            f"{result['bench']}: {result['games']} games in {result['seconds']} s; "
+            f"RSS {result['rss_start_mb']} MB "
             f"at start, {result['rss_warm_mb']} MB warm, {result['rss_end_mb']} MB at the end "
             f"({result['growth_after_warmup_kb_per_game']} KB per game after warming up)"
         )

@@ -25,11 +25,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import grpc  # noqa: E402
+import grpc
 
-from hearts_server.logs import configure_logging  # noqa: E402
-from hearts_server.server import make_server  # noqa: E402
-from tests.harness import RawSeat, create_table  # noqa: E402
+from hearts_server.logs import configure_logging
+from hearts_server.server import make_server
+from tests.harness import RawSeat, create_table
 
 SEATS = 6
 
@@ -117,9 +117,11 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="Print one JSON object only.")
     parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=INT",
-        help="Override a server channel argument (to compare settings), e.g. grpc.max_concurrent_streams=1000.",
+        help="Override a server channel argument, e.g. grpc.max_concurrent_streams=1000.",
     )  # fmt: skip
-    parser.add_argument("--grpc-defaults", action="store_true", help="The server as before issue 11 (grpc's defaults).")
+    parser.add_argument(
+        "--grpc-defaults", action="store_true", help="The server as before issue 11 (grpc's defaults)."
+    )
     args = parser.parse_args()
     configure_logging("json", "ERROR")
     from hearts_server import server as server_module

@@ -123,7 +123,9 @@ def rapid_reset(host: str, port: int, max_streams: int, max_seconds: float, batc
     return AttackReport(sent, time.monotonic() - started, closed)
 
 
-def raw_call(host: str, port: int, path: str, message: bytes, headers: list[tuple[bytes, bytes]]) -> dict[str, str]:
+def raw_call(
+    host: str, port: int, path: str, message: bytes, headers: list[tuple[bytes, bytes]]
+) -> dict[str, str]:
     """One unary gRPC call over a raw HTTP/2 connection; the response's headers and trailers."""
     sock, conn = _connect(host, port)
     try:
@@ -155,4 +157,12 @@ if __name__ == "__main__":
 
     host, port, count, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
     report = rapid_reset(host, port, count, seconds)
-    print(json.dumps({"streams": report.streams, "seconds": round(report.seconds, 3), "closed": report.closed_by_server}))
+    print(
+        json.dumps(
+            {
+                "streams": report.streams,
+                "seconds": round(report.seconds, 3),
+                "closed": report.closed_by_server,
+            }
+        )
+    )

@@ -101,8 +101,8 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=12), inner, max_size=6),
     max_leaves=30,
 )
-RECORD_KEYS = ["players", "hands", "target_score", "max_hands", "first_dealer", "deal", "passes", "tricks", "seed",
-               "seed_commitment", "record", "plays", "moon", "result"]  # fmt: skip
+RECORD_KEYS = ["players", "hands", "target_score", "max_hands", "first_dealer", "deal", "passes",
+               "tricks", "seed", "seed_commitment", "record", "plays", "moon", "result"]  # fmt: skip
 RECORDISH = st.dictionaries(st.sampled_from(RECORD_KEYS), JSON, max_size=8) | JSON
 
 

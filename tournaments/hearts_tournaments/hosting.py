@@ -167,6 +167,7 @@ async def _host(
             processes.append(process)
         await table.done.wait()
         done = True
+        await _grace(table, set(token_files))
     finally:
         if done:
             await asyncio.gather(*(p.stop() for p in processes))
@@ -184,6 +185,22 @@ async def _host(
         }
         for game in table.finished
     ]
+
+
+#: How long ``hearts host`` keeps serving after the last game for an external bot that was away
+#: at the end to come back and be told the result (its final status OK).
+HOST_GRACE_S = 10.0
+
+
+async def _grace(table: Table, external: set[int]) -> None:
+    """Waits (at most HOST_GRACE_S) until every external seat has been told every game's end."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + HOST_GRACE_S
+    while loop.time() < until:
+        behind = [i for i in external if table.seats[i].results_seen < len(table.finished)]
+        if not behind:
+            return
+        await asyncio.sleep(0.05)
 
 
 def _invitation(address: str, table: Table, token_files: dict[int, Path]) -> dict[str, Any]:
