@@ -111,7 +111,7 @@ def runner_bench(games: int, every: float, parallel: int) -> dict[str, Any]:
 
         def sample() -> None:
             while not stop.wait(every):
-                count = len(tournament.store.outcomes(records=False))
+                count = sum(1 for _ in (output / "records").glob("*.json"))
                 samples.append((count, rss_mb()))
                 print(f"runner: {count} games, RSS {samples[-1][1]:.1f} MB", file=sys.stderr)
 
