@@ -65,7 +65,7 @@ def settings_from_pb(config: apb.TableConfig, defaults: ServerDefaults) -> Table
 
 #: Finished tables kept in memory (GetTable, AwaitTable, Watch); older ones are forgotten, their
 #: records stay on disk (GetGameRecord reads the file).
-MAX_FINISHED_TABLES = 256
+MAX_FINISHED_TABLES = 64
 #: A game id as the referee makes them (the only names GetGameRecord reads from the record folder).
 _GAME_ID = re.compile(r"[0-9a-f]{12}(-[0-9]{1,4})?")
 

@@ -36,7 +36,7 @@ from hearts_server.logs import get_logger
 from hearts_server.table.broadcast import Broadcaster
 from hearts_server.table.clock import Clock, LoopClock
 from hearts_server.table.decisions import Decisions, Outcome, Rejected, Seat
-from hearts_server.table.gamelog import FinishedGame, SeatStats
+from hearts_server.table.gamelog import FinishedGame, GameLog, SeatStats
 from hearts_server.table.settings import TableSettings, TableStatus
 from hearts_server.table.streams import Connection, FloodGate
 
@@ -234,6 +234,10 @@ class Table:
                 self.broadcaster.close(self.stop_reason, self.stop_code)
             else:
                 self.broadcaster.close()
+            # Only what a live call needs stays: results, the public log (spectators), seats.
+            self.state = None
+            self.decisions.state = None
+            self.decisions.log = GameLog()
             self.done.set()
 
     async def _play_game(self, number: int) -> None:
