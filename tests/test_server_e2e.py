@@ -103,7 +103,9 @@ def test_spectators_see_public_events_only(tmp_path: Path) -> None:
         async with running_server(tmp_path) as server:
             table = await create_table(server.address, ["heuristic"] * 7, seed="watch", max_hands=1)
             async with grpc.aio.insecure_channel(server.address) as channel:
-                watch = sgrpc.SpectatorServiceStub(channel).Watch(spb.WatchRequest(table_id=table.table_id))
+                watch = sgrpc.SpectatorServiceStub(channel).Watch(
+                    spb.WatchRequest(table_id=table.table_id, spectator_token=table.spectator_token)
+                )
                 bots = [sdk_bot(server.address, s.token, "heuristic", str(s.seat)) for s in table.seats]
                 events = [event async for event in watch]
                 await asyncio.gather(*bots)

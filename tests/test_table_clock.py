@@ -10,6 +10,7 @@ real-gRPC counterparts live in ``test_referee_adversarial.py``: one end-to-end t
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ import pytest
 from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_client.sdk import safe_answer
+from hearts_core.record import DecisionEntry, GameRecord
 from hearts_core.rules import Rules
 from hearts_server.table import Table, TableSettings
 from hearts_server.table.clock import ManualClock, settle
@@ -102,6 +104,9 @@ class Harness:
 
     async def _read(self, seat: int, conn: Connection) -> None:
         while (data := await conn.outbox.get()) is not None:
+            if callable(data):
+                data()  # a write notification, as the servicer runs it once the bytes before are out
+                continue
             message = rpb.PlayResponse.FromString(data)  # the bytes a stream would write
             self.seen[seat].messages.append(message)
             if message.WhichOneof("message") == "decision_request" and conn is self.conns.get(seat):
@@ -134,15 +139,27 @@ class Harness:
             reader.cancel()
 
     def faults(self) -> list[tuple[int, str]]:
+        """The faults so far: the live game's, or once it is over its record's."""
+        if self.table.finished:
+            return [(f.seat, f.kind) for f in self.typed_record().faults or ()]
         return [(f.seat, f.kind) for f in self.table.decisions.log.faults]
 
-    def record(self) -> dict[str, Any]:
+    def typed_record(self) -> GameRecord:
         (game,) = self.table.finished
-        return game.record.to_json()
+        return GameRecord.from_json(json.loads(game.record_json))
+
+    def record(self) -> dict[str, Any]:
+        return self.typed_record().to_json()
 
 
 def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
     asyncio.run(asyncio.wait_for(test(), 60))
+
+
+def recorded(h: Harness) -> tuple[DecisionEntry, ...]:
+    """The decisions of the harness's finished game, from its record (a finished table keeps no
+    game state of its own)."""
+    return h.typed_record().decisions or ()
 
 
 def test_a_silent_seat_times_out_after_exactly_decision_ms() -> None:
@@ -162,10 +179,10 @@ def test_a_silent_seat_times_out_after_exactly_decision_ms() -> None:
             (SEAT, 1, "no legal answer within 1000 ms")
         ]
         await h.finish()
-        decisions = [d for d in h.table.decisions.log.decisions if d.seat == SEAT]
+        decisions = [d for d in recorded(h) if d.seat == SEAT]
         assert decisions[0].by_referee == "timeout" and decisions[0].ms == 1000
         # Every other seat answered at once: no time passed for them.
-        others = [d for d in h.table.decisions.log.decisions if d.seat != SEAT]
+        others = [d for d in recorded(h) if d.seat != SEAT]
         assert others and all(d.by_referee is None and d.ms == 0 for d in others)
 
     run(test)
@@ -195,7 +212,7 @@ def test_max_faults_retires_the_seat() -> None:
         await h.finish()
         assert h.faults() == [(SEAT, "timeout")] * 3
         assert len(h.seen[SEAT].requests()) == 3  # retired: never asked again
-        mine = [d for d in h.table.decisions.log.decisions if d.seat == SEAT]
+        mine = [d for d in recorded(h) if d.seat == SEAT]
         assert [d.by_referee for d in mine[:3]] == ["timeout"] * 3
         assert len(mine) > 3 and {d.by_referee for d in mine[3:]} == {"retired"}
         result = h.record()["result"]
@@ -263,7 +280,7 @@ def test_a_seat_gone_past_the_grace_is_decided_for_at_once() -> None:
         assert h.run is not None
         await h.until(h.run.done)  # no more waiting: every later decision is made at once
         assert {kind for _, kind in h.faults()} == {"disconnected"} and len(h.faults()) > 1
-        details = {f.detail for f in h.table.decisions.log.faults}
+        details = {f.detail for f in h.typed_record().faults or ()}
         assert details == {"not reconnected within 1000 ms", "the seat was not connected"}
 
     run(test)
@@ -291,9 +308,9 @@ def test_an_answer_the_sdk_made_for_its_bot_is_recorded_and_counted() -> None:
         await h.start()
         await h.finish()
         assert h.faults() == []  # legal and in time: not a fault ...
-        mine = [d for d in h.table.decisions.log.decisions if d.seat == SEAT]
+        mine = [d for d in recorded(h) if d.seat == SEAT]
         assert mine and all(d.bot_error and d.by_referee is None for d in mine)  # ... but marked
-        assert not any(d.bot_error for d in h.table.decisions.log.decisions if d.seat != SEAT)
+        assert not any(d.bot_error for d in recorded(h) if d.seat != SEAT)
         (game,) = h.table.finished
         counted = [r.bot_errors for r in sorted(game.result.results, key=lambda r: r.seat)]
         assert counted == [len(mine) if s == SEAT else 0 for s in range(PLAYERS)]

@@ -59,7 +59,7 @@ BAD = [
     ("[tournament]\ntable_size = 6\nconcurrency = true\n" + BOTS, "tournament.concurrency: must be a whole"),
     (
         "[tournament]\ntable_size = 6\ntarget_score = -5\n" + BOTS,
-        "tournament.target_score: must be at least 1",
+        "tournament.target_score: must be between 1 and 10000",
     ),
     ('[tournament]\ntable_size = 6\nserver = "nowhere"\n' + BOTS, "tournament.server: must be"),
     ('[tournament]\ntable_size = 6\nname = "a b"\n' + BOTS, "tournament.name: must be"),

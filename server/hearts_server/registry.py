@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import collections
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,8 +64,18 @@ def settings_from_pb(config: apb.TableConfig, defaults: ServerDefaults) -> Table
     )
 
 
+#: Finished tables kept in memory (GetTable, AwaitTable, Watch); older ones are forgotten, their
+#: records stay on disk (GetGameRecord reads the file).
+MAX_FINISHED_TABLES = 64
+#: A game id as the referee makes them (the only names GetGameRecord reads from the record folder).
+_GAME_ID = re.compile(r"[0-9a-f]{12}(-[0-9]{1,4})?")
+
+
 class Registry:
     """Every table of a server and the task that referees each.
+
+    Only what a live call needs is kept: running tables, and the last MAX_FINISHED_TABLES
+    finished ones; a finished game's record lives in its file.
 
     Args:
         record_dir: Where finished games' records are written (None: memory only).
@@ -77,7 +89,10 @@ class Registry:
         self.view_builder: ViewBuilder = build_view
         self.tables: dict[str, Table] = {}
         self._by_token: dict[str, tuple[Table, int]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._finished: collections.deque[str] = collections.deque()
+        if record_dir is not None:
+            remove_partial_records(record_dir)
         #: Bot sessions (warm bots) by id, and by their secret token.
         self.sessions: dict[str, Session] = {}
         self._by_session_token: dict[str, Session] = {}
@@ -90,10 +105,40 @@ class Registry:
         for seat in table.seats:
             self._by_token[seat.token] = (table, seat.index)
         task = asyncio.get_running_loop().create_task(table.run(), name=f"table-{table_id}")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks[table_id] = task
+        task.add_done_callback(lambda _: self._ended(table))
         log.info("table_created", table_id=table_id, players=settings.rules.players, games=settings.games)
         return table
+
+    def _ended(self, table: Table) -> None:
+        self._tasks.pop(table.table_id, None)
+        self._finished.append(table.table_id)
+        while len(self._finished) > MAX_FINISHED_TABLES:
+            self.forget(self._finished.popleft())
+
+    def forget(self, table_id: str) -> None:
+        """Drops a finished table from memory (its records stay on disk)."""
+        table = self.tables.pop(table_id, None)
+        if table is None:
+            return
+        for seat in table.seats:
+            self._by_token.pop(seat.token, None)
+
+    def cancel(self, table_id: str) -> bool:
+        """Stops a running table now (AdminService.CancelTable); False if it had ended already."""
+        task = self._tasks.get(table_id)
+        table = self.tables.get(table_id)
+        if task is None or task.done() or table is None:
+            return False
+        table.stop_reason = "the organiser cancelled the table"
+        task.cancel()
+        return True
+
+    def record_path(self, game_id: str) -> Path | None:
+        """Where a game's record would be on disk (None for a name the referee never makes)."""
+        if self.record_dir is None or _GAME_ID.fullmatch(game_id) is None:
+            return None
+        return self.record_dir / f"{game_id}.json"
 
     def by_token(self, token: str) -> tuple[Table, int] | None:
         """The table and seat a token acts for, or None."""
@@ -121,6 +166,26 @@ class Registry:
 
     async def close(self) -> None:
         """Stops every table still running (finished games keep their records)."""
-        for task in list(self._tasks):
+        tasks = list(self._tasks.values())
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def remove_partial_records(record_dir: Path) -> list[Path]:
+    """Removes the temporary files a killed referee left half written (``.NAME.json.*.tmp``, made by
+    :func:`hearts_core.record.write_text_durably`); returns them."""
+    removed = []
+    try:
+        candidates = list(record_dir.glob(".*.json.*.tmp"))
+    except OSError:
+        return []
+    for path in candidates:
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        removed.append(path)
+    if removed:
+        log.warning("partial_records_removed", count=len(removed), folder=str(record_dir))
+    return removed

@@ -7,16 +7,19 @@ reflection services, and TLS when given a certificate and key.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
+from grpc_reflection.v1alpha._async import ReflectionServicer as AsyncReflectionServicer
 
 from cancellation_hearts.v1 import (
     admin_service_pb2,
@@ -38,6 +41,67 @@ SERVICE_NAMES = (
     admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name,
     spectator_service_pb2.DESCRIPTOR.services_by_name["SpectatorService"].full_name,
 )
+
+
+#: The v1 name of the reflection service (grpcurl, buf curl and grpc-health-probe ask for it).
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+#: The transport's limits (grpc core channel arguments). A bot needs one stream; an organiser one
+#: per table it awaits. Bounding concurrent streams per connection and the requests the server queues
+#: before a handler takes them keeps one abusive connection (an HTTP/2 rapid reset: streams
+#: opened and reset as fast as it can) from starving everyone else's joins.
+SERVER_OPTIONS: list[tuple[str, int]] = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.so_reuseport", 0),
+    ("grpc.keepalive_time_ms", 20_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+    ("grpc.http2.max_ping_strikes", 2),
+    # Measured with bench/rapid_reset.py: at 100 (or grpc's default, unlimited) a rapid reset
+    # from one connection made new joins fail (CANCELLED, timeouts); at 64 they succeed (slower).
+    # grpc counts a stream until Python has let go of it ("overload protection") and refuses
+    # streams past the limit (REFUSED_STREAM): one client process (whose channels share one
+    # connection) must keep fewer than 64 calls open at once, e.g. AwaitTable of fewer tables.
+    ("grpc.max_concurrent_streams", 64),
+    ("grpc.max_connection_idle_ms", 600_000),
+    # Calls the server has accepted but Python has not picked up yet: above the soft limit grpc
+    # cancels new calls at random (the CANCELLED joins of the attack); keep it out of reach.
+    ("grpc.server.max_pending_requests", 20_000),
+    ("grpc.server.max_pending_requests_hard_limit", 40_000),
+    ("grpc.http2.max_header_list_size", 16 * 1024),
+]
+
+
+class QuietHealth(HealthServicer):  # type: ignore[misc]
+    """The standard health service, with ``List`` and a quiet end of open ``Watch`` calls."""
+
+    async def List(
+        self, request: health_pb2.HealthListRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> health_pb2.HealthListResponse:
+        """Every service's status."""
+        statuses = dict(self._server_status)
+        return health_pb2.HealthListResponse(
+            statuses={name: health_pb2.HealthCheckResponse(status=s) for name, s in statuses.items()}
+        )
+
+    async def Watch(
+        self, request: health_pb2.HealthCheckRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> None:
+        """Streams a service's status until the call ends, or the server stops (it then ends the
+        call itself after NOT_SERVING, so that stopping cancels no handler: no traceback)."""
+        condition = self._server_watchers[request.service]
+        last = None
+        with contextlib.suppress(asyncio.CancelledError, grpc.aio.AbortError, grpc.aio.UsageError):
+            async with condition:
+                while True:
+                    status = self._server_status.get(
+                        request.service, health_pb2.HealthCheckResponse.SERVICE_UNKNOWN
+                    )
+                    if status != last:
+                        await context.write(health_pb2.HealthCheckResponse(status=status))
+                        last = status
+                    if self._gracefully_shutting_down:
+                        return
+                    await condition.wait()
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,15 +163,8 @@ class RefereeServer:
         Raises:
             OSError: if the address cannot be bound (e.g. the port is in use).
         """
-        self.health = HealthServicer()
-        self.server = grpc.aio.server(
-            options=[
-                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-                ("grpc.so_reuseport", 0),
-                ("grpc.keepalive_time_ms", 20_000),
-                ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
-            ]
-        )
+        self.health = QuietHealth()
+        self.server = grpc.aio.server(options=SERVER_OPTIONS)
         referee = RefereeServicer(self.registry)
         play = grpc.stream_stream_rpc_method_handler(
             referee.play,
@@ -124,13 +181,29 @@ class RefereeServer:
             SpectatorServicer(self.registry), self.server
         )
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
-        reflection.enable_server_reflection(
+        reflector = AsyncReflectionServicer(
             (
                 *SERVICE_NAMES,
                 health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
                 reflection.SERVICE_NAME,
-            ),
-            self.server,
+                REFLECTION_V1,
+            )
+        )
+        reflection_pb2_grpc.add_ServerReflectionServicer_to_server(reflector, self.server)
+        # grpc.reflection.v1 is v1alpha under another name (the messages are the same on the wire).
+        self.server.add_generic_rpc_handlers(
+            (
+                grpc.method_handlers_generic_handler(
+                    REFLECTION_V1,
+                    {
+                        "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
+                            reflector.ServerReflectionInfo,
+                            request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+                            response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+                        )
+                    },
+                ),
+            )
         )
         target = f"{self.host}:{self.requested_port}"
         if self.requested_port:
@@ -165,6 +238,7 @@ class RefereeServer:
         """Stops tables still running and the server."""
         if self.health is not None:
             await self.health.enter_graceful_shutdown()
+            await asyncio.sleep(0.05)  # the open health watches send NOT_SERVING and end
         await self.registry.close()
         if self.server is not None:
             await self.server.stop(grace)

@@ -7,6 +7,7 @@ message gets an in-stream MALFORMED rejection instead of killing the stream.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 from collections.abc import AsyncIterator
 from typing import Any
@@ -24,12 +25,19 @@ from hearts_core.errors import HeartsError
 from hearts_server.logs import get_logger
 from hearts_server.registry import Registry, settings_from_pb
 from hearts_server.sessions import SessionError, play_session
-from hearts_server.table import AlreadyConnected, Connection, Table, TableStatus
+from hearts_server.table import Connection, FinishedGame, Table, TableStatus
 
 log = get_logger(__name__)
 
 #: How long a new stream may take to send its join.
-JOIN_MESSAGE_TIMEOUT_S = 30.0
+JOIN_MESSAGE_TIMEOUT_S = 10.0
+#: Streams that may wait for their join at once (server-wide); past it new streams end at once
+#: with RESOURCE_EXHAUSTED. A joined seat has one stream (a newer one replaces it).
+MAX_WAITING_JOINS = 1_000
+#: How long the referee reads (and drops) a flooding bot's messages before closing its stream.
+FLOOD_DRAIN_S = 2.0
+#: Spectators a table admits at once.
+MAX_SPECTATORS = 64
 
 _STATUS_TO_PB = {
     TableStatus.WAITING: apb.TABLE_STATUS_WAITING,
@@ -44,18 +52,27 @@ class RefereeServicer:
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
+        #: Streams that have not sent their join yet.
+        self.waiting = 0
 
     async def play(
         self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[bytes]:
         """Handles one seat's stream: join, then events and decisions until the table ends."""
         iterator = requests.__aiter__()
+        if self.waiting >= MAX_WAITING_JOINS:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, "too many streams are waiting to join: try again later"
+            )
+        self.waiting += 1
         try:
             first = await asyncio.wait_for(iterator.__anext__(), JOIN_MESSAGE_TIMEOUT_S)
         except StopAsyncIteration:
             return
         except TimeoutError:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no join message within 30 s")
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no join message within 10 s")
+        finally:
+            self.waiting -= 1
         try:
             join_request = rpb.PlayRequest.FromString(first)
         except DecodeError:
@@ -89,47 +106,76 @@ class RefereeServicer:
         if table.done.is_set():
             if table.finished:
                 # A seat coming back after the end (it was away at the last card) is told how
-                # the game ended and released normally.
-                last = table.finished[-1].result
-                yield rpb.PlayResponse(event=rpb.Event(game_completed=last)).SerializeToString()
+                # the games it missed ended and released normally (status OK).
+                seat_state = table.seats[seat]
+                for game in table.finished[seat_state.results_seen :] or table.finished[-1:]:
+                    yield rpb.PlayResponse(event=rpb.Event(game_completed=game.result)).SerializeToString()
+                seat_state.results_seen = len(table.finished)
+                if table.stop_reason:  # ended early: say why, and that there is nothing more
+                    await context.abort(grpc.StatusCode.FAILED_PRECONDITION, table.stop_reason)
                 return
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION, "this table ended without a finished game"
             )
-        try:
-            conn = table.attach(seat)
-        except AlreadyConnected:
-            await context.abort(
-                grpc.StatusCode.ALREADY_EXISTS, f"seat {seat} already has a live stream with this token"
-            )
-            raise  # unreachable: abort raises
+        conn = table.attach(seat)
         reader = asyncio.create_task(self._read(iterator, table, seat, conn))
         try:
             while True:
                 message = await conn.outbox.get()
                 if message is None:
                     break
+                if callable(message):
+                    message()  # everything queued before it has been written
+                    continue
                 yield message
-            if conn.close_reason is not None:
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, conn.close_reason)
+            if conn.close_code == "RESOURCE_EXHAUSTED" and conn.close_reason is not None:
+                # A flood: the reader drains what the bot still sends (for a moment), so that
+                # its writes do not fail and it sees RESOURCE_EXHAUSTED, not its own INTERNAL.
+                await asyncio.wait([reader], timeout=FLOOD_DRAIN_S + 0.5)
         finally:
             reader.cancel()
             table.detach(seat, conn)
+        if conn.close_reason is not None:
+            # Set, not abort(): a status set before the handler returns always reaches the
+            # client as given (an abort racing the bot's own writes could surface as INTERNAL).
+            context.set_code(_code(conn.close_code))
+            context.set_details(conn.close_reason)
 
     @staticmethod
     async def _read(iterator: AsyncIterator[bytes], table: Table, seat: int, conn: Connection) -> None:
         try:
             async for raw in iterator:
-                if table.seats[seat].connection is not conn or not _deliver(table, seat, raw):
+                if table.seats[seat].connection is not conn:
+                    break
+                if not _deliver(table, seat, raw):
+                    await _drain(iterator)
                     break
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
             pass
         except Exception:  # the client went away mid-message; the writer side notices too
             log.debug("stream_read_failed", table_id=table.table_id, seat=seat)
         # The bot closed its side or broke: end our side too, so that a reconnection is possible.
+        # Not with OK while the table plays on: OK is kept for "the table is done".
         if table.seats[seat].connection is conn:
             table.detach(seat, conn)
-            conn.close()
+            if table.done.is_set():
+                conn.close()
+            else:
+                conn.close(
+                    "the bot closed its side of the stream before the table ended; reconnect with "
+                    "the seat's token to play on",
+                    "CANCELLED",
+                )
+
+
+async def _drain(iterator: AsyncIterator[bytes]) -> None:
+    """Reads and drops what a flooding bot still sends, for at most FLOOD_DRAIN_S (stops at the
+    first pause of 0.1 s)."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + FLOOD_DRAIN_S
+    with contextlib.suppress(StopAsyncIteration, TimeoutError):
+        while loop.time() < until:
+            await asyncio.wait_for(iterator.__anext__(), 0.1)
 
 
 def _deliver(table: Table, seat: int, raw: bytes) -> bool:
@@ -143,12 +189,35 @@ def _deliver(table: Table, seat: int, raw: bytes) -> bool:
     return table.answer(seat, request.decision)
 
 
+def _code(name: str) -> grpc.StatusCode:
+    return getattr(grpc.StatusCode, name, grpc.StatusCode.UNKNOWN)
+
+
+def bearer(context: grpc.aio.ServicerContext[Any, Any]) -> bytes | None:
+    """The credential of the call's ``authorization: Bearer <credential>`` metadata, as bytes.
+
+    The scheme is matched case-insensitively (RFC 7235); a value that is not ASCII, or not a
+    Bearer credential, gives None.
+    """
+    for key, value in context.invocation_metadata() or ():
+        if key.lower() != "authorization":
+            continue
+        raw = value if isinstance(value, bytes) else str(value).encode("utf-8", "replace")
+        scheme, _, credential = raw.strip().partition(b" ")
+        if scheme.lower() == b"bearer" and credential.strip():
+            return credential.strip()
+        return None
+    return None
+
+
+def _matches(given: bytes | None, secret: str) -> bool:
+    return given is not None and hmac.compare_digest(given, secret.encode())
+
+
 def _authorize(token: str | None, context: grpc.aio.ServicerContext[Any, Any]) -> bool:
     if not token:
         return True
-    metadata = dict(context.invocation_metadata() or ())
-    given = str(metadata.get("authorization", ""))
-    return hmac.compare_digest(given, f"Bearer {token}")
+    return _matches(bearer(context), token)
 
 
 class AdminServicer(agrpc.AdminServiceServicer):
@@ -167,7 +236,7 @@ class AdminServicer(agrpc.AdminServiceServicer):
     async def _table(self, table_id: str, context: grpc.aio.ServicerContext[Any, Any]) -> Table:
         table = self.registry.tables.get(table_id)
         if table is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {table_id!r}")
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {table_id[:100]!r}")
         assert table is not None
         return table
 
@@ -185,13 +254,14 @@ class AdminServicer(agrpc.AdminServiceServicer):
             table_id=table.table_id,
             seats=[apb.SeatToken(seat=s.index, token=s.token) for s in table.seats],
             seed_commitment=_commitment(table),
+            spectator_token=table.spectator_token,
         )
 
     async def GetTable(
         self, request: apb.GetTableRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> apb.GetTableResponse:
         await self._check(context)
-        return table_pb(await self._table(request.table_id, context))
+        return await table_pb_async(await self._table(request.table_id, context), context)
 
     async def AwaitTable(
         self, request: apb.AwaitTableRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -199,7 +269,7 @@ class AdminServicer(agrpc.AdminServiceServicer):
         await self._check(context)
         table = await self._table(request.table_id, context)
         await table.done.wait()
-        return apb.AwaitTableResponse(table=table_pb(table))
+        return apb.AwaitTableResponse(table=await table_pb_async(table, context))
 
     async def GetGameRecord(
         self, request: apb.GetGameRecordRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -208,11 +278,29 @@ class AdminServicer(agrpc.AdminServiceServicer):
         for table in self.registry.tables.values():
             for game in table.finished:
                 if game.game_id == request.game_id:
-                    return apb.GetGameRecordResponse(record_json=game.record_json)
-            if table.game_id == request.game_id:
+                    return apb.GetGameRecordResponse(record_json=await _record_json(game, context))
+            if table.game_id == request.game_id and not table.done.is_set():
                 await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "the game is still running")
-        await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id!r}")
+        # A table forgotten since (only the last finished tables are kept): its file.
+        path = self.registry.record_path(request.game_id)
+        if path is not None:
+            try:
+                text = await asyncio.to_thread(path.read_text, encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                pass
+            else:
+                return apb.GetGameRecordResponse(record_json=text.rstrip("\n"))
+        await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id[:100]!r}")
         raise AssertionError("unreachable")
+
+    async def CancelTable(
+        self, request: apb.CancelTableRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> apb.CancelTableResponse:
+        await self._check(context)
+        table = await self._table(request.table_id, context)
+        if self.registry.cancel(table.table_id):
+            await table.done.wait()
+        return apb.CancelTableResponse(table=await table_pb_async(table, context))
 
     async def ReleaseSeat(
         self, request: apb.ReleaseSeatRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -261,8 +349,24 @@ def _commitment(table: Table) -> str:
     return seed_commitment(table.settings.game_seed(0))
 
 
-def table_pb(table: Table) -> apb.GetTableResponse:
-    """The status and finished games of a table."""
+async def _record_json(game: FinishedGame, context: grpc.aio.ServicerContext[Any, Any]) -> str:
+    try:
+        return await asyncio.to_thread(lambda: game.record_json)
+    except (OSError, UnicodeDecodeError) as exc:
+        await context.abort(grpc.StatusCode.DATA_LOSS, f"the record of {game.game_id} cannot be read: {exc}")
+        raise
+
+
+async def table_pb_async(table: Table, context: grpc.aio.ServicerContext[Any, Any]) -> apb.GetTableResponse:
+    """:func:`table_pb`, reading the records from disk off the event loop."""
+    texts = [await _record_json(g, context) for g in table.finished]
+    return table_pb(table, texts)
+
+
+def table_pb(table: Table, texts: list[str] | None = None) -> apb.GetTableResponse:
+    """The status and finished games of a table (``texts``: their records, read if not given)."""
+    if texts is None:
+        texts = [g.record_json for g in table.finished]
     return apb.GetTableResponse(
         table_id=table.table_id,
         status=_STATUS_TO_PB[table.status],
@@ -270,7 +374,8 @@ def table_pb(table: Table) -> apb.GetTableResponse:
             apb.FinishedGame(
                 game_id=g.game_id,
                 result=g.result,
-                record_json=g.record_json,
+                record_json=text,
+                record_error=g.record_error,
                 seats=[
                     apb.SeatStats(
                         seat=i,
@@ -283,9 +388,10 @@ def table_pb(table: Table) -> apb.GetTableResponse:
                     for i, s in enumerate(g.seats)
                 ],
             )
-            for g in table.finished
+            for g, text in zip(table.finished, texts, strict=True)
         ],
         connected=[s.connection is not None for s in table.seats],
+        stop_reason=table.stop_reason,
     )
 
 
@@ -300,8 +406,21 @@ class SpectatorServicer(sgrpc.SpectatorServiceServicer):
     ) -> AsyncIterator[spb.WatchResponse]:
         table = self.registry.tables.get(request.table_id)
         if table is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {request.table_id!r}")
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {request.table_id[:100]!r}")
         assert table is not None
+        if not table.done.is_set():
+            given = request.spectator_token.encode() if request.spectator_token else bearer(context)
+            if not _matches(given, table.spectator_token):
+                await context.abort(
+                    grpc.StatusCode.UNAUTHENTICATED,
+                    "watching a live table needs its spectator_token (from CreateTableResponse); "
+                    "an ended table is public",
+                )
+            if len(table.watchers) >= MAX_SPECTATORS:
+                await context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"the table has {MAX_SPECTATORS} spectators already: try again later",
+                )
         queue: asyncio.Queue[rpb.Event | None] = asyncio.Queue()
         backlog = list(table.public_log)
         if table.done.is_set():

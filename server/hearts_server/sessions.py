@@ -138,6 +138,9 @@ async def play_session(
             log.info("session_seat", session_id=session.session_id, table_id=table.table_id, seat=index)
             try:
                 while (message := await conn.outbox.get()) is not None:
+                    if callable(message):
+                        message()  # a write notification: everything queued before it is written
+                        continue
                     yield message
             finally:
                 session.live = None

@@ -34,13 +34,20 @@ app = typer.Typer(
 )
 
 # Options that more than one command takes.
-DecisionMsOption = Annotated[int, typer.Option("--decision-ms", help="Limit per decision, in milliseconds.")]
+# Bounded as the referee bounds a table's config (hearts_server.table.settings.LIMITS).
+DecisionMsOption = Annotated[
+    int, typer.Option("--decision-ms", min=1, max=600_000, help="Limit per decision, in milliseconds.")
+]
 TimeBankOption = Annotated[
-    int, typer.Option("--time-bank-ms", help="Time bank per seat per game, in milliseconds.")
+    int,
+    typer.Option(
+        "--time-bank-ms", min=1, max=86_400_000, help="Time bank per seat per game, in milliseconds."
+    ),
 ]
 TargetScoreOption = Annotated[
-    int, typer.Option("--target-score", help="The game ends when a total reaches this.")
+    int, typer.Option("--target-score", min=1, max=10_000, help="The game ends when a total reaches this.")
 ]
+PortHelp = "Port to listen on (0 to 65535); 0 picks a free one."
 
 
 @app.callback()
@@ -84,21 +91,45 @@ def replay(
             typer.echo(f"hearts replay: {path}: {exc}", err=True)
             status = 2
             continue
-        if seat is not None:
-            from hearts_server.redacted import redacted_replay
-
-            try:
-                for line in redacted_replay(record, seat):
-                    typer.echo(json.dumps(line, separators=(",", ":")))
-            except ValueError as exc:
-                typer.echo(f"hearts replay: {path}: {exc}", err=True)
-                status = 2
+        except (ValueError, RecursionError, OverflowError) as exc:  # 5,000-digit numbers, deep nesting
+            typer.echo(f"hearts replay: {path}: not a game record: {_short(exc)}", err=True)
+            status = 2
             continue
-        typer.echo(json.dumps(replay_record(record), separators=(",", ":")))
-        for problem in verify_seed(record):
+        # Everything a file prints is built first: a file that turns out bad half-way prints
+        # nothing on stdout, and the files after it are still replayed.
+        try:
+            if seat is not None:
+                from hearts_server.redacted import redacted_replay
+
+                lines = [json.dumps(line, separators=(",", ":")) for line in redacted_replay(record, seat)]
+                problems: list[str] = []
+            else:
+                lines = [json.dumps(replay_record(record), separators=(",", ":"))]
+                problems = list(verify_seed(record))
+        except (
+            ValueError,
+            TypeError,
+            KeyError,
+            IndexError,
+            AttributeError,
+            RecursionError,
+            OverflowError,
+        ) as exc:
+            typer.echo(f"hearts replay: {path}: not a valid game record: {_short(exc)}", err=True)
+            status = 2
+            continue
+        for line in lines:
+            typer.echo(line)
+        for problem in problems:
             typer.echo(f"hearts replay: {path}: {problem}", err=True)
             status = max(status, 1)
     raise typer.Exit(status)
+
+
+def _short(exc: BaseException) -> str:
+    """An exception as one short line."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 @app.command()
@@ -150,13 +181,13 @@ def play(
 
 @app.command()
 def serve(
-    port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 50051,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help=PortHelp)] = 50051,
     host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
     records: Annotated[Path, typer.Option("--records", help="Folder for the game records.")] = Path("games"),
     decision_ms: DecisionMsOption = DEFAULT_DECISION_MS,
     time_bank_ms: TimeBankOption = DEFAULT_TIME_BANK_MS,
     max_faults: Annotated[
-        int, typer.Option("--max-faults", help="Faults that retire a seat for the game.")
+        int, typer.Option("--max-faults", min=1, max=1_000, help="Faults that retire a seat for the game.")
     ] = DEFAULT_MAX_FAULTS,
     admin_token: Annotated[
         str | None,
@@ -232,12 +263,12 @@ def host(
         ),
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="Folder for the game records.")] = Path("games"),
-    port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 0,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help=PortHelp)] = 0,
     target_score: TargetScoreOption = DEFAULT_TARGET_SCORE,
     decision_ms: DecisionMsOption = DEFAULT_DECISION_MS,
     time_bank_ms: TimeBankOption = DEFAULT_TIME_BANK_MS,
     join_timeout: Annotated[
-        float, typer.Option("--join-timeout", help="Seconds to wait for external bots.")
+        float, typer.Option("--join-timeout", min=0.001, max=3600, help="Seconds to wait for external bots.")
     ] = DEFAULT_JOIN_TIMEOUT_MS / 1000,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines only.")] = False,
     sandbox: Annotated[
@@ -367,6 +398,7 @@ def doctor(
         f"{'runner:':<22} sandbox {choice['sandbox']}, memory cap by the {choice['memory_cap']}, "
         f"rlimits by {choice['rlimits']}"
     )
+
 
 app.add_typer(tournament_app, name="tournament")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+import json
 import os
 import re
 import tomllib
@@ -29,6 +30,7 @@ from hearts_core.defaults import (
     DEFAULT_TIME_BANK_MS,
 )
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
+from hearts_server.table.settings import LIMITS as TABLE_LIMITS
 from hearts_tournaments.gauntlet import GauntletSpec
 from hearts_tournaments.sandbox import LIMIT_KEYS, Limits, SandboxKind
 from hearts_tournaments.schedule import SeatingMode
@@ -222,13 +224,14 @@ _INT_RANGES: dict[str, tuple[int, int | None]] = {
     "table_size": (MIN_PLAYERS, MAX_PLAYERS),
     "deals": (1, 10_000),
     "concurrency": (1, 256),
-    "target_score": (1, None),
-    "max_hands": (1, None),
-    "decision_ms": (1, None),
-    "time_bank_ms": (1, None),
-    "max_faults": (1, None),
-    "join_timeout_ms": (1, None),
-    "quarantine_after": (1, None),
+    # The referee's own bounds (hearts_server.table.settings.LIMITS, in admin_service.proto).
+    "target_score": (1, TABLE_LIMITS["target_score"]),
+    "max_hands": (1, TABLE_LIMITS["max_hands"]),
+    "decision_ms": (1, TABLE_LIMITS["decision_ms"]),
+    "time_bank_ms": (1, TABLE_LIMITS["time_bank_ms"]),
+    "max_faults": (1, TABLE_LIMITS["max_faults"]),
+    "join_timeout_ms": (1, TABLE_LIMITS["join_timeout_ms"]),
+    "quarantine_after": (1, 1_000_000),
     "restart_after": (1, 1_000_000),
 }
 #: Every key of [tournament].
@@ -248,6 +251,8 @@ TOURNAMENT_KEYS = frozenset(
     }
 )
 _BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox", "protocol"})
+#: Highest value of any key of [limits] (a terabyte of memory, eleven days of CPU).
+_LIMIT_MAXIMUM = 1_000_000
 #: Lowest value of each key of [limits].
 _LIMIT_MINIMA = {"memory_mb": 16, "cpu_s": 1, "processes": 1, "open_files": 16, "file_mb": 1,
                  "scratch_mb": 1, "log_bytes": 1024}  # fmt: skip
@@ -306,6 +311,10 @@ def parse_config(text: str, base_dir: Path, default_name: str = "tournament") ->
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("", f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError("", "not valid TOML: nested too deeply") from None
+    except ValueError as exc:  # e.g. a number of more than 4300 digits
+        raise ConfigError("", f"not valid TOML: {exc}") from None
     for key in data:
         if key not in ("tournament", "bots", "limits", "gauntlet"):
             raise ConfigError(
@@ -337,6 +346,9 @@ def _limits(section: Any) -> Limits:
             raise ConfigError(f"limits.{key}", f"must be a whole number, not {_shown(value)}")
         if value < _LIMIT_MINIMA[key]:
             raise ConfigError(f"limits.{key}", f"must be at least {_LIMIT_MINIMA[key]}, not {value}")
+        maximum = _LIMIT_MAXIMUM * 1024 if key == "log_bytes" else _LIMIT_MAXIMUM
+        if value > maximum:
+            raise ConfigError(f"limits.{key}", f"must be at most {maximum}, not {value}")
         values[key] = value
     return Limits(**values)
 
@@ -413,6 +425,8 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
     seed = section.get("seed", 1)
     if isinstance(seed, bool) or not isinstance(seed, int | str) or seed == "":
         raise ConfigError("tournament.seed", f"must be a number or a non-empty string, not {_shown(seed)}")
+    if len(str(seed)) > 200:
+        raise ConfigError("tournament.seed", "must be at most 200 characters")
     out["seed"] = str(seed)
     duplicate = section.get("duplicate", True)
     if not isinstance(duplicate, bool):
@@ -452,9 +466,7 @@ def _executor(section: dict[str, Any]) -> dict[str, Any]:
     try:
         out["executor"] = ExecutorKind(value)
     except ValueError:
-        raise ConfigError(
-            "tournament.executor", f'must be "local" or "ray", not {_shown(value)}'
-        ) from None
+        raise ConfigError("tournament.executor", f'must be "local" or "ray", not {_shown(value)}') from None
     address = section.get("ray_address", "")
     if not isinstance(address, str) or (address and address != "auto" and not SERVER_PATTERN.match(address)):
         raise ConfigError(
@@ -586,10 +598,14 @@ def _shown(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f'"{value}"'
+        shown = json.dumps(value, ensure_ascii=False)  # quoted, control characters escaped
+        return shown if len(shown) <= 80 else shown[:76] + '..."'
     if isinstance(value, dict):
         return "a table"
-    return repr(value)
+    if isinstance(value, list):
+        return "a list"
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
 #: TOML values an option's annotated type accepts (an int is a float, a bool is neither).

@@ -40,6 +40,7 @@ from hearts_core.deal import new_seed
 from hearts_core.defaults import DEFAULT_DECISION_MS, DEFAULT_JOIN_TIMEOUT_MS, DEFAULT_TIME_BANK_MS
 from hearts_core.rules import DEFAULT_TARGET_SCORE, Rules
 from hearts_server.server import make_server
+from hearts_server.table import Table
 from hearts_tournaments.config import BotSpec
 from hearts_tournaments.entrants import BotProcess, SeatAccess
 from hearts_tournaments.sandbox import Limits, SandboxKind, Watchdog, require_bwrap
@@ -210,6 +211,10 @@ async def _host(
             except grpc.aio.AioRpcError as exc:
                 raise HostError(f"the referee stopped the table: {exc.details()}") from None
             done = True
+            # A bot that was away at the end comes back to be told the result (status OK).
+            live = server.registry.tables.get(created.table_id)
+            if live is not None:
+                await _grace(live, set(token_files))
     finally:
         if done:
             await asyncio.gather(*(p.stop() for p in processes))
@@ -231,6 +236,22 @@ async def _host(
         }
         for game in table.games
     ]
+
+
+#: How long ``hearts host`` keeps serving after the last game for an external bot that was away
+#: at the end to come back and be told the result (its final status OK).
+HOST_GRACE_S = 10.0
+
+
+async def _grace(table: Table, external: set[int]) -> None:
+    """Waits (at most HOST_GRACE_S) until every external seat has been told every game's end."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + HOST_GRACE_S
+    while loop.time() < until:
+        behind = [i for i in external if table.seats[i].results_seen < len(table.finished)]
+        if not behind:
+            return
+        await asyncio.sleep(0.05)
 
 
 def _invitation(address: str, table_id: str, token_files: dict[int, Path]) -> dict[str, Any]:

@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
+import re
 import secrets
-import shutil
 import signal
 import tempfile
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
@@ -86,6 +87,50 @@ CONNECT_TIMEOUT_S = 10.0
 PROCESSES_LOG = "processes.jsonl"
 #: What the runner owns in an output folder (removed by ``--fresh``).
 OWNED = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", "records", "logs", "runner.log", PROCESSES_LOG)
+
+
+#: The files the runner writes in ``records/`` (the referee's game records, and the temporary
+#: files of a write cut short) and in ``logs/`` (one log per bot, game and seat).
+_OWNED_RECORD = re.compile(r"[0-9a-f]{12}(-[0-9]+)?\.json|\.[0-9a-f]{12}(-[0-9]+)?\.json\..+\.tmp")
+_OWNED_LOG = re.compile(r".+-s[0-9]+\.log")
+
+
+def remove_owned(output: Path) -> list[Path]:
+    """Removes what a previous run of the runner made in ``output`` (``--fresh``), and only that.
+
+    The database files and the runner's log go; in ``records/`` and ``logs/`` only the files
+    named as the runner names them, and the folders left empty. Anything else the organiser
+    put there stays.
+    """
+    removed: list[Path] = []
+    for name in OWNED:
+        path = output / name
+        if name in ("records", "logs") or path.is_dir():
+            continue
+        if path.exists():
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    records = output / "records"
+    if records.is_dir():
+        for path in records.iterdir():
+            if path.is_file() and _OWNED_RECORD.fullmatch(path.name):
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    logs = output / "logs"
+    if logs.is_dir():
+        for folder in logs.iterdir():
+            if not folder.is_dir() or folder.is_symlink():
+                continue
+            for path in folder.iterdir():
+                if path.is_file() and _OWNED_LOG.fullmatch(path.name):
+                    path.unlink(missing_ok=True)
+                    removed.append(path)
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when empty
+    for folder in (records, logs):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+    return removed
 
 
 class RunnerError(Exception):
@@ -156,12 +201,7 @@ def create_tournament(
         StoreError: if ``output`` already holds a tournament (and not ``fresh``).
     """
     if fresh:
-        for name in OWNED:
-            path = output / name
-            if path.is_dir():
-                shutil.rmtree(path)
-            else:
-                path.unlink(missing_ok=True)
+        remove_owned(output)
     elif Store.path_in(output).exists():
         raise StoreError(
             f"{output} already holds a tournament: continue it with `hearts tournament resume "
@@ -403,7 +443,8 @@ class _Runner:
             self._announce(entry)
             if isinstance(self.executor, LocalExecutor):
                 self.executor.drop_bot(entry.bot)  # its warm processes are not needed any more
-        self.outcomes.append(outcome)
+        # The record is in the store now: keeping it here too grew the runner by megabytes a game.
+        self.outcomes.append(dataclasses.replace(outcome, record_json=""))
         self._stored.set()
         self._stored = asyncio.Event()
         if not self.decided and self._gauntlet_decided():

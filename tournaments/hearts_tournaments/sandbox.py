@@ -71,7 +71,7 @@ PASSED_ENV = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "
 #: The message for a machine without bubblewrap.
 INSTALL_HINT = (
     "bubblewrap (bwrap) is not installed, and bots run in its sandbox by default: "
-    "`apt-get install bubblewrap` (or `make run`), or set sandbox = \"none\" for trusted bots only"
+    '`apt-get install bubblewrap` (or `make run`), or set sandbox = "none" for trusted bots only'
 )
 
 

@@ -39,6 +39,9 @@ FATAL_CODES = frozenset(
         grpc.StatusCode.FAILED_PRECONDITION,
         grpc.StatusCode.INVALID_ARGUMENT,
         grpc.StatusCode.UNIMPLEMENTED,
+        # Another stream with this seat's token took the seat over (the referee keeps the newest):
+        # reconnecting would only take it back and forth.
+        grpc.StatusCode.ABORTED,
     }
 )
 

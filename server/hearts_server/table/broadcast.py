@@ -49,10 +49,10 @@ class Broadcaster:
             for queue in self.watchers:
                 queue.put_nowait(public)
 
-    def close(self) -> None:
-        """Ends every seat's stream (status OK) and every spectator's."""
+    def close(self, reason: str | None = None, code: str = "CANCELLED") -> None:
+        """Ends every seat's stream (status OK, or ``code`` with ``reason``) and every spectator's."""
         for seat in self.seats:
             if seat.connection is not None:
-                seat.connection.close()
+                seat.connection.close(reason, code)
         for queue in self.watchers:
             queue.put_nowait(None)

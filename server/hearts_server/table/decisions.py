@@ -67,6 +67,10 @@ _KIND_NAMES = {
 }
 
 
+#: What a wait that ran out returns instead of an answer.
+_NOT_ANSWERED = object()
+
+
 class Rejected(Exception):
     """An answer the referee does not accept; sent back as a Rejection."""
 
@@ -101,6 +105,8 @@ class Seat:
     flood: FloodGate
     connection: Connection | None = None
     ever_joined: bool = False
+    #: How many of the table's finished games this seat has been told the end of.
+    results_seen: int = 0
     released: bool = False
     disconnected_at: float | None = None
     faults: int = 0
@@ -237,16 +243,30 @@ class Decisions:
         request = msg.decision_request(request_id, kind, view(), int(budget), int(seat.bank_ms))
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        # The seat's time starts once its request is built and queued: the referee's own work
-        # before that is recorded apart (referee_ms) and not charged to the seat.
+        # The seat's time starts once its request is written to its stream (the servicer reports
+        # the write); the referee's own work before that is recorded apart (referee_ms) and not
+        # charged to the seat. With no stream to write to, it starts when the request is queued.
         started = self.clock.now()
         pending: Pending[T] = Pending(request_id, kind, validate, future, started, budget)
         seat.pending = pending  # type: ignore[assignment]
         self.broadcaster.send(seat, seat.feed.request(request))
-        referee_ms = round((started - due) * 1000, 3)
+
+        def written() -> None:
+            if seat.pending is pending:
+                pending.started = self.clock.now()
+
+        if seat.connection is not None:
+            seat.connection.on_written(written)
+        answer: object
         try:
-            answer = await self.clock.wait_for(future, budget / 1000)
+            answer = await self.clock.wait_for(asyncio.shield(future), budget / 1000)
         except TimeoutError:
+            answer = await self._wait_rest(pending, future, budget)
+        finally:
+            seat.pending = None
+        started = pending.started
+        referee_ms = round((started - due) * 1000, 3)
+        if answer is _NOT_ANSWERED:
             seat.bank_ms = max(0.0, seat.bank_ms - budget)
             if seat.connection is None:
                 fault, detail = FaultKind.DISCONNECTED, f"not reconnected within {int(budget)} ms"
@@ -254,13 +274,23 @@ class Decisions:
                 fault, detail = FaultKind.TIMEOUT, f"no legal answer within {int(budget)} ms"
             self.fault(seat, fault, detail)
             return done(fallback(), fault.value, budget, referee_ms)
-        finally:
-            seat.pending = None
-        spent = (self.clock.now() - started) * 1000
+        spent = min(budget, (self.clock.now() - started) * 1000)
         seat.bank_ms = max(0.0, seat.bank_ms - spent)
         if pending.bot_error:
             self._log.warning("seat_bot_error", seat=seat.index, bot=seat.name, request_id=request_id)
-        return done(answer, None, spent, referee_ms, pending.bot_error)
+        return done(answer, None, spent, referee_ms, pending.bot_error)  # type: ignore[arg-type]
+
+    async def _wait_rest(self, pending: Pending[T], future: asyncio.Future[T], budget: float) -> object:
+        """After the first wait ran out: waits what is left of the budget since the request was
+        written (when it was written later than queued); the answer, or _NOT_ANSWERED."""
+        while True:
+            left = budget / 1000 - (self.clock.now() - pending.started)
+            if left <= 0.0005:
+                return _NOT_ANSWERED
+            try:
+                return await self.clock.wait_for(asyncio.shield(future), left)
+            except TimeoutError:
+                continue
 
     def _may_reconnect(self, seat: Seat) -> bool:
         """Whether a disconnected seat lost its stream recently enough to wait for it.

@@ -24,14 +24,34 @@ class SeatStats:
 
 @dataclass(frozen=True, slots=True)
 class FinishedGame:
-    """A finished game: its result message, its record (also as JSON text, serialized once)."""
+    """A finished game: its result message and where its record is.
+
+    A record written to disk is not kept in memory (``text`` is None): :attr:`record_json`
+    reads it back. A table's memory so stays small however many games it plays.
+
+    Attributes:
+        record_error: Why the record could not be written ("" when it was): its text is
+            then kept here.
+    """
 
     game_id: str
     result: pb.GameCompleted
-    record: GameRecord
-    record_json: str
+    text: str | None
     path: Path | None
     seats: tuple[SeatStats, ...]
+    record_error: str = ""
+
+    @property
+    def record_json(self) -> str:
+        """The record as JSON (read from its file when written to disk).
+
+        Raises:
+            OSError: if the file cannot be read any more.
+        """
+        if self.text is not None:
+            return self.text
+        assert self.path is not None
+        return self.path.read_text(encoding="utf-8")
 
 
 class GameLog:

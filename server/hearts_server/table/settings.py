@@ -14,6 +14,45 @@ from hearts_core.defaults import (
 )
 from hearts_core.rules import Rules
 
+#: The largest value each TableConfig field may take (documented in admin_service.proto):
+#: a table always ends, and in bounded time and space.
+LIMITS: dict[str, int] = {
+    "target_score": 10_000,
+    "max_hands": 1_000,
+    "games": 1_000,
+    "decision_ms": 600_000,
+    "time_bank_ms": 86_400_000,
+    "max_faults": 1_000,
+    "join_timeout_ms": 3_600_000,
+}
+#: The longest bot name, seed and label (characters).
+MAX_NAME_CHARS = 200
+MAX_SEED_CHARS = 200
+MAX_LABEL_CHARS = 1_000
+
+
+def check_limits(settings: TableSettings) -> None:
+    """Raises ValueError, naming the field and its bound, for a value out of its limit."""
+    values = {
+        "target_score": settings.rules.target_score,
+        "max_hands": settings.rules.max_hands,
+        "games": settings.games,
+        "decision_ms": settings.decision_ms,
+        "time_bank_ms": settings.time_bank_ms,
+        "max_faults": settings.max_faults,
+        "join_timeout_ms": settings.join_timeout_ms,
+    }
+    for name, value in values.items():
+        if value > LIMITS[name]:
+            raise ValueError(f"{name} must be at most {LIMITS[name]}, not {value}")
+    for name in settings.bot_names:
+        if len(name) > MAX_NAME_CHARS:
+            raise ValueError(f"a bot name is at most {MAX_NAME_CHARS} characters")
+    if len(settings.label) > MAX_LABEL_CHARS:
+        raise ValueError(f"the label is at most {MAX_LABEL_CHARS} characters")
+    if any(len(seed) > MAX_SEED_CHARS for seed in (settings.seed, *settings.game_seeds)):
+        raise ValueError(f"a seed is at most {MAX_SEED_CHARS} characters")
+
 
 class TableStatus(enum.StrEnum):
     """Where a table stands."""
@@ -63,6 +102,9 @@ class TableSettings:
             raise ValueError("a table plays at least one game")
         if self.decision_ms < 1 or self.time_bank_ms < 0 or self.max_faults < 1:
             raise ValueError("decision_ms and max_faults must be positive, time_bank_ms not negative")
+        if self.join_timeout_ms < 0:
+            raise ValueError("join_timeout_ms must not be negative")
+        check_limits(self)
         if self.game_seeds:
             if len(self.game_seeds) != self.games or not all(self.game_seeds):
                 raise ValueError(f"game_seeds needs exactly {self.games} non-empty seeds, one per game")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 
@@ -13,7 +14,12 @@ FLOOD_RATE = 50.0
 
 
 class AlreadyConnected(Exception):
-    """A second live stream for the same seat."""
+    """A second live stream for the same seat (kept for callers; a newer stream now replaces an older one)."""
+
+
+#: What a Connection's outbox holds: a serialized message, a callback to run once every message
+#: before it has been written to the stream, or None (the end of the stream).
+Outgoing = bytes | Callable[[], None] | None
 
 
 class Connection:
@@ -21,17 +27,24 @@ class Connection:
 
     def __init__(self) -> None:
         # Serialized PlayResponse messages: a broadcast is serialized once for every seat.
-        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
         self.close_reason: str | None = None
+        #: The gRPC status name the stream ends with when closed with a reason.
+        self.close_code = "RESOURCE_EXHAUSTED"
 
     def send(self, message: rpb.PlayResponse | bytes) -> None:
         """Queues a message (or its serialized form) for the stream."""
         self.outbox.put_nowait(message if isinstance(message, bytes) else message.SerializeToString())
 
-    def close(self, reason: str | None = None) -> None:
-        """Ends the stream: OK if ``reason`` is None, else RESOURCE_EXHAUSTED with the reason."""
-        if self.close_reason is None:
+    def on_written(self, callback: Callable[[], None]) -> None:
+        """Calls ``callback`` once every message queued so far has been written to the stream."""
+        self.outbox.put_nowait(callback)
+
+    def close(self, reason: str | None = None, code: str = "RESOURCE_EXHAUSTED") -> None:
+        """Ends the stream: OK if ``reason`` is None, else status ``code`` with the reason."""
+        if self.close_reason is None and reason is not None:
             self.close_reason = reason
+            self.close_code = code
         self.outbox.put_nowait(None)
 
 

@@ -36,9 +36,9 @@ from hearts_server.logs import get_logger
 from hearts_server.table.broadcast import Broadcaster
 from hearts_server.table.clock import Clock, LoopClock
 from hearts_server.table.decisions import Decisions, Outcome, Rejected, Seat
-from hearts_server.table.gamelog import FinishedGame, SeatStats
+from hearts_server.table.gamelog import FinishedGame, GameLog, SeatStats
 from hearts_server.table.settings import TableSettings, TableStatus
-from hearts_server.table.streams import AlreadyConnected, Connection, FloodGate
+from hearts_server.table.streams import Connection, FloodGate
 
 log = get_logger(__name__)
 
@@ -79,6 +79,12 @@ class Table:
             for i, name in enumerate(settings.bot_names)
         ]
         self.status = TableStatus.WAITING
+        #: The credential to watch the table while it is live (public once it has ended).
+        self.spectator_token = secrets.token_hex(24)
+        #: Why the table stopped early (cancelled, a record could not be written), or "".
+        self.stop_reason = ""
+        #: The gRPC status the seats' streams end with when the table stops early.
+        self.stop_code = "CANCELLED"
         self.finished: list[FinishedGame] = []
         self.done = asyncio.Event()
         self.broadcaster = Broadcaster(self.seats)
@@ -107,12 +113,15 @@ class Table:
     def attach(self, seat_index: int) -> Connection:
         """Attaches a new stream to a seat and brings it up to date.
 
-        Raises:
-            AlreadyConnected: if the seat already has a live stream.
+        A seat has one stream: a newer one (its bot reconnected, perhaps after its side of the
+        old connection died silently) replaces the older one at once, which ends with ABORTED.
+        Games that ended while the seat had no stream are announced first (their GameCompleted).
         """
         seat = self.seats[seat_index]
         if seat.connection is not None:
-            raise AlreadyConnected(f"seat {seat_index} already has a live stream")
+            old = seat.connection
+            self.detach(seat_index, old)
+            old.close("replaced by a newer stream with this seat's token", "ABORTED")
         conn = Connection()
         seat.connection = conn
         seat.flood = FloodGate(self.clock.now())
@@ -120,7 +129,10 @@ class Table:
         reconnect = seat.ever_joined
         seat.ever_joined = True
         self._log.info("seat_connected", seat=seat_index, bot=seat.name, reconnect=reconnect)
-        if self.state is not None and self._game_started is not None:
+        for game in self.finished[seat.results_seen :]:
+            conn.send(rpb.PlayResponse(event=rpb.Event(game_completed=game.result)))
+        seat.results_seen = len(self.finished)
+        if self.state is not None and self._game_started is not None and not self.done.is_set():
             self._send_catch_up(seat)
         self._check_all_joined()
         return conn
@@ -206,16 +218,27 @@ class Table:
             self.status = TableStatus.PLAYING
             for number in range(self.settings.games):
                 await self._play_game(number)
-            self.status = TableStatus.DONE
+                if self.stop_reason:
+                    break
+            self.status = TableStatus.ABORTED if self.stop_reason else TableStatus.DONE
         except asyncio.CancelledError:
             self.status = TableStatus.ABORTED
+            self.stop_reason = self.stop_reason or "the table was stopped by the organiser or the server"
             raise
         except Exception:
             self.status = TableStatus.ABORTED
+            self.stop_reason = "the referee failed"
             self._log.exception("table_failed")
             raise
         finally:
-            self.broadcaster.close()
+            if self.stop_reason:
+                self.broadcaster.close(self.stop_reason, self.stop_code)
+            else:
+                self.broadcaster.close()
+            # Only what a live call needs stays: results, the public log (spectators), seats.
+            self.state = None
+            self.decisions.state = None
+            self.decisions.log = GameLog()
             self.done.set()
 
     async def _play_game(self, number: int) -> None:
@@ -354,17 +377,34 @@ class Table:
         )
         text = record.to_text()
         path = self.record_dir / f"{self.game_id}.json" if self.record_dir is not None else None
+        record_error = ""
         if path is not None:
             # Durable before anyone is told the game is over: a killed server never loses it.
-            await asyncio.to_thread(write_text_durably, path, text)
+            try:
+                await asyncio.to_thread(write_text_durably, path, text)
+            except OSError as exc:
+                # A full disk (or a folder gone): the result and record stay in memory, the
+                # organiser sees record_error, the table stops after this game and the seats'
+                # streams end with UNAVAILABLE saying why. Nothing is lost but the file.
+                record_error = f"the record could not be written to {path}: {exc.strerror or exc}"
+                self._log.error("record_write_failed", game_id=self.game_id, error=record_error)
+                self.stop_reason = f"the referee stopped the table: {record_error}"
+                self.stop_code = "UNAVAILABLE"
         result = self._result_pb(state, seed)
         stats = tuple(
             SeatStats(s.answered, s.by_referee, s.faults, s.retired, s.released, s.bot_errors)
             for s in self.seats
         )
-        self.finished.append(FinishedGame(self.game_id, result, record, text, path, stats))
+        # Written to disk: only the path is kept (the record is read back when asked for).
+        kept = text if path is None or record_error else None
+        self.finished.append(
+            FinishedGame(self.game_id, result, kept, path if not record_error else None, stats, record_error)
+        )
         self._log.info("game_completed", game_id=self.game_id, totals=state.totals, winners=state.winners)
         self.broadcaster.publish(rpb.Event(game_completed=result))
+        for seat in self.seats:
+            if seat.connection is not None:
+                seat.results_seen = len(self.finished)
 
     def _result_pb(self, state: State, seed: str) -> pb.GameCompleted:
         finish = places_of(state.totals)

@@ -84,13 +84,13 @@ class TableConfig(_message.Message):
     players: _builtins.int
     """The table size, 6 to 11."""
     target_score: _builtins.int
-    """Target score; 0 means the default, 150."""
+    """Target score; 0 means the default, 150. At most 10000."""
     max_hands: _builtins.int
-    """Maximum hands per game; 0 means the default, 200."""
+    """Maximum hands per game; 0 means the default, 200. At most 1000."""
     first_dealer: _builtins.int
-    """The dealer of each game's first hand."""
+    """The dealer of each game's first hand, below `players`."""
     games: _builtins.int
-    """Games to play in a row; 0 means 1."""
+    """Games to play in a row; 0 means 1. At most 1000."""
     seed: _builtins.str
     """The deal seed of the table's first game; later games derive theirs from it. Empty: the
     referee draws a fresh unguessable seed for every game, so no game's seed tells anything
@@ -99,17 +99,24 @@ class TableConfig(_message.Message):
     or give `game_seeds` instead. Ignored when `game_seeds` is given.
     """
     decision_time_ms: _builtins.int
-    """Per-decision time limit in milliseconds; 0 means the server's default (1000)."""
+    """Per-decision time limit in milliseconds; 0 means the server's default (1000). At most
+    600000 (10 minutes).
+    """
     time_bank_ms: _builtins.int
-    """Per-game time bank in milliseconds; 0 means the server's default."""
+    """Per-game time bank in milliseconds; 0 means the server's default. At most 86400000 (a day)."""
     max_faults: _builtins.int
-    """Faults that retire a seat for the rest of a game; 0 means the server's default."""
+    """Faults that retire a seat for the rest of a game; 0 means the server's default. At most
+    1000.
+    """
     join_timeout_ms: _builtins.int
     """How long to wait for every seat to join before starting, in milliseconds; 0 means the
-    server's default (60000).
+    server's default (60000). At most 3600000 (an hour).
     """
     label: _builtins.str
-    """Optional label stored in the game records, e.g. a tournament's game key."""
+    """Optional label stored in the game records, e.g. a tournament's game key; at most 1000
+    characters. A seed is at most 200 characters. A value out of these bounds is refused with
+    INVALID_ARGUMENT.
+    """
     reveal_seed: _builtins.bool
     """Whether GameCompleted reveals the finished game's deal seed to the seats and spectators.
     Default false: the seed is revealed only in the game record (the record file and the admin
@@ -120,7 +127,7 @@ class TableConfig(_message.Message):
     """
     @_builtins.property
     def bot_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The bot name shown for each seat; exactly `players` names."""
+        """The bot name shown for each seat; exactly `players` names, each at most 200 characters."""
 
     @_builtins.property
     def game_seeds(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -213,11 +220,17 @@ class CreateTableResponse(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    SPECTATOR_TOKEN_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table's id."""
     seed_commitment: _builtins.str
     """The SHA-256 commitment to the first game's deal seed (each game's GameStarted carries its
     own).
+    """
+    spectator_token: _builtins.str
+    """The credential to watch this table live (SpectatorService.Watch, in WatchRequest's
+    `spectator_token` or as the metadata `authorization: Bearer <token>`). Hand it to whoever
+    may watch; once the table has ended its events are public (as its records are).
     """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatToken]:
@@ -229,10 +242,11 @@ class CreateTableResponse(_message.Message):
         table_id: _builtins.str = ...,
         seats: _abc.Iterable[Global___SeatToken] | None = ...,
         seed_commitment: _builtins.str = ...,
+        spectator_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seats", b"seats", "seed_commitment", b"seed_commitment", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seats", b"seats", "seed_commitment", b"seed_commitment", "spectator_token", b"spectator_token", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -270,11 +284,16 @@ class FinishedGame(_message.Message):
     RESULT_FIELD_NUMBER: _builtins.int
     RECORD_JSON_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    RECORD_ERROR_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     record_json: _builtins.str
     """The complete game record as JSON (the conformance record format plus bot names, seed and
     commitment, per-decision timing and faults).
+    """
+    record_error: _builtins.str
+    """Why the referee could not write the record file (for example a full disk), or empty. The
+    record is still given in `record_json`; the table stopped after this game (ABORTED).
     """
     @_builtins.property
     def result(self) -> _game_pb2.GameCompleted:
@@ -291,10 +310,11 @@ class FinishedGame(_message.Message):
         result: _game_pb2.GameCompleted | None = ...,
         record_json: _builtins.str = ...,
         seats: _abc.Iterable[Global___SeatStats] | None = ...,
+        record_error: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "record_json", b"record_json", "result", b"result", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "record_error", b"record_error", "record_json", b"record_json", "result", b"result", "seats", b"seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -352,10 +372,15 @@ class GetTableResponse(_message.Message):
     STATUS_FIELD_NUMBER: _builtins.int
     GAMES_FIELD_NUMBER: _builtins.int
     CONNECTED_FIELD_NUMBER: _builtins.int
+    STOP_REASON_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table's id."""
     status: Global___TableStatus.ValueType
     """Where it stands."""
+    stop_reason: _builtins.str
+    """Why the table stopped early (ABORTED): cancelled, a record that could not be written, the
+    server shutting down. Empty otherwise.
+    """
     @_builtins.property
     def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___FinishedGame]:
         """Its finished games, in order."""
@@ -371,10 +396,11 @@ class GetTableResponse(_message.Message):
         status: Global___TableStatus.ValueType = ...,
         games: _abc.Iterable[Global___FinishedGame] | None = ...,
         connected: _abc.Iterable[_builtins.bool] | None = ...,
+        stop_reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["connected", b"connected", "games", b"games", "status", b"status", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["connected", b"connected", "games", b"games", "status", b"status", "stop_reason", b"stop_reason", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -475,6 +501,52 @@ class ReleaseSeatResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReleaseSeatResponse: _TypeAlias = ReleaseSeatResponse  # noqa: Y015
+
+@_typing.final
+class CancelTableRequest(_message.Message):
+    """The request of AdminService.CancelTable."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table's id."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelTableRequest: _TypeAlias = CancelTableRequest  # noqa: Y015
+
+@_typing.final
+class CancelTableResponse(_message.Message):
+    """The response of AdminService.CancelTable."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def table(self) -> Global___GetTableResponse:
+        """The table as GetTable returns it, after the cancellation."""
+
+    def __init__(
+        self,
+        *,
+        table: Global___GetTableResponse | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelTableResponse: _TypeAlias = CancelTableResponse  # noqa: Y015
 
 @_typing.final
 class GetGameRecordRequest(_message.Message):

@@ -75,6 +75,11 @@ class AdminServiceStub:
                 request_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.CloseSessionRequest.SerializeToString,
                 response_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.CloseSessionResponse.FromString,
                 _registered_method=True)
+        self.CancelTable = channel.unary_unary(
+                '/cancellation_hearts.v1.AdminService/CancelTable',
+                request_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.CancelTableRequest.SerializeToString,
+                response_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.CancelTableResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
@@ -154,6 +159,15 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CancelTable(self, request, context):
+        """Stops a table now: the game in progress is abandoned (no record), finished games keep
+        theirs, the table's status becomes ABORTED and every seat's stream ends with CANCELLED.
+        Cancelling a table that has ended already changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -196,6 +210,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.CloseSession,
                     request_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.CloseSessionRequest.FromString,
                     response_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.CloseSessionResponse.SerializeToString,
+            ),
+            'CancelTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelTable,
+                    request_deserializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.CancelTableRequest.FromString,
+                    response_serializer=cancellation__hearts_dot_v1_dot_admin__service__pb2.CancelTableResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -415,6 +434,33 @@ class AdminService:
             '/cancellation_hearts.v1.AdminService/CloseSession',
             cancellation__hearts_dot_v1_dot_admin__service__pb2.CloseSessionRequest.SerializeToString,
             cancellation__hearts_dot_v1_dot_admin__service__pb2.CloseSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cancellation_hearts.v1.AdminService/CancelTable',
+            cancellation__hearts_dot_v1_dot_admin__service__pb2.CancelTableRequest.SerializeToString,
+            cancellation__hearts_dot_v1_dot_admin__service__pb2.CancelTableResponse.FromString,
             options,
             channel_credentials,
             insecure,

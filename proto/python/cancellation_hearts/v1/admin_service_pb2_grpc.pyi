@@ -77,6 +77,11 @@ class AdminServiceStub:
     """Closes a session: its stream ends once the seats already bound are played; later binds
     are refused. Closing a closed or unknown session is not an error.
     """
+    CancelTable: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.CancelTableRequest, _admin_service_pb2.CancelTableResponse]
+    """Stops a table now: the game in progress is abandoned (no record), finished games keep
+    theirs, the table's status becomes ABORTED and every seat's stream ends with CANCELLED.
+    Cancelling a table that has ended already changes nothing.
+    """
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
@@ -121,6 +126,11 @@ class AdminServiceAsyncStub(AdminServiceStub):
     CloseSession: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.CloseSessionRequest, _admin_service_pb2.CloseSessionResponse]  # type: ignore[assignment]
     """Closes a session: its stream ends once the seats already bound are played; later binds
     are refused. Closing a closed or unknown session is not an error.
+    """
+    CancelTable: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.CancelTableRequest, _admin_service_pb2.CancelTableResponse]  # type: ignore[assignment]
+    """Stops a table now: the game in progress is abandoned (no record), finished games keep
+    theirs, the table's status becomes ABORTED and every seat's stream ends with CANCELLED.
+    Cancelling a table that has ended already changes nothing.
     """
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -211,6 +221,17 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_admin_service_pb2.CloseSessionResponse, _abc.Awaitable[_admin_service_pb2.CloseSessionResponse]]:
         """Closes a session: its stream ends once the seats already bound are played; later binds
         are refused. Closing a closed or unknown session is not an error.
+        """
+
+    @_abc_1.abstractmethod
+    def CancelTable(
+        self,
+        request: _admin_service_pb2.CancelTableRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.CancelTableResponse, _abc.Awaitable[_admin_service_pb2.CancelTableResponse]]:
+        """Stops a table now: the game in progress is abandoned (no record), finished games keep
+        theirs, the table's status becomes ABORTED and every seat's stream ends with CANCELLED.
+        Cancelling a table that has ended already changes nothing.
         """
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

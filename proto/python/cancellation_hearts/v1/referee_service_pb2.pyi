@@ -10,14 +10,17 @@ A walk-through of one hand, message by message, is in docs/PROTOCOL.md.
    `hearts host`, or to the bot process by the tournament runner in --token / HEARTS_TOKEN).
    The token alone says which table and which seat.
    - An unknown token ends the stream with status UNAUTHENTICATED.
-   - A token whose seat already has a live stream ends the new stream with ALREADY_EXISTS;
-     the first stream is not disturbed. The referee notices a dead stream when its TCP
-     connection closes or a keepalive ping fails, so right after a reconnection retry
-     ALREADY_EXISTS with backoff for a few seconds.
+   - A token whose seat already has a live stream replaces it: the older stream ends at once
+     with ABORTED (do not reconnect on ABORTED: another stream has the seat), so a bot whose
+     old connection died silently gets its seat back the moment it reconnects.
+   - Closing the send side before the table is done ends the stream with CANCELLED (OK is
+     kept for "the table is done"); reconnect to play on.
    - A first message that is not a `join` ends the stream with INVALID_ARGUMENT.
    - A protocol_version other than 1 ends the stream with FAILED_PRECONDITION.
-   - A token of a table whose games are all over gets the last game's GameCompleted event
-     and then status OK, so a bot that was away at the very end still finishes normally.
+   - A token of a table whose games are all over gets the GameCompleted events it missed (at
+     least the last game's) and then status OK, so a bot that was away at the very end still
+     finishes normally. Reconnecting during a later game also announces the games that ended
+     while the bot was away, first.
 2. The referee answers with events (PlayResponse.event) as the game goes on and, whenever
    this seat must decide, a PlayResponse.decision_request with a fresh request_id. Every
    request carries the seat's complete View, the legal cards and the time left, so a bot may

@@ -30,16 +30,23 @@ class WatchRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
+    SPECTATOR_TOKEN_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table to watch."""
+    spectator_token: _builtins.str
+    """The table's spectator credential (CreateTableResponse.spectator_token); needed while the
+    table is live (else UNAUTHENTICATED), not once it has ended. It may come as the metadata
+    `authorization: Bearer <token>` instead.
+    """
     def __init__(
         self,
         *,
         table_id: _builtins.str = ...,
+        spectator_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["spectator_token", b"spectator_token", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -48,7 +48,9 @@ class SpectatorServiceServicer:
 
     def Watch(self, request, context):
         """Streams a table's public events from its start (earlier events are replayed first) until
-        its last game ends; then the stream closes with status OK.
+        its last game ends; then the stream closes with status OK. A live table needs its spectator
+        credential (UNAUTHENTICATED without it); an ended table is public. A table admits at most
+        64 spectators at once (RESOURCE_EXHAUSTED past that).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -41,7 +41,9 @@ class SpectatorServiceStub:
     def __new__(cls, channel: _aio.Channel) -> SpectatorServiceAsyncStub: ...
     Watch: _grpc.UnaryStreamMultiCallable[_spectator_service_pb2.WatchRequest, _spectator_service_pb2.WatchResponse]
     """Streams a table's public events from its start (earlier events are replayed first) until
-    its last game ends; then the stream closes with status OK.
+    its last game ends; then the stream closes with status OK. A live table needs its spectator
+    credential (UNAUTHENTICATED without it); an ended table is public. A table admits at most
+    64 spectators at once (RESOURCE_EXHAUSTED past that).
     """
 
 @_typing.type_check_only
@@ -51,7 +53,9 @@ class SpectatorServiceAsyncStub(SpectatorServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     Watch: _aio.UnaryStreamMultiCallable[_spectator_service_pb2.WatchRequest, _spectator_service_pb2.WatchResponse]  # type: ignore[assignment]
     """Streams a table's public events from its start (earlier events are replayed first) until
-    its last game ends; then the stream closes with status OK.
+    its last game ends; then the stream closes with status OK. A live table needs its spectator
+    credential (UNAUTHENTICATED without it); an ended table is public. A table admits at most
+    64 spectators at once (RESOURCE_EXHAUSTED past that).
     """
 
 class SpectatorServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -64,7 +68,9 @@ class SpectatorServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_spectator_service_pb2.WatchResponse], _abc.AsyncIterator[_spectator_service_pb2.WatchResponse]]:
         """Streams a table's public events from its start (earlier events are replayed first) until
-        its last game ends; then the stream closes with status OK.
+        its last game ends; then the stream closes with status OK. A live table needs its spectator
+        credential (UNAUTHENTICATED without it); an ended table is public. A table admits at most
+        64 spectators at once (RESOURCE_EXHAUSTED past that).
         """
 
 def add_SpectatorServiceServicer_to_server(servicer: SpectatorServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,66 @@
+"""The referee's transport under attack: an HTTP/2 rapid reset, and headers grpcio will not send.
+
+The attacker is a raw HTTP/2 client (tests/h2_attack.py, the ``h2`` package) on a real TCP
+connection to 127.0.0.1, in its own process, bounded in streams and seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+from cancellation_hearts.v1 import admin_service_pb2 as apb
+from hearts_server.server import make_server
+from tests.h2_attack import raw_call
+
+ATTACKER = Path(__file__).resolve().parent / "h2_attack.py"
+
+
+def test_joins_keep_working_during_a_rapid_reset_attack(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ATTACKER.parent.parent))
+    from bench.rapid_reset import measure
+
+    async def scenario() -> dict[str, object]:
+        server = make_server(tmp_path)
+        await server.start()
+        try:
+            attacker = subprocess.Popen(
+                [sys.executable, str(ATTACKER), "127.0.0.1", str(server.port), "5000000", "6"],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                await asyncio.sleep(0.5)
+                during = await measure(server.address, 4.0)
+            finally:
+                out, _ = await asyncio.to_thread(attacker.communicate, None, 60)
+            assert out.strip(), "the attacker reported nothing"
+            return during
+        finally:
+            await server.stop(0.5)
+
+    during = asyncio.run(scenario())
+    assert during["joins"], during
+    assert during["failed"] == 0, during
+
+
+def test_a_non_ascii_authorization_header_is_unauthenticated_without_a_traceback(tmp_path: Path) -> None:
+    async def scenario() -> dict[str, str]:
+        server = make_server(tmp_path, admin_token="s3cret")
+        await server.start()
+        try:
+            return await asyncio.to_thread(
+                raw_call,
+                "127.0.0.1",
+                server.port,
+                "/cancellation_hearts.v1.AdminService/GetTable",
+                apb.GetTableRequest(table_id="x").SerializeToString(),
+                [(b"authorization", "Bearer s3crét".encode())],
+            )
+        finally:
+            await server.stop(0.5)
+
+    trailers = asyncio.run(scenario())
+    assert trailers.get("grpc-status") == "16", trailers  # UNAUTHENTICATED
