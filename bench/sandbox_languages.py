@@ -30,6 +30,7 @@ from typing import Any
 
 from hearts_client.bots import make_bot
 from hearts_client.sdk import run_async
+from hearts_core.record import GameRecord
 from hearts_core.rules import Rules
 from hearts_server.logs import LogFormat, configure_logging
 from hearts_server.server import make_server
@@ -82,7 +83,8 @@ async def one_game(language: str, sandbox: SandboxKind, seed: str, watchdog: Wat
             await asyncio.gather(*others)
             await process.stop()
             (game,) = table.finished
-            own = [d.ms for d in game.record.decisions or () if d.seat == 0 and d.by_referee is None]
+            record = GameRecord.from_json(json.loads(game.record_json))
+            own = [d.ms for d in record.decisions or () if d.seat == 0 and d.by_referee is None]
             if not own:
                 raise SystemExit(f"{language} ({sandbox}) made no decision: see a run by hand")
             return joined, statistics.fmean(own)

@@ -282,11 +282,11 @@ def run_tournament(
     runner = _Runner(tournament, concurrency or tournament.config.concurrency, reporter or SilentReporter())
     kind = executor or tournament.config.executor
     address = tournament.config.ray_address if ray_address is None else ray_address
-    asyncio.run(_until_terminated(runner.run(kind, address)))
+    asyncio.run(until_terminated(runner.run(kind, address)))
     return tournament_standings(tournament)
 
 
-async def _until_terminated(work: Coroutine[Any, Any, None]) -> None:
+async def until_terminated(work: Coroutine[Any, Any, None]) -> None:
     """Runs ``work``; SIGTERM cancels it like Ctrl-C does, so the bots are stopped on the way out.
 
     Raises:

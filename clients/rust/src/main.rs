@@ -126,7 +126,12 @@ async fn play(
     name: &str,
 ) -> (bool, Result<(), Status>) {
     let (tx, rx) = mpsc::channel(8);
-    let join = pb::Join { token: token.to_owned(), bot_name: name.to_owned(), protocol_version: 1 };
+    let join = pb::Join {
+        token: token.to_owned(),
+        bot_name: name.to_owned(),
+        protocol_version: 1,
+        ..Default::default()
+    };
     let _ = tx.send(PlayRequest { message: Some(play_request::Message::Join(join)) }).await;
     let mut responses = match client.play(ReceiverStream::new(rx)).await {
         Ok(response) => response.into_inner(),
@@ -195,7 +200,8 @@ fn read_token(token: Option<&str>, token_file: Option<&std::path::Path>) -> Resu
 }
 
 fn answer(request: &DecisionRequest, answer: decision::Answer) -> PlayRequest {
-    let decision = pb::Decision { request_id: request.request_id, answer: Some(answer) };
+    let decision =
+        pb::Decision { request_id: request.request_id, answer: Some(answer), ..Default::default() };
     PlayRequest { message: Some(play_request::Message::Decision(decision)) }
 }
 

@@ -21,12 +21,10 @@ import dataclasses
 import fcntl
 import random
 import secrets
-import signal
 import tempfile
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import grpc
 
@@ -41,7 +39,7 @@ from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeti
 from hearts_tournaments.league.ratings import TableRow, official_table, online_update
 from hearts_tournaments.league.store import ACTIVE, PENDING, LeagueStore, Snapshot, Version
 from hearts_tournaments.outcome import GameOutcome
-from hearts_tournaments.runner import GamePlay, RunnerError
+from hearts_tournaments.runner import GamePlay, RunnerError, Terminated, until_terminated
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
 from hearts_tournaments.schedule import ScheduledGame
 from hearts_tournaments.store import private_folder
@@ -210,37 +208,11 @@ def run_league(
         except BlockingIOError:
             raise LeagueError(f"another `hearts league run` is playing {store.folder}") from None
         loop = _Loop(store, stop, max(1, concurrency), emit)
-        asyncio.run(_until_terminated(loop.run()))
+        try:
+            asyncio.run(until_terminated(loop.run()))
+        except Terminated:
+            raise KeyboardInterrupt from None  # SIGTERM stops a league as Ctrl-C does
         return loop.stored
-
-
-async def _until_terminated(work: Coroutine[Any, Any, None]) -> None:
-    """Runs ``work``; SIGTERM stops it as Ctrl-C does (the bots are stopped on the way out).
-
-    Raises:
-        KeyboardInterrupt: on SIGTERM.
-    """
-    task = asyncio.ensure_future(work)
-    loop = asyncio.get_running_loop()
-    terminated = False
-
-    def on_term() -> None:
-        nonlocal terminated
-        terminated = True
-        task.cancel()
-
-    try:
-        loop.add_signal_handler(signal.SIGTERM, on_term)
-    except (NotImplementedError, RuntimeError):  # not the main thread
-        return await task
-    try:
-        await task
-    except asyncio.CancelledError:
-        if terminated:
-            raise KeyboardInterrupt from None
-        raise
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)
 
 
 class _Loop:
