@@ -166,7 +166,9 @@ def print_table(standings: Standings, console: Console) -> None:
         pairs.add_row(*_pair_row(pair))
     console.print(pairs)
     bots = [line.bot for line in standings.standings]
-    matrix = Table(title="Head-to-head (see below)", title_justify="left")
+    matrix = Table(
+        title="Head-to-head: how often the row bot finished ahead of the column bot", title_justify="left"
+    )
     matrix.add_column("")
     for bot in bots:
         matrix.add_column(bot, justify="right")
@@ -281,7 +283,7 @@ def to_markdown(standings: Standings) -> str:
     bots = [line.bot for line in standings.standings]
     lines += [
         "",
-        "Head-to-head (see below):",
+        "Head-to-head: how often the row bot finished ahead of the column bot:",
         "",
         "| | " + " | ".join(bots) + " |",
         "|:--|" + "--:|" * len(bots),
