@@ -47,7 +47,7 @@ def configure_logging(fmt: LogFormat | str = LogFormat.AUTO, level: str = "INFO"
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=True,
     )
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=shared,
@@ -61,6 +61,15 @@ def configure_logging(fmt: LogFormat | str = LogFormat.AUTO, level: str = "INFO"
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+
+
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a line is emitted, not when logging was set up
+    (a test runner or a CLI harness swaps stderr; a handler bound to a closed one would fail)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
 
 
 def get_logger(name: str) -> Any:
