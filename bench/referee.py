@@ -97,7 +97,7 @@ async def run_tables(
                 )
         for table in created:
             await table.done.wait()
-        return [g.record.to_json() for table in created for g in table.finished]
+        return [json.loads(g.record_json) for table in created for g in table.finished]
     finally:
         for process in processes:
             await asyncio.to_thread(process.wait, 60)
