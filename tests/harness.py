@@ -20,6 +20,7 @@ from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_client.bots import make_bot
 from hearts_client.sdk import run_async, safe_answer
+from hearts_protocol.transport import own_channel
 from hearts_server.registry import ServerDefaults
 from hearts_server.server import RefereeServer, make_server
 
@@ -39,7 +40,7 @@ async def running_server(record_dir: Path, **defaults: Any) -> AsyncIterator[Ref
 
 async def create_table(address: str, names: Sequence[str], **config: Any) -> apb.CreateTableResponse:
     """Creates a table through AdminService.CreateTable."""
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with own_channel(address) as channel:
         stub = agrpc.AdminServiceStub(channel)
         request = apb.CreateTableRequest(
             config=apb.TableConfig(players=len(names), bot_names=list(names), **config)
@@ -50,7 +51,7 @@ async def create_table(address: str, names: Sequence[str], **config: Any) -> apb
 
 async def await_table(address: str, table_id: str) -> apb.GetTableResponse:
     """Waits for a table's games through AdminService.AwaitTable."""
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with own_channel(address) as channel:
         stub = agrpc.AdminServiceStub(channel)
         response: apb.AwaitTableResponse = await stub.AwaitTable(
             apb.AwaitTableRequest(table_id=table_id), timeout=300
@@ -67,7 +68,7 @@ class RawSeat:
     """An adversarial seat: a raw bidirectional stream that sends whatever the test wants."""
 
     def __init__(self, address: str) -> None:
-        self.channel = grpc.aio.insecure_channel(address)
+        self.channel = own_channel(address)  # as a bot process would: a connection of its own
         self.outgoing: asyncio.Queue[bytes | None] = asyncio.Queue()
         method = self.channel.stream_stream(
             PLAY_METHOD, request_serializer=None, response_deserializer=rpb.PlayResponse.FromString

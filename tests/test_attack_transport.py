@@ -18,12 +18,12 @@ from tests.h2_attack import raw_call
 ATTACKER = Path(__file__).resolve().parent / "h2_attack.py"
 
 
-def test_the_referee_serves_through_and_after_a_rapid_reset_attack(tmp_path: Path) -> None:
-    # The attack must not take the referee down: while one connection opens and resets streams
-    # as fast as it can the referee keeps answering, and every join works once it stops. How
-    # many joins work during the attack is a figure (bench/rapid_reset.py), not asserted here:
-    # on two cores shared with the attacker and other test workers it ranges from all to none,
-    # and issue 11 records that "joins keep working during the attack" is not reached yet.
+def test_joins_keep_working_during_a_rapid_reset_attack(tmp_path: Path) -> None:
+    # While one connection opens and resets streams as fast as it can, tables of six seats (each
+    # seat on its own connection, as bot processes are) are created and joined one after another:
+    # every join gets its GameStarted, none fails or times out, and joins still work afterwards.
+    # With 64 streams per connection (the limit before) joins took seconds, timed out (20 s) or
+    # were CANCELLED. How fast they are is bench/rapid_reset.py's figure, not asserted here.
     sys.path.insert(0, str(ATTACKER.parent.parent))
     from bench.rapid_reset import measure
 
@@ -48,7 +48,7 @@ def test_the_referee_serves_through_and_after_a_rapid_reset_attack(tmp_path: Pat
             await server.stop(0.5)
 
     during, after = asyncio.run(scenario())
-    assert int(during["rounds"]) >= 1, during  # type: ignore[call-overload]
+    assert int(during["rounds"]) >= 2 and during["failed"] == 0, during  # type: ignore[call-overload]
     assert int(after["joins"]) > 0 and after["failed"] == 0, after  # type: ignore[call-overload]
 
 

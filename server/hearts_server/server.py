@@ -28,6 +28,7 @@ from cancellation_hearts.v1 import (
     spectator_service_pb2_grpc,
 )
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_protocol.transport import MAX_CALLS_PER_CONNECTION
 from hearts_server.logs import get_logger
 from hearts_server.registry import Registry, ServerDefaults
 from hearts_server.service import AdminServicer, RefereeServicer, SpectatorServicer
@@ -46,7 +47,7 @@ SERVICE_NAMES = (
 #: The v1 name of the reflection service (grpcurl, buf curl and grpc-health-probe ask for it).
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 #: The transport's limits (grpc core channel arguments). A bot needs one stream; an organiser one
-#: per table it awaits. Bounding concurrent streams per connection and the requests the server queues
+#: per table it awaits (on a connection per table). Bounding concurrent streams per connection and the requests the server queues
 #: before a handler takes them keeps one abusive connection (an HTTP/2 rapid reset: streams
 #: opened and reset as fast as it can) from starving everyone else's joins.
 SERVER_OPTIONS: list[tuple[str, int]] = [
@@ -56,12 +57,15 @@ SERVER_OPTIONS: list[tuple[str, int]] = [
     ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
     ("grpc.http2.max_ping_strikes", 2),
-    # Measured with bench/rapid_reset.py: at 100 (or grpc's default, unlimited) a rapid reset
-    # from one connection made new joins fail (CANCELLED, timeouts); at 64 they succeed (slower).
-    # grpc counts a stream until Python has let go of it ("overload protection") and refuses
-    # streams past the limit (REFUSED_STREAM): one client process (whose channels share one
-    # connection) must keep fewer than 64 calls open at once, e.g. AwaitTable of fewer tables.
-    ("grpc.max_concurrent_streams", 64),
+    # Measured with bench/rapid_reset.py (one connection opening and resetting ~600,000 streams
+    # a second): at 64 concurrent streams per connection (or grpc's default, unlimited) joins on
+    # other connections took seconds or failed (CANCELLED, timeouts); at 8, with at most 2 new
+    # streams taken per read of a connection, they kept working (tens of ms). grpc counts a
+    # stream until Python has let go of it ("overload protection") and refuses streams past the
+    # limit (REFUSED_STREAM). Clients that keep several calls open use a connection per group
+    # (hearts_protocol.transport.own_channel): the SDK, the runner and the test harness do.
+    ("grpc.max_concurrent_streams", MAX_CALLS_PER_CONNECTION),
+    ("grpc.http2.max_requests_per_read", 2),
     ("grpc.max_connection_idle_ms", 600_000),
     # Calls the server has accepted but Python has not picked up yet: above the soft limit grpc
     # cancels new calls at random (the CANCELLED joins of the attack); keep it out of reach.

@@ -51,6 +51,7 @@ import grpc
 
 from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
+from hearts_protocol.transport import own_channel
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
 from hearts_tournaments.config import (
@@ -671,6 +672,13 @@ class _GamePlay:
         self.tokens: list[str] = []
 
     async def play(self) -> GameOutcome:
+        """Plays the game over a connection of its own to the referee (which allows few calls per
+        connection, while a runner awaits many tables at once)."""
+        async with own_channel(self.address) as channel:
+            self.admin = agrpc.AdminServiceStub(channel)
+            return await self._play()
+
+    async def _play(self) -> GameOutcome:
         config = self.config
         game = self.game
         table = apb.TableConfig(

@@ -25,6 +25,7 @@ from hearts_client.bot import Bot
 from hearts_core.rules import DEFAULT_MAX_HANDS, MoonChoice
 from hearts_core.view import HandSummary
 from hearts_protocol.convert import MOON_TO_PB, summary_from_pb, view_from_pb
+from hearts_protocol.transport import own_channel
 
 log = get_logger(__name__)
 
@@ -286,10 +287,11 @@ async def play_seat(
     loop = asyncio.get_running_loop()
     log.info("bot_starting", bot=name, server=address)
     while True:
-        channel = (
-            grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(root_certificates))
-            if root_certificates is not None
-            else grpc.aio.insecure_channel(address)
+        # A connection of its own: several seats played from one process must not share one
+        # (the referee allows few calls per connection).
+        channel = own_channel(
+            address,
+            grpc.ssl_channel_credentials(root_certificates) if root_certificates is not None else None,
         )
         attempt = _Attempt()
         try:
