@@ -47,9 +47,10 @@ SERVICE_NAMES = (
 #: The v1 name of the reflection service (grpcurl, buf curl and grpc-health-probe ask for it).
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 #: The transport's limits (grpc core channel arguments). A bot needs one stream; an organiser one
-#: per table it awaits (on a connection per table). Bounding concurrent streams per connection and the requests the server queues
-#: before a handler takes them keeps one abusive connection (an HTTP/2 rapid reset: streams
-#: opened and reset as fast as it can) from starving everyone else's joins.
+#: per table it awaits (on a connection per table). Bounding concurrent streams per connection
+#: and the requests the server queues before a handler takes them keeps one abusive connection
+#: (an HTTP/2 rapid reset: streams opened and reset as fast as it can) from starving everyone
+#: else's joins.
 SERVER_OPTIONS: list[tuple[str, int]] = [
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ("grpc.so_reuseport", 0),
