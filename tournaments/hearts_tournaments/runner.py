@@ -51,6 +51,7 @@ import grpc
 
 from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
+from hearts_core.record import write_text_durably
 from hearts_protocol.transport import own_channel
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
@@ -72,7 +73,7 @@ from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, requ
 from hearts_tournaments.schedule import Progress, Schedule, ScheduledGame, make_schedule
 from hearts_tournaments.stats import SprtVerdict
 from hearts_tournaments.stdio_entrant import start_stdio_bot
-from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder
+from hearts_tournaments.store import DB_NAME, Store, StoreError, StoreWriteError, private_folder
 from hearts_tournaments.tournament_secrets import (
     ADMIN_TOKEN_ENV,
     DEAL_SECRET_ENV,
@@ -84,6 +85,8 @@ log = get_logger(__name__)
 
 #: Seconds to wait for an external referee to answer at start.
 CONNECT_TIMEOUT_S = 10.0
+#: Seconds between tries to store a finished game while there is no space for it.
+STORE_RETRY_S = 2.0
 #: The runner's note of which process played which seat of each game (JSON lines).
 PROCESSES_LOG = "processes.jsonl"
 #: What the runner owns in an output folder (removed by ``--fresh``).
@@ -382,6 +385,7 @@ class _Runner:
         self.executor: GameExecutor | None = None
 
     async def run(self, kind: ExecutorKind = ExecutorKind.LOCAL, ray_address: str = "") -> None:
+        self._restore_record_files()
         done = self.store.finished_keys()
         pending = [g for g in self.schedule.games if g.key not in done]
         self.reporter.started(len(self.schedule.games), len(done), self.faults)
@@ -423,7 +427,54 @@ class _Runner:
                 break
             absent = await self._absent(game)
             outcome = await executor.play(GameJob.of(game, absent, self.deal_secret))
+            await self._keep(outcome)
             self._finish(outcome)
+
+    async def _keep(self, outcome: GameOutcome) -> None:
+        """Stores a finished game. While the database cannot be written (a full disk, a failing
+        one) it says so once and tries again every few seconds, holding the game, so that nothing
+        finished is lost. This worker starts no other game meanwhile; Ctrl-C (or a kill) then
+        loses only the games held, which ``resume`` plays again."""
+        waiting = False
+        while True:
+            try:
+                self.store.add(outcome)
+            except StoreWriteError as exc:
+                if not waiting:
+                    cause = "no space" if exc.no_space else "the database cannot be written"
+                    log.error("game_not_stored", key=outcome.key, error=str(exc), no_space=exc.no_space)
+                    self.reporter.note(
+                        f"{cause}: {exc}; holding game {outcome.key} and trying again every "
+                        f"{STORE_RETRY_S:g} s: free some space (or fix the disk); Ctrl-C stops, and "
+                        f"`hearts tournament resume {self.output}` plays the game again"
+                    )
+                    waiting = True
+                await asyncio.sleep(STORE_RETRY_S)
+                continue
+            if waiting:
+                log.info("game_stored_after_waiting", key=outcome.key)
+                self.reporter.note(f"the database can be written again: game {outcome.key} is stored")
+            self._write_record_file(outcome.key, outcome.game_id, outcome.record_json)
+            return
+
+    def _write_record_file(self, key: str, game_id: str, record: str) -> None:
+        """Writes a stored game's record file where the referee could not (a full disk then)."""
+        path = self.output / "records" / f"{game_id}.json"
+        if not record or path.exists():
+            return
+        try:
+            write_text_durably(path, record.removesuffix("\n"))  # it adds the newline again
+        except OSError as exc:
+            log.warning("record_file_not_written", key=key, path=str(path), error=str(exc))
+            return
+        log.info("record_file_written_from_store", key=key, path=str(path))
+
+    def _restore_record_files(self) -> None:
+        """Writes the record files missing for stored games (the database holds every record)."""
+        folder = self.output / "records"
+        for key, game_id in list(self.store.record_ids()):
+            if not (folder / f"{game_id}.json").exists():
+                self._write_record_file(key, game_id, self.store.record(key) or "")
 
     async def _absent(self, game: ScheduledGame) -> tuple[bool, ...]:
         """Which seats of ``game`` are quarantined, once the earlier games that decide it are stored."""
@@ -436,7 +487,7 @@ class _Runner:
         return absent
 
     def _finish(self, outcome: GameOutcome) -> None:
-        self.store.add(outcome)
+        """Counts a stored game: faults, progress, quarantine, the gauntlet's verdict."""
         self.faults += sum(outcome.faults)
         log.info("game_stored", key=outcome.key, game_id=outcome.game_id, faults=sum(outcome.faults))
         self.reporter.game_finished(outcome)
@@ -826,7 +877,11 @@ class _GamePlay:
 
     def _outcome(self, table: apb.GetTableResponse) -> GameOutcome:
         game = self.game
-        if table.status != apb.TABLE_STATUS_DONE or len(table.games) != 1:
+        if table.status == apb.TABLE_STATUS_ABORTED and len(table.games) == 1 and table.games[0].record_error:
+            # The game ended but the referee could not write its record (a full disk): it came
+            # back in memory, is stored with the game, and its file is written when there is space.
+            log.warning("record_not_written_by_referee", key=game.key, error=table.games[0].record_error)
+        elif table.status != apb.TABLE_STATUS_DONE or len(table.games) != 1:
             raise RunnerError(
                 f"the referee stopped table {table.table_id} of game {game.key} before it ended"
             )

@@ -14,11 +14,13 @@ and every finished record, so it is private: the output folder is made mode 0700
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import sqlite3
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,33 @@ CREATE TABLE games (
 
 class StoreError(Exception):
     """A folder that does not hold a usable tournament database; the message says why."""
+
+
+class StoreWriteError(StoreError):
+    """A game could not be written to the database: no space (a full disk, a quota, a file size
+    limit) or a failing disk. Nothing was written: storing the same game again once the cause is
+    gone succeeds.
+
+    Attributes:
+        no_space: Whether the write failed for want of space.
+    """
+
+    def __init__(self, message: str, no_space: bool) -> None:
+        super().__init__(message)
+        self.no_space = no_space
+
+
+#: errno values of a write that failed for want of space.
+_NO_SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+#: SQLite's result code for "database or disk is full".
+_SQLITE_FULL = 13
+
+
+def _no_space(exc: BaseException) -> bool:
+    """Whether a failed write failed for want of space."""
+    if isinstance(exc, sqlite3.Error):
+        return getattr(exc, "sqlite_errorcode", None) == _SQLITE_FULL
+    return isinstance(exc, OSError) and exc.errno in _NO_SPACE_ERRNOS
 
 
 class Store:
@@ -309,6 +338,11 @@ class Store:
         row = self._db.execute("SELECT record FROM games WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
+    def record_ids(self) -> Iterator[tuple[str, str]]:
+        """Every stored game's ``(key, game_id)``, in the order stored (records not loaded)."""
+        for summary, key in self._db.execute("SELECT summary, key FROM games ORDER BY seq"):
+            yield str(key), str(json.loads(summary)["game_id"])
+
     def count(self) -> int:
         """How many games are stored."""
         row = self._db.execute("SELECT COUNT(*) FROM games").fetchone()
@@ -316,10 +350,13 @@ class Store:
 
     # ------------------------------------------------------------------ writing
     def add(self, outcome: GameOutcome) -> None:
-        """Stores a finished game and commits.
+        """Stores a finished game and commits (all or nothing).
 
         Raises:
-            StoreError: if a game with that key is already stored (it is never replaced).
+            StoreWriteError: if the database cannot be written (no space, a failing disk): store
+                it again once the cause is gone.
+            StoreError: if a game with that key is already stored (it is never replaced), or the
+                database fails otherwise.
         """
         try:
             with self._db:
@@ -330,6 +367,12 @@ class Store:
                 )
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"game {outcome.key} cannot be stored: {exc}") from None
+        except (OSError, sqlite3.Error) as exc:
+            # SQLite reports a write refused for want of space as "database or disk is full" or,
+            # for some causes (a file size limit), as a plain "disk I/O error".
+            raise StoreWriteError(
+                f"game {outcome.key} cannot be stored in {self.path}: {exc}", _no_space(exc)
+            ) from None
 
 
 def private_folder(folder: Path) -> None:

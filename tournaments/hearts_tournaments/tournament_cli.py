@@ -333,7 +333,7 @@ def _run(
     with tournament.store, _log_to(output / "runner.log"), ProgressReporter(bar) as reporter:
         try:
             standings = run_tournament(tournament, concurrency, reporter, executor, ray_address)
-        except RunnerError as exc:
+        except (RunnerError, StoreError) as exc:
             raise fail(
                 f"{exc}; the finished games are kept: `hearts tournament resume {output}`", 1
             ) from None

@@ -1,0 +1,130 @@
+"""A full disk during a tournament: the runner holds the finished game, says so, and stores it
+once there is space again; nothing is lost, and the standings are those of an untroubled run.
+
+"Full" is a real failed write: the runner runs with a file size limit (RLIMIT_FSIZE, SIGXFSZ
+ignored, so writes past it fail with EFBIG and SQLite reports "database or disk is full"), which
+the test lifts from outside (prlimit) once the runner has said it is waiting for space.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+DEAL_SECRET = "5f" * 32
+CONFIG = """
+[tournament]
+name = "disk"
+table_size = 6
+deals = 6
+duplicate = false
+seed = 4
+max_hands = 1
+concurrency = 2
+decision_ms = 5000
+sandbox = "none"
+
+[[bots]]
+name = "careful"
+builtin = "heuristic"
+
+[[bots]]
+name = "dice"
+builtin = "random"
+"""
+LIMIT_BYTES = 96 * 1024
+RUN_TIMEOUT_S = 240
+
+
+def _command(config: Path, output: Path, secret: Path) -> list[str]:
+    return [
+        sys.executable, "-m", "hearts_tournaments", "tournament", "run", str(config),
+        "--output", str(output), "--deal-secret-file", str(secret),
+    ]  # fmt: skip
+
+
+def _limited() -> None:
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead
+    resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT_BYTES, resource.RLIM_INFINITY))
+
+
+def _standings(output: Path) -> list[tuple[str, float]]:
+    result = subprocess.run(
+        [sys.executable, "-m", "hearts_tournaments", "tournament", "report", str(output), "--format", "json"],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    return [(s["bot"], s["mean_place"]) for s in json.loads(result.stdout)["standings"]]
+
+
+def test_a_full_disk_holds_the_finished_game_until_there_is_space(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(CONFIG)
+    secret = tmp_path / "deal.secret"
+    secret.write_text(DEAL_SECRET)
+    reference = tmp_path / "reference"
+    done = subprocess.run(
+        _command(config, reference, secret), capture_output=True, text=True, timeout=RUN_TIMEOUT_S
+    )
+    assert done.returncode == 0, done.stderr
+
+    output = tmp_path / "full"
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as stderr:
+        runner = subprocess.Popen(
+            _command(config, output, secret), stdout=subprocess.DEVNULL, stderr=stderr, preexec_fn=_limited
+        )
+        try:
+            deadline = time.monotonic() + RUN_TIMEOUT_S
+            while "holding game" not in log.read_text() and runner.poll() is None:
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.2)
+            assert runner.poll() is None, f"the runner gave up instead of waiting:\n{log.read_text()}"
+            time.sleep(3)  # a few retries while the disk stays full: still waiting, nothing lost
+            assert runner.poll() is None, log.read_text()
+            unlimited = (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
+            resource.prlimit(runner.pid, resource.RLIMIT_FSIZE, unlimited)  # space again
+            assert runner.wait(RUN_TIMEOUT_S) == 0, log.read_text()
+        finally:
+            runner.kill()
+    text = log.read_text()
+    assert "Traceback" not in text, text
+    assert "can be written again" in text, text
+    assert _standings(output) == _standings(reference)
+    verified = subprocess.run(
+        [sys.executable, "-m", "hearts_tournaments", "tournament", "verify", str(output)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_resume_writes_the_record_files_the_referee_could_not(tmp_path: Path) -> None:
+    # A game whose record file the referee could not write (a full disk) is stored with its record
+    # in the database; resuming writes the missing file, and verify then finds everything.
+    config = tmp_path / "t.toml"
+    config.write_text(CONFIG.replace("deals = 6", "deals = 2"))
+    secret = tmp_path / "deal.secret"
+    secret.write_text(DEAL_SECRET)
+    output = tmp_path / "out"
+    done = subprocess.run(
+        _command(config, output, secret), capture_output=True, text=True, timeout=RUN_TIMEOUT_S
+    )
+    assert done.returncode == 0, done.stderr
+    victim = sorted((output / "records").glob("*.json"))[0]
+    text = victim.read_text()
+    victim.unlink()
+    resumed = subprocess.run(
+        [sys.executable, "-m", "hearts_tournaments", "tournament", "resume", str(output)],
+        capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert victim.read_text() == text
+    verified = subprocess.run(
+        [sys.executable, "-m", "hearts_tournaments", "tournament", "verify", str(output)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert verified.returncode == 0, verified.stdout + verified.stderr
