@@ -113,7 +113,7 @@ async def run(seconds: float, max_streams: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="How long the attack lasts.")
-    parser.add_argument("--max-streams", type=int, default=2_000_000, help="Streams the attacker may reset.")
+    parser.add_argument("--max-streams", type=int, default=50_000_000, help="Streams the attacker may reset.")
     parser.add_argument("--json", action="store_true", help="Print one JSON object only.")
     parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=INT",
