@@ -22,7 +22,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.schedule import Schedule
@@ -89,7 +89,36 @@ def _no_space(exc: BaseException) -> bool:
     return isinstance(exc, OSError) and exc.errno in _NO_SPACE_ERRNOS
 
 
-class Store:
+class MetaDatabase:
+    """An open SQLite database with a ``meta`` table of key/value text, usable with ``with``.
+
+    Subclasses say which error a missing meta value is (:meth:`_missing`).
+    """
+
+    _db: sqlite3.Connection
+
+    def close(self) -> None:
+        """Closes the database."""
+        self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def meta(self, key: str) -> str:
+        """A value of the meta table."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise self._missing(key)
+        return str(row[0])
+
+    def _missing(self, key: str) -> Exception:
+        return KeyError(key)
+
+
+class Store(MetaDatabase):
     """An open tournament database.
 
     Use :meth:`create` for a new tournament and :meth:`open` for an existing one.
@@ -265,23 +294,9 @@ class Store:
             )
         return cls(path, db)
 
-    def close(self) -> None:
-        """Closes the database."""
-        self._db.close()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # ------------------------------------------------------------------ reading
-    def meta(self, key: str) -> str:
-        """A value of the meta table (``name``, ``config_toml``, ``base_dir``, ...)."""
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            raise StoreError(f"{self.path} lacks {key!r}")
-        return str(row[0])
+    def _missing(self, key: str) -> Exception:
+        return StoreError(f"{self.path} lacks {key!r}")
 
     @property
     def config_text(self) -> str:

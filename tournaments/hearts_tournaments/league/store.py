@@ -30,7 +30,7 @@ from hearts_tournaments.config import BOT_NAME_PATTERN, BotProtocol, BotSpec
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.sandbox import SandboxKind
-from hearts_tournaments.store import FILE_MODE, private_folder
+from hearts_tournaments.store import FILE_MODE, MetaDatabase, private_folder
 from hearts_tournaments.tournament_secrets import new_deal_secret
 
 #: The database's file name inside the league folder.
@@ -175,7 +175,7 @@ def version_hash(spec: BotSpec) -> str:
     return digest.hexdigest()
 
 
-class LeagueStore:
+class LeagueStore(MetaDatabase):
     """An open league database (``create`` a new one, ``open`` an existing one)."""
 
     def __init__(self, folder: Path, db: sqlite3.Connection) -> None:
@@ -251,22 +251,8 @@ class LeagueStore:
             raise LeagueError(f"{path} is a league of schema {schema}; this version reads {SCHEMA_VERSION}")
         return cls(folder, db)
 
-    def close(self) -> None:
-        """Closes the database."""
-        self._db.close()
-
-    def __enter__(self) -> LeagueStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def meta(self, key: str) -> str:
-        """A value of the meta table."""
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            raise LeagueError(f"the league database lacks {key!r}")
-        return str(row[0])
+    def _missing(self, key: str) -> Exception:
+        return LeagueError(f"the league database lacks {key!r}")
 
     def deal_secret(self) -> bytes:
         """The secret every deal and bot seed is keyed with."""

@@ -8,7 +8,6 @@ deal has no game still to play). Validation games are not listed (``hearts leagu
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,13 +19,13 @@ from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.schedule import Schedule, Seating
 from hearts_tournaments.web.source import (
-    LOG_TAIL,
-    CorruptRecord,
     GameRow,
     GameStatus,
     LogExcerpt,
     NoSuchGame,
     NotATournament,
+    log_tail,
+    parse_record,
 )
 
 
@@ -135,26 +134,12 @@ class LeagueSource:
 
     def record(self, key: str) -> dict[str, Any]:
         """The parsed record of a game."""
-        text = self.record_text(key)
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise CorruptRecord(f"the record of game {key} is not JSON: {exc}") from None
-        if not isinstance(data, dict) or "players" not in data or not isinstance(data.get("hands"), list):
-            raise CorruptRecord(f"the record of game {key} is not a game record")
-        return data
+        return parse_record(key, self.record_text(key))
 
     def log(self, bot: str, key: str, seat: int) -> LogExcerpt | None:
         """The tail of the bot's log of a game."""
         row = self.game(key)
-        if not 0 <= seat < len(row.seats) or row.seats[seat] != bot:
-            return None
-        path = self.folder / "logs" / bot / f"{key}-s{seat}.log"
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            return None
-        return LogExcerpt(str(path.relative_to(self.folder)), tuple(lines[-LOG_TAIL:]), len(lines) > LOG_TAIL)
+        return log_tail(self.folder, bot, key, seat, row.seats)
 
 
 def _status(outcome: GameOutcome) -> GameStatus:

@@ -276,26 +276,40 @@ class TournamentSource:
 
     def record(self, key: str) -> dict[str, Any]:
         """The parsed record of a released game."""
-        text = self.record_text(key)
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise CorruptRecord(f"the record of game {key} is not JSON: {exc}") from None
-        if not isinstance(data, dict) or "players" not in data or not isinstance(data.get("hands"), list):
-            raise CorruptRecord(f"the record of game {key} is not a game record")
-        return data
+        return parse_record(key, self.record_text(key))
 
     def log(self, bot: str, key: str, seat: int) -> LogExcerpt | None:
         """The last :data:`LOG_TAIL` lines of the bot's log of a released game."""
         row = self._released(key)
-        if not 0 <= seat < len(row.seats) or row.seats[seat] != bot:
-            return None
-        path = self.folder / "logs" / bot / f"{key}-s{seat}.log"
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            return None
-        return LogExcerpt(str(path.relative_to(self.folder)), tuple(lines[-LOG_TAIL:]), len(lines) > LOG_TAIL)
+        return log_tail(self.folder, bot, key, seat, row.seats)
+
+
+def parse_record(key: str, text: str) -> dict[str, Any]:
+    """A stored record's text as a game record.
+
+    Raises:
+        CorruptRecord: if it is not JSON, or not a game record.
+    """
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise CorruptRecord(f"the record of game {key} is not JSON: {exc}") from None
+    if not isinstance(data, dict) or "players" not in data or not isinstance(data.get("hands"), list):
+        raise CorruptRecord(f"the record of game {key} is not a game record")
+    return data
+
+
+def log_tail(folder: Path, bot: str, key: str, seat: int, seats: Sequence[str]) -> LogExcerpt | None:
+    """The last :data:`LOG_TAIL` lines of ``bot``'s log of game ``key`` (None unless it sat at
+    ``seat``, or when there is no log)."""
+    if not 0 <= seat < len(seats) or seats[seat] != bot:
+        return None
+    path = folder / "logs" / bot / f"{key}-s{seat}.log"
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return LogExcerpt(str(path.relative_to(folder)), tuple(lines[-LOG_TAIL:]), len(lines) > LOG_TAIL)
 
 
 def _status(outcome: GameOutcome | None, deal_done: bool) -> GameStatus:
