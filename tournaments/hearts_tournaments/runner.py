@@ -73,7 +73,7 @@ from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, requ
 from hearts_tournaments.schedule import Progress, Schedule, ScheduledGame, make_schedule
 from hearts_tournaments.stats import SprtVerdict
 from hearts_tournaments.stdio_entrant import start_stdio_bot
-from hearts_tournaments.store import DB_NAME, Store, StoreError, StoreWriteError, private_folder
+from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder, store_patiently
 from hearts_tournaments.tournament_secrets import (
     ADMIN_TOKEN_ENV,
     DEAL_SECRET_ENV,
@@ -85,8 +85,6 @@ log = get_logger(__name__)
 
 #: Seconds to wait for an external referee to answer at start.
 CONNECT_TIMEOUT_S = 10.0
-#: Seconds between tries to store a finished game while there is no space for it.
-STORE_RETRY_S = 2.0
 #: The runner's note of which process played which seat of each game (JSON lines).
 PROCESSES_LOG = "processes.jsonl"
 #: What the runner owns in an output folder (removed by ``--fresh``).
@@ -431,31 +429,16 @@ class _Runner:
             self._finish(outcome)
 
     async def _keep(self, outcome: GameOutcome) -> None:
-        """Stores a finished game. While the database cannot be written (a full disk, a failing
-        one) it says so once and tries again every few seconds, holding the game, so that nothing
-        finished is lost. This worker starts no other game meanwhile; Ctrl-C (or a kill) then
-        loses only the games held, which ``resume`` plays again."""
-        waiting = False
-        while True:
-            try:
-                self.store.add(outcome)
-            except StoreWriteError as exc:
-                if not waiting:
-                    cause = "no space" if exc.no_space else "the database cannot be written"
-                    log.error("game_not_stored", key=outcome.key, error=str(exc), no_space=exc.no_space)
-                    self.reporter.note(
-                        f"{cause}: {exc}; holding game {outcome.key} and trying again every "
-                        f"{STORE_RETRY_S:g} s: free some space (or fix the disk); Ctrl-C stops, and "
-                        f"`hearts tournament resume {self.output}` plays the game again"
-                    )
-                    waiting = True
-                await asyncio.sleep(STORE_RETRY_S)
-                continue
-            if waiting:
-                log.info("game_stored_after_waiting", key=outcome.key)
-                self.reporter.note(f"the database can be written again: game {outcome.key} is stored")
-            self._write_record_file(outcome.key, outcome.game_id, outcome.record_json)
-            return
+        """Stores a finished game, holding it while the database cannot be written (this worker
+        starts no other game meanwhile; a stop then loses only the games held, which ``resume``
+        plays again), then writes its record file if the referee could not."""
+        await store_patiently(
+            lambda: self.store.add(outcome),
+            f"game {outcome.key}",
+            f"hearts tournament resume {self.output}",
+            self.reporter.note,
+        )
+        self._write_record_file(outcome.key, outcome.game_id, outcome.record_json)
 
     def _write_record_file(self, key: str, game_id: str, record: str) -> None:
         """Writes a stored game's record file where the referee could not (a full disk then)."""

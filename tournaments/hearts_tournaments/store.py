@@ -13,6 +13,7 @@ and every finished record, so it is private: the output folder is made mode 0700
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import json
@@ -20,13 +21,16 @@ import os
 import sqlite3
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Self
 
+from hearts_server.logs import get_logger
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.schedule import Schedule
 from hearts_tournaments.tournament_secrets import DealSecretError, new_deal_secret, parse_deal_secret
+
+log = get_logger(__name__)
 
 #: The database's file name inside the output folder.
 DB_NAME = "tournament.sqlite"
@@ -87,6 +91,49 @@ def _no_space(exc: BaseException) -> bool:
     if isinstance(exc, sqlite3.Error):
         return getattr(exc, "sqlite_errorcode", None) == _SQLITE_FULL
     return isinstance(exc, OSError) and exc.errno in _NO_SPACE_ERRNOS
+
+
+def write_error(what: str, path: Path, exc: OSError | sqlite3.Error) -> StoreWriteError:
+    """The :class:`StoreWriteError` of a failed write of ``what`` to the database at ``path``.
+
+    (SQLite reports a write refused for want of space as "database or disk is full" or, for
+    some causes such as a file size limit, as a plain "disk I/O error".)
+    """
+    return StoreWriteError(f"{what} cannot be stored in {path}: {exc}", _no_space(exc))
+
+
+#: Seconds between tries to store a finished game while the database cannot be written.
+STORE_RETRY_S = 2.0
+
+
+async def store_patiently(
+    write: Callable[[], None], what: str, resume: str, say: Callable[[str], None]
+) -> None:
+    """Runs ``write`` (a database write that raises :class:`StoreWriteError`) until it succeeds.
+
+    While it fails (a full disk, a failing one) it says so once through ``say`` and tries again
+    every :data:`STORE_RETRY_S` seconds, holding what it stores, so that nothing finished is lost;
+    once it succeeds it says so. ``resume`` is the command that plays on after a stop meanwhile.
+    """
+    waiting = False
+    while True:
+        try:
+            write()
+        except StoreWriteError as exc:
+            if not waiting:
+                cause = "no space" if exc.no_space else "the database cannot be written"
+                log.error("not_stored", what=what, error=str(exc), no_space=exc.no_space)
+                say(
+                    f"{cause}: {exc}; holding {what} and trying again every {STORE_RETRY_S:g} s: "
+                    f"free some space (or fix the disk); Ctrl-C stops, and `{resume}` plays it again"
+                )
+                waiting = True
+            await asyncio.sleep(STORE_RETRY_S)
+            continue
+        if waiting:
+            log.info("stored_after_waiting", what=what)
+            say(f"the database can be written again: {what} is stored")
+        return
 
 
 class MetaDatabase:
@@ -383,11 +430,7 @@ class Store(MetaDatabase):
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"game {outcome.key} cannot be stored: {exc}") from None
         except (OSError, sqlite3.Error) as exc:
-            # SQLite reports a write refused for want of space as "database or disk is full" or,
-            # for some causes (a file size limit), as a plain "disk I/O error".
-            raise StoreWriteError(
-                f"game {outcome.key} cannot be stored in {self.path}: {exc}", _no_space(exc)
-            ) from None
+            raise write_error(f"game {outcome.key}", self.path, exc) from None
 
 
 def private_folder(folder: Path) -> None:

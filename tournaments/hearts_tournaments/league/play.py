@@ -42,7 +42,7 @@ from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.runner import GamePlay, RunnerError, Terminated, until_terminated
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
 from hearts_tournaments.schedule import ScheduledGame
-from hearts_tournaments.store import private_folder
+from hearts_tournaments.store import private_folder, store_patiently
 from hearts_tournaments.warm import WarmPool
 
 log = get_logger(__name__)
@@ -335,7 +335,13 @@ class _Loop:
         note = "passed its validation game" if ok else str(problem)
         if outcome is None:
             outcome = _empty_outcome(game)
-        self.store.store_validation(version.id, outcome, ok, note)
+        validated = outcome
+        await store_patiently(
+            lambda: self.store.store_validation(version.id, validated, ok, note),
+            f"the validation game of {version.id}",
+            f"hearts league run {self.store.folder}",
+            self.emit,
+        )
         self.emit(f"{version.id}: {'active' if ok else 'error'}: {note}")
 
     def _sandbox_problem(self, spec: BotSpec) -> str | None:
@@ -375,8 +381,13 @@ class _Loop:
             total = count + (online[vid][3] if vid in online else 0)
             if count and total >= self.config.quarantine_after:
                 quarantine.append((vid, f"quarantined after {total} failed games (last: block {number})"))
-        self.store.store_block(
-            number, games[0].seed, order, snapshot.commands_seen, outcomes, ratings, failed, quarantine
+        await store_patiently(
+            lambda: self.store.store_block(
+                number, games[0].seed, order, snapshot.commands_seen, outcomes, ratings, failed, quarantine
+            ),
+            f"block {number}",
+            f"hearts league run {self.store.folder}",
+            self.emit,
         )
         self.stored += 1
         self.games += len(outcomes)
