@@ -507,6 +507,9 @@ def _necessary(bots: int, table_size: int, deals: int) -> PairFeasibility:
             f"{extra} bots would each need {many} partners met {q + 1} times and the other "
             f"{b - extra} bots {few}: no graph has these degrees"
         )
+    why = _intersections_impossible(b, n, t, a, extra, q, degrees)
+    if why is not None:
+        return verdict(why)
     if rest == 0 and q >= 1:
         if t < b:
             return verdict(f"every pair meeting exactly {q} times needs at least {b} deals (Fisher)")
@@ -517,6 +520,48 @@ def _necessary(bots: int, table_size: int, deals: int) -> PairFeasibility:
         if q == 1 and b == n * n and t == n * (n + 1) and _no_plane(n):
             return verdict(f"no affine plane of order {n} exists")
     return verdict(None)
+
+
+def _intersections_impossible(
+    b: int, n: int, t: int, a: int, extra: int, q: int, degrees: Sequence[int]
+) -> str | None:
+    """Fisher-type counting: why the tables cannot intersect as pairs within one needs, or None.
+
+    Table ``i`` meets the other ``t - 1`` tables in ``s_ij`` bots, with ``sum_j s_ij =`` the
+    sum over its bots of ``deals - 1``, and ``sum_j s_ij (s_ij - 1) =`` the sum over its
+    ordered pairs of ``met - 1``, which is ``n (n - 1) (q - 1) + 2 e_i`` with ``e_i`` the
+    table's pairs that meet ``q + 1`` times. Whole numbers with a given sum have the least
+    ``sum s (s - 1)`` when they are as equal as possible, which bounds every ``e_i`` from
+    below (least when the bots at ``a + 1`` deals are spread evenly over the tables: the bound
+    is convex in their number); the bounds must fit in ``sum_i e_i = (q + 1) E``, ``E`` the
+    pairs that meet ``q + 1`` times. (With every pair meeting equally often this is the
+    variance argument behind Fisher's inequality; it also subsumes the rank bound on
+    ``N N^T``.)
+    """
+    if t < 2:
+        return None
+    heavy_seats = extra * (a + 1)
+    others = t - 1
+
+    def least(total: int) -> int:
+        u, w = divmod(total, others)
+        return (others - w) * u * (u - 1) + w * (u + 1) * u
+
+    share, more = divmod(heavy_seats, t)
+    # 2 e_i >= max(0, least(...) - n (n - 1) (q - 1)), convex in the table's heavy bots.
+    twice = sum(
+        max(0, least(n * (a - 1) + share + (1 if i < more else 0)) - n * (n - 1) * (q - 1)) for i in range(t)
+    )
+    needed = -(-twice // 2)
+    excess_pairs = sum(degrees) // 2
+    if needed > (q + 1) * excess_pairs:
+        return (
+            f"the tables' intersections: each table shares bots with the other {others} deals' "
+            f"tables so often that together they need at least {needed} (table, pair) places for "
+            f"pairs meeting {q + 1} times, but only {(q + 1) * excess_pairs} exist (a Fisher-type "
+            "count)"
+        )
+    return None
 
 
 def suggest_deals(
