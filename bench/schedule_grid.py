@@ -110,8 +110,10 @@ def main() -> None:
     if args.list:
         for case in result["grid"]:
             if case["status"] == "undecided":
-                print(f"  undecided: {case['bots']} bots, {case['table_size']} seats, {case['deals']} deals "
-                      f"(spread {case['spread']})")
+                print(
+                    f"  undecided: {case['bots']} bots, {case['table_size']} seats, {case['deals']} deals "
+                    f"(spread {case['spread']})"
+                )
 
 
 if __name__ == "__main__":

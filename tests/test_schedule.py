@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from hearts_core.deal import derive_seed
 from hearts_tournaments.cli import app
-from hearts_tournaments.config import ConfigError, parse_config
+from hearts_tournaments.config import MAX_BOTS, MAX_DEALS, ConfigError, parse_config
 from hearts_tournaments.schedule import (
     LABELS,
     Balance,
@@ -128,6 +128,11 @@ def test_two_hundred_bots_at_eleven_seats_all_meet_two_to_four_times() -> None:
         (111, 11, 111, "order 10"),  # Lam, Thiel and Swiercz
         (36, 6, 42, "affine plane of order 6"),
         (12, 6, 8, "exhaustive search"),  # types of 4 deals out of 8: none fits
+        # Fisher-type counts of the tables' intersections (undecided before: spread 2 was found).
+        (18, 8, 9, "intersections"),  # every bot at 4 deals, pairs 1..2
+        (10, 6, 8, "intersections"),
+        (24, 11, 12, "intersections"),
+        (21, 11, 5, "intersections"),
     ],
 )
 def test_provably_impossible_counts_say_why(bots: int, size: int, deals: int, reason: str) -> None:
@@ -142,6 +147,43 @@ def test_provably_impossible_counts_say_why(bots: int, size: int, deals: int, re
 def test_possible_counts_are_not_called_impossible(bots: int, size: int, deals: int) -> None:
     # Designs that exist: (16, 6, 2) biplane, PG(2, 5), (13, 6, 5), ...
     assert pair_feasibility(bots, size, deals).impossible is None
+
+
+@pytest.mark.parametrize(
+    ("bots", "size", "deals", "band"),
+    [
+        (19, 9, 19, (4, 4)),  # the quadratic residues mod 19: a (19, 9, 4) difference set
+        (19, 10, 19, (5, 5)),  # and their complement with 0
+        (23, 11, 23, (5, 5)),  # the quadratic residues mod 23
+        (14, 7, 27, (6, 7)),  # 1-rotational: residues mod 13 and one fixed bot, one table more
+        (16, 8, 31, (7, 8)),
+        (22, 11, 43, (10, 11)),
+    ],
+)
+def test_constructions_balance_counts_the_search_did_not(
+    bots: int, size: int, deals: int, band: tuple[int, int]
+) -> None:
+    # Each of these was neither balanced nor proven impossible (spread 2) before.
+    pairs = pair_counts(make_schedule(names(bots), size, deals, "1", duplicate=False))
+    assert (min(pairs), max(pairs)) == band
+
+
+def test_two_hundred_bots_at_eleven_seats_get_a_suggested_count_balanced_within_one() -> None:
+    # No count within 3 * bots was found before; 1600 deals = 8 base blocks developed mod 200.
+    assert suggest_deals(200, 11, 1091, "1") == 1600
+    pairs = pair_counts(make_schedule(names(200), 11, 1600, "1"))
+    assert max(pairs) - min(pairs) <= 1
+
+
+@pytest.mark.timeout(900)
+def test_the_largest_schedule_the_config_allows_is_built() -> None:
+    # MAX_BOTS bots over MAX_DEALS deals at 11 seats: bounded searches (bench/schedule.py
+    # --largest prints the time; well under a minute of CPU).
+    schedule = make_schedule(names(MAX_BOTS), 11, MAX_DEALS, "1")
+    assert len(schedule.games) == MAX_DEALS * 11
+    balance = schedule.balance()
+    assert set(balance.deals_per_bot.values()) == {MAX_DEALS * 11 // MAX_BOTS}
+    assert balance.pair_spread <= 2
 
 
 def brute_force_balanced(bots: int, size: int, deals: int) -> bool:

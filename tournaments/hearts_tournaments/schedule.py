@@ -77,11 +77,19 @@ PAIR_STEPS, PAIR_PATIENCE = 60_000, (6_000, 100, 8_000)
 PAIR_STEPS_MANY_BOTS = 15_000
 #: The widened (spread 2) search, run when within one is impossible or not found.
 WIDE_STEPS, WIDE_PATIENCE = 120_000, (2_000, 100, 20_000)
+#: A search step costs about as much as there are tables and bots: each search takes at most
+#: this many steps times (tables + bots), so that the largest schedule the config allows
+#: (config.MAX_BOTS bots, 10,000 deals, 11 seats) is designed well within a minute.
+SEARCH_WORK = 160_000_000
 #: Annealing temperatures at the start and the end of a search (costs move by whole units):
 #: the within-one search starts hotter than the widened one, whose band has room to spare.
 HOT, WIDE_HOT, COLD = 0.6, 0.3, 0.05
-#: Moves of the cyclic base-block search, per base block and at most.
-BASE_BLOCK_MOVES, BASE_BLOCK_MOST = 6_000, 60_000
+#: Steps of the cyclic base-block search, per base block and at most; its temperatures at the
+#: start and the end, and how many steps a residue removed from a block stays out of it.
+BASE_BLOCK_MOVES, BASE_BLOCK_MOST, BASE_BLOCK_TABU = 2_000, 12_000, 3
+BASE_BLOCK_HOT, BASE_BLOCK_COLD = 4.0, 0.5
+#: Attempts of the base-block search when residues times block sizes are at most BASE_BLOCK_SMALL.
+BASE_BLOCK_RESTARTS, BASE_BLOCK_SMALL = 4, 1_000
 #: Moves of the search that evens seat positions of bots filling several seats: at least,
 #: and per seat of every table.
 SPREAD_MOVES, SPREAD_PER_SEAT = 20_000, 4
@@ -861,11 +869,20 @@ def _compositions(
     if feasible.impossible is None:
         # Beyond a few dozen bots the search rarely reaches within one: do not dwell on it.
         most = PAIR_STEPS if b <= SUGGEST_SEARCH_BOTS else PAIR_STEPS_MANY_BOTS
+        most = min(most, SEARCH_WORK // (t + b))
         steps = local.run(feasible.low, feasible.high, most, _patience(PAIR_PATIENCE, t))
         if local.cost == 0:
             say(f"pairs: within one ({feasible.low}..{feasible.high}) from a {how}, {steps} search steps")
             return local.best_tables()
         say(f"pairs: within one not found in {steps} search steps from a {how}")
+        if start is not None and b <= SUGGEST_SEARCH_BOTS:
+            # A construction that leaves tables over can be a poor start: try a greedy fill too.
+            again = _PairSearch(_greedy_tables(b, n, t, rng, []), b, n, rng)
+            steps = again.run(feasible.low, feasible.high, most, _patience(PAIR_PATIENCE, t))
+            if again.cost == 0:
+                say(f"pairs: within one ({feasible.low}..{feasible.high}) from a greedy fill, {steps} steps")
+                return again.best_tables()
+            say(f"pairs: within one not found in {steps} search steps from a greedy fill either")
         if not widen:
             return local.best_tables()
     else:
@@ -883,7 +900,8 @@ def _compositions(
             return [[label[x] for x in table] for table in exact]
     for low in bands:
         local.reset_to_best()
-        steps = local.run(low, low + 2, WIDE_STEPS, _patience(WIDE_PATIENCE, t), WIDE_HOT)
+        wide = min(WIDE_STEPS, SEARCH_WORK // (t + b))
+        steps = local.run(low, low + 2, wide, _patience(WIDE_PATIENCE, t), WIDE_HOT)
         reached = local.cost == 0
         say(f"pairs: widened to {low}..{low + 2}, {'reached' if reached else 'not reached'} in {steps} steps")
         tables = local.best_tables()
@@ -1009,71 +1027,136 @@ def _patience(bounds: tuple[int, int, int], tables: int) -> int:
 
 
 def _cyclic_tables(b: int, n: int, t: int, rng: random.Random) -> list[list[int]] | None:
-    """Tables from base blocks developed modulo ``b``, when ``t >= b`` and such blocks are found.
+    """Tables from base blocks developed modulo ``b`` (or ``b - 1``), when such blocks are found.
 
-    ``k = t // b`` base blocks whose ordered differences cover every non-zero residue equally
-    often (within one) give, developed (every block shifted by every residue), every pair
-    ``{i, i + d}`` together as often as ``d`` is a difference: pairs within one of each other and
-    every bot at exactly ``k * n`` tables. The other ``t mod b`` tables are filled greedily.
+    *Cyclic*: ``k = t // b`` base blocks of ``n`` residues mod ``b`` whose ordered differences
+    cover every non-zero residue equally often (within one) give, developed (every block
+    shifted by every residue), every pair ``{i, i + d}`` together as often as ``d`` is a
+    difference: pairs within one of each other and every bot at exactly ``k * n`` tables.
+    Quadratic-residue difference sets such as (19, 9, 4) and (23, 11, 5) are found this way.
+
+    *1-rotational*, when ``b`` divides ``k * n`` for ``k = t // (b - 1)``: the residues mod
+    ``b - 1`` and one fixed bot ``oo``; ``m = k n / b`` of the base blocks hold ``oo`` and
+    ``n - 1`` residues, the others ``n`` residues. ``oo`` then sits at ``m (b - 1)`` tables
+    and every residue at ``k n - m``, the same number, and meets every residue ``m (n - 1)``
+    times. With 2 bots per seat (``b = 2 n``) this gives ``2 b - 2`` deals in which every pair
+    meets exactly ``n - 1`` times, and ``2 b - 1`` deals within one.
+
+    The other tables (``t mod b``, or ``t mod (b - 1)``) are filled greedily.
     """
-    k, rest = divmod(t, b)
-    if k == 0:
-        return None
-    blocks = _base_blocks(b, n, k, rng)
-    if blocks is None:
-        return None
-    label = list(range(b))
-    rng.shuffle(label)
-    tables = [[label[(x + shift) % b] for x in block] for block in blocks for shift in range(b)]
-    return tables + _greedy_tables(b, n, rest, rng, tables)
+    # (modulus, base block sizes, tables left to fill), fewest left first.
+    options: list[tuple[int, list[int], int]] = []
+    if t >= b:
+        options.append((b, [n] * (t // b), t % b))
+    k = t // (b - 1)
+    if k and (k * n) % b == 0:
+        m = k * n // b
+        options.append((b - 1, [n - 1] * m + [n] * (k - m), t % (b - 1)))
+    for v, sizes, left in sorted(options, key=lambda option: option[2]):
+        # Small searches are cheap: restart them a few times from other random blocks.
+        attempts = BASE_BLOCK_RESTARTS if v * sum(sizes) <= BASE_BLOCK_SMALL else 1
+        blocks = None
+        for _ in range(attempts):
+            blocks = _base_blocks(v, sizes, rng)
+            if blocks is not None:
+                break
+        if blocks is None:
+            continue
+        label = list(range(b))
+        rng.shuffle(label)
+        # Residue v (only when v = b - 1) is the fixed bot oo.
+        tables = [
+            [label[(x + shift) % v] for x in block] + ([label[v]] if len(block) < n else [])
+            for block in blocks
+            for shift in range(v)
+        ]
+        return tables + _greedy_tables(b, n, left, rng, tables)
+    return None
 
 
-def _base_blocks(v: int, n: int, k: int, rng: random.Random) -> list[list[int]] | None:
-    """``k`` blocks of ``n`` residues mod ``v`` whose differences are even within one, or None.
+def _base_blocks(v: int, sizes: Sequence[int], rng: random.Random) -> list[list[int]] | None:
+    """Blocks of these sizes of residues mod ``v`` whose differences are even within one, or None.
 
-    A seeded annealing on the ordered difference counts; each move replaces one residue.
+    A seeded annealing on the ordered difference counts (squared distance outside the band):
+    a step takes a difference outside the band, a residue of a block that has it (too many)
+    or any residue (too few), scores with numpy every residue it could be replaced by, and
+    takes the best one not recently removed from that block (a short tabu list) when it does
+    not raise the cost, else with a probability that falls as the search cools. Its budget
+    is a fixed number of steps.
     """
-    q, rest = divmod(k * n * (n - 1), v - 1)
+    k = len(sizes)
+    total = sum(size * (size - 1) for size in sizes)
+    q, rest = divmod(total, v - 1)
     low, high = q, q + (1 if rest else 0)
-
-    def off(c: int) -> int:
-        return (low - c) ** 2 if c < low else (c - high) ** 2 if c > high else 0
-
-    blocks = [rng.sample(range(v), n) for _ in range(k)]
-    count = [0] * v
+    values = np.arange(total + 2)
+    off = np.where(values < low, (low - values) ** 2, np.where(values > high, (values - high) ** 2, 0))
+    blocks = [rng.sample(range(v), size) for size in sizes]
+    count = np.zeros(v, dtype=np.int64)
     for block in blocks:
-        for x in block:
-            for y in block:
-                if x != y:
-                    count[(y - x) % v] += 1
-    cost = sum(off(count[d]) for d in range(1, v))
-    moves = min(BASE_BLOCK_MOVES * k, BASE_BLOCK_MOST)
-    for step in range(moves):
+        a = np.array(block, dtype=np.int64)
+        np.add.at(count, ((a[None, :] - a[:, None]) % v)[~np.eye(len(a), dtype=np.bool_)], 1)
+
+    def cost_of(c: IntArray) -> int:
+        return int(off[c[1:]].sum())
+
+    cost = cost_of(count)
+    residues = np.arange(v, dtype=np.int64)
+    tabu: dict[tuple[int, int], int] = {}
+    steps = min(BASE_BLOCK_MOVES * max(k, 1), BASE_BLOCK_MOST)
+    for step in range(steps):
         if cost == 0:
             return blocks
-        block = blocks[rng.randrange(k)]
-        i = rng.randrange(n)
-        old, new = block[i], rng.randrange(v)
-        if new in block:
+        bad = np.flatnonzero((count < low) | (count > high))
+        bad = bad[bad > 0]
+        d = int(bad[rng.randrange(len(bad))])
+        if count[d] > high:
+            having = [
+                (i, p)
+                for i, block in enumerate(blocks)
+                for p, x in enumerate(block)
+                if (x + d) % v in block or (x - d) % v in block
+            ]
+            i, p = having[rng.randrange(len(having))]
+        else:
+            i = rng.randrange(k)
+            p = rng.randrange(len(blocks[i]))
+        block = blocks[i]
+        old = block[p]
+        others = np.array([x for x in block if x != old], dtype=np.int64)
+        without = count.copy()
+        np.add.at(without, np.concatenate(((others - old) % v, (old - others) % v)), -1)
+        gain = off[without + 1] - off[without]
+        gain[0] = 0
+        # Each new residue w adds the differences others - w and w - others (exact unless two
+        # coincide, when 2 w = x + y: the chosen move is rescored exactly below).
+        adds = np.concatenate(
+            ((others[None, :] - residues[:, None]) % v, (residues[:, None] - others[None, :]) % v), axis=1
+        )
+        delta = gain[adds].sum(axis=1)
+        banned = np.zeros(v, dtype=np.bool_)
+        banned[others] = True
+        banned[old] = True
+        for (where, w), until in tabu.items():
+            if where == i and until > step:
+                banned[w] = True
+        delta = np.where(banned, np.iinfo(np.int64).max, delta)
+        ties = np.flatnonzero(delta == delta.min())
+        new = int(ties[rng.randrange(len(ties))])
+        if banned[new]:
             continue
-        change: Counter[int] = Counter()
-        for x in block:
-            if x != old:
-                d = (x - old) % v
-                change[d] -= 1
-                change[v - d] -= 1
-                e = (x - new) % v
-                change[e] += 1
-                change[v - e] += 1
-        delta = sum(off(count[d] + c) - off(count[d]) for d, c in change.items() if c)
-        if delta > 0:
-            heat = HOT * (COLD / HOT) ** (step / moves)
-            if rng.random() >= math.exp(-delta / heat):
+        after = without.copy()
+        np.add.at(after, np.concatenate(((others - new) % v, (new - others) % v)), 1)
+        change = cost_of(after) - cost
+        if change > 0:
+            heat = BASE_BLOCK_HOT * (BASE_BLOCK_COLD / BASE_BLOCK_HOT) ** (step / steps)
+            if rng.random() >= math.exp(-change / heat):
                 continue
-        for d, c in change.items():
-            count[d] += c
-        block[i] = new
-        cost += delta
+        count = after
+        block[p] = new
+        cost += change
+        tabu[(i, old)] = step + BASE_BLOCK_TABU
+        if len(tabu) > 4 * BASE_BLOCK_TABU:
+            tabu = {key: until for key, until in tabu.items() if until > step}
     return blocks if cost == 0 else None
 
 
