@@ -22,6 +22,8 @@ from hearts_tournaments.schedule import (
     Balance,
     Schedule,
     SeatingMode,
+    _necessary,
+    _small_design,
     game_positions,
     make_schedule,
     pair_feasibility,
@@ -127,7 +129,7 @@ def test_two_hundred_bots_at_eleven_seats_all_meet_two_to_four_times() -> None:
         (43, 7, 43, "Bruck-Ryser-Chowla"),  # a projective plane of order 6
         (111, 11, 111, "order 10"),  # Lam, Thiel and Swiercz
         (36, 6, 42, "affine plane of order 6"),
-        (12, 6, 8, "exhaustive search"),  # types of 4 deals out of 8: none fits
+        (12, 6, 8, "intersections"),  # the exhaustive search agrees: see below
         # Fisher-type counts of the tables' intersections (undecided before: spread 2 was found).
         (18, 8, 9, "intersections"),  # every bot at 4 deals, pairs 1..2
         (10, 6, 8, "intersections"),
@@ -147,6 +149,13 @@ def test_provably_impossible_counts_say_why(bots: int, size: int, deals: int, re
 def test_possible_counts_are_not_called_impossible(bots: int, size: int, deals: int) -> None:
     # Designs that exist: (16, 6, 2) biplane, PG(2, 5), (13, 6, 5), ...
     assert pair_feasibility(bots, size, deals).impossible is None
+
+
+def test_the_exhaustive_search_and_the_intersection_count_agree() -> None:
+    # 12 bots at 6 seats over 8 deals: no choice of 4 deals out of 8 per bot fits.
+    low, high = pair_feasibility(12, 6, 8).low, pair_feasibility(12, 6, 8).high
+    assert _small_design(12, 6, 8, low, high)[0] == "impossible"
+    assert _necessary(12, 6, 8).impossible is not None
 
 
 @pytest.mark.parametrize(

@@ -73,6 +73,9 @@ Progress = Callable[[str], None]
 CANDIDATE_TABLES = 16
 #: Pair search: most steps, and most steps without a better cost (per table, within bounds).
 PAIR_STEPS, PAIR_PATIENCE = 60_000, (6_000, 100, 8_000)
+#: Further within-one searches (from a greedy fill, then other base blocks, in turn) with at
+#: most SUGGEST_SEARCH_BOTS bots.
+PAIR_RESTARTS = 4
 #: The within-one search's most steps with more than SUGGEST_SEARCH_BOTS bots.
 PAIR_STEPS_MANY_BOTS = 15_000
 #: The widened (spread 2) search, run when within one is impossible or not found.
@@ -89,7 +92,7 @@ HOT, WIDE_HOT, COLD = 0.6, 0.3, 0.05
 BASE_BLOCK_MOVES, BASE_BLOCK_MOST, BASE_BLOCK_TABU = 2_000, 12_000, 3
 BASE_BLOCK_HOT, BASE_BLOCK_COLD = 4.0, 0.5
 #: Attempts of the base-block search when residues times block sizes are at most BASE_BLOCK_SMALL.
-BASE_BLOCK_RESTARTS, BASE_BLOCK_SMALL = 4, 1_000
+BASE_BLOCK_RESTARTS, BASE_BLOCK_SMALL = 8, 1_000
 #: Moves of the search that evens seat positions of bots filling several seats: at least,
 #: and per seat of every table.
 SPREAD_MOVES, SPREAD_PER_SEAT = 20_000, 4
@@ -101,7 +104,7 @@ PARTNER_SCAN = 64
 ARRANGE_HOT = 1.0
 #: Weights of the neighbour search: squared counts of distinct bots one and two seats apart,
 #: and, per game, a bot's copy right next to it, which costs more than any evening out gains.
-LEFT_WEIGHT, SECOND_WEIGHT, SELF_WEIGHT = 2, 1, 10**9
+LEFT_WEIGHT, SECOND_WEIGHT, SELF_WEIGHT = 3, 1, 10**9
 #: The exhaustive search for few deals: most sets of deals a bot may sit at, bots, and nodes.
 SMALL_TYPES, SMALL_BOTS, SMALL_NODES = 300, 300, 50_000
 #: Bots up to which :func:`suggest_deals` tries the local search (beyond, constructions only).
@@ -875,14 +878,21 @@ def _compositions(
             say(f"pairs: within one ({feasible.low}..{feasible.high}) from a {how}, {steps} search steps")
             return local.best_tables()
         say(f"pairs: within one not found in {steps} search steps from a {how}")
-        if start is not None and b <= SUGGEST_SEARCH_BOTS:
-            # A construction that leaves tables over can be a poor start: try a greedy fill too.
-            again = _PairSearch(_greedy_tables(b, n, t, rng, []), b, n, rng)
-            steps = again.run(feasible.low, feasible.high, most, _patience(PAIR_PATIENCE, t))
-            if again.cost == 0:
-                say(f"pairs: within one ({feasible.low}..{feasible.high}) from a greedy fill, {steps} steps")
-                return again.best_tables()
-            say(f"pairs: within one not found in {steps} search steps from a greedy fill either")
+        if b <= SUGGEST_SEARCH_BOTS:
+            # Few bots: searches are cheap, and a construction that leaves tables over can be a
+            # poor start. Try again from a greedy fill and from other base blocks.
+            for attempt in range(PAIR_RESTARTS):
+                again_start = _cyclic_tables(b, n, t, rng) if attempt % 2 else None
+                again_how = "cyclic construction" if again_start is not None else "greedy fill"
+                if again_start is None:
+                    again_start = _greedy_tables(b, n, t, rng, [])
+                again = _PairSearch(again_start, b, n, rng)
+                steps = again.run(feasible.low, feasible.high, most, _patience(PAIR_PATIENCE, t))
+                if again.cost == 0:
+                    band = f"{feasible.low}..{feasible.high}"
+                    say(f"pairs: within one ({band}) from a {again_how}, {steps} search steps")
+                    return again.best_tables()
+                say(f"pairs: within one not found in {steps} search steps from a {again_how} either")
         if not widen:
             return local.best_tables()
     else:
@@ -1042,17 +1052,23 @@ def _cyclic_tables(b: int, n: int, t: int, rng: random.Random) -> list[list[int]
     times. With 2 bots per seat (``b = 2 n``) this gives ``2 b - 2`` deals in which every pair
     meets exactly ``n - 1`` times, and ``2 b - 1`` deals within one.
 
-    The other tables (``t mod b``, or ``t mod (b - 1)``) are filled greedily.
+    The other tables (``t mod b``, or ``t mod (b - 1)``) are filled greedily. When ``t`` is
+    one short of a multiple, the blocks of that multiple are developed and one table is left
+    out whose pairs all meet the most (any table of an exact design): ``2 b - 1`` deals from a
+    (b, n, lambda) design of two base blocks, for example.
     """
-    # (modulus, base block sizes, tables left to fill), fewest left first.
+    # (modulus, base block sizes, tables left to fill), fewest left first; -1: one too many.
     options: list[tuple[int, list[int], int]] = []
-    if t >= b:
-        options.append((b, [n] * (t // b), t % b))
-    k = t // (b - 1)
-    if k and (k * n) % b == 0:
-        m = k * n // b
-        options.append((b - 1, [n - 1] * m + [n] * (k - m), t % (b - 1)))
-    for v, sizes, left in sorted(options, key=lambda option: option[2]):
+    for v in (b, b - 1):
+        for k, left in ((t // v, t % v), (t // v + 1, -1)):
+            if left == -1 and t % v != v - 1:
+                continue
+            if k and v == b:
+                options.append((b, [n] * k, left))
+            elif k and (k * n) % b == 0:
+                m = k * n // b
+                options.append((b - 1, [n - 1] * m + [n] * (k - m), left))
+    for v, sizes, left in sorted(options, key=lambda option: abs(option[2])):
         # Small searches are cheap: restart them a few times from other random blocks.
         attempts = BASE_BLOCK_RESTARTS if v * sum(sizes) <= BASE_BLOCK_SMALL else 1
         blocks = None
@@ -1070,7 +1086,15 @@ def _cyclic_tables(b: int, n: int, t: int, rng: random.Random) -> list[list[int]
             for block in blocks
             for shift in range(v)
         ]
-        return tables + _greedy_tables(b, n, left, rng, tables)
+        if left >= 0:
+            return tables + _greedy_tables(b, n, left, rng, tables)
+        # One table too many: drop one whose pairs all meet the most (any, in an exact design).
+        met = _pair_counts(tables, b)
+        most = int(met[np.triu_indices(b, 1)].max())
+        for i, table in enumerate(tables):
+            inside = met[np.ix_(table, table)][np.triu_indices(n, 1)]
+            if int(inside.min()) == most:
+                return tables[:i] + tables[i + 1 :]
     return None
 
 
@@ -1084,6 +1108,9 @@ def _base_blocks(v: int, sizes: Sequence[int], rng: random.Random) -> list[list[
     not raise the cost, else with a probability that falls as the search cools. Its budget
     is a fixed number of steps.
     """
+    paley = _paley_blocks(v, sizes)
+    if paley is not None:
+        return paley
     k = len(sizes)
     total = sum(size * (size - 1) for size in sizes)
     q, rest = divmod(total, v - 1)
@@ -1158,6 +1185,23 @@ def _base_blocks(v: int, sizes: Sequence[int], rng: random.Random) -> list[list[
         if len(tabu) > 4 * BASE_BLOCK_TABU:
             tabu = {key: until for key, until in tabu.items() if until > step}
     return blocks if cost == 0 else None
+
+
+def _paley_blocks(v: int, sizes: Sequence[int]) -> list[list[int]] | None:
+    """Quadratic-residue difference sets, for a prime ``v = 3 (mod 4)`` and blocks of ``(v -+ 1) / 2``.
+
+    The non-zero squares mod such a prime, and the non-squares, are (v, (v - 1) / 2,
+    (v - 3) / 4) difference sets (Paley); with 0 added they are (v, (v + 1) / 2, (v + 1) / 4)
+    ones. Blocks alternate between the two, so the developed tables are not all repeated.
+    """
+    if v % 4 != 3 or len(set(sizes)) != 1 or sizes[0] not in ((v - 1) // 2, (v + 1) // 2):
+        return None
+    if any(v % d == 0 for d in range(2, isqrt(v) + 1)):
+        return None
+    squares = sorted({x * x % v for x in range(1, v)})
+    others = sorted(set(range(1, v)) - set(squares))
+    zero = [0] if sizes[0] == (v + 1) // 2 else []
+    return [list((squares, others)[i % 2]) + zero for i in range(len(sizes))]
 
 
 def _greedy_tables(
