@@ -20,11 +20,13 @@ Choosing the seatings (pure functions of the bots, the sizes and the seed):
   equally many deals (within one) and every pair of bots together on equally many deals
   (within one) where that is possible. :func:`pair_feasibility` decides what it can from
   necessary conditions (the pair-count sum of each bot, a graph of the pairs that meet once
-  more than the rest, Fisher's inequality, Bruck-Ryser-Chowla, the missing planes) and, for
+  more than the rest, a Fisher-type count of the tables' intersections, Fisher's inequality,
+  Bruck-Ryser-Chowla, the missing planes) and, for
   few deals, an exhaustive search over which deals each bot sits at, which either builds the
-  design or proves there is none. Otherwise the design starts from a cyclic construction
-  where one is found (``deals`` a multiple of the bot count: base blocks whose differences
-  are balanced, developed modulo the bot count), else from a greedy fill, and a
+  design or proves there is none. Otherwise the design starts from a construction where one
+  is found (base blocks whose differences are balanced, developed modulo the bot count, or
+  modulo one less with a fixed bot; quadratic residues where they form a difference set; one
+  table left out when ``deals`` is one short of a multiple), else from a greedy fill, and a
   local search swaps bots between tables (keeping every bot's deal count) with incremental
   scoring of the pair counts that leave the target band. When within one is not reached, a
   second search widens the band by one: the spread is then 2, the least possible when within
@@ -483,6 +485,7 @@ def _necessary(bots: int, table_size: int, deals: int) -> PairFeasibility:
       lie in ``0 .. bots - 1``;
     * those pairs form a simple graph with these degrees: the degree sequence must be graphical
       (Erdos-Gallai);
+    * the tables' intersections with each other (:func:`_intersections_impossible`);
     * when every pair meets exactly ``q >= 1`` times the tables form a 2-design: Fisher's
       inequality (at least as many deals as bots), and when deals equal bots the
       Bruck-Ryser-Chowla condition and the known projective and affine planes (none of order
