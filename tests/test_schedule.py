@@ -167,6 +167,8 @@ def test_the_exhaustive_search_and_the_intersection_count_agree() -> None:
         (14, 7, 27, (6, 7)),  # 1-rotational: residues mod 13 and one fixed bot, one table more
         (16, 8, 31, (7, 8)),
         (22, 11, 43, (10, 11)),
+        (13, 6, 25, (4, 5)),  # a (13, 6, 5) design on two base blocks, one table left out
+        (16, 7, 19, (3, 4)),  # the tabu search that scores every swap
     ],
 )
 def test_constructions_balance_counts_the_search_did_not(

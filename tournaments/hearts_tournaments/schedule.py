@@ -78,6 +78,10 @@ PAIR_STEPS, PAIR_PATIENCE = 60_000, (6_000, 100, 8_000)
 #: Further within-one searches (from a greedy fill, then other base blocks, in turn) with at
 #: most SUGGEST_SEARCH_BOTS bots.
 PAIR_RESTARTS = 4
+#: The last within-one search for few bots (not in suggest_deals): a tabu search scoring every
+#: swap; most steps, most steps times tables^2 times bots^2, least steps worth running, and
+#: how long a bot may not return to a table it left.
+TABU_STEPS, TABU_WORK, TABU_LEAST, TABU_TENURE = 8_000, 2_500_000_000, 500, 8
 #: The within-one search's most steps with more than SUGGEST_SEARCH_BOTS bots.
 PAIR_STEPS_MANY_BOTS = 15_000
 #: The widened (spread 2) search, run when within one is impossible or not found.
@@ -896,6 +900,14 @@ def _compositions(
                     say(f"pairs: within one ({band}) from a {again_how}, {steps} search steps")
                     return again.best_tables()
                 say(f"pairs: within one not found in {steps} search steps from a {again_how} either")
+            # The slowest search last, and not for suggest_deals (widen=False), which tries many counts.
+            steps = min(TABU_STEPS, TABU_WORK // (t * t * b * b))
+            if widen and steps >= TABU_LEAST:
+                found = _tabu_tables(local.best_tables(), b, feasible.low, feasible.high, rng, steps)
+                if found is not None:
+                    say(f"pairs: within one ({feasible.low}..{feasible.high}) by a tabu search of every swap")
+                    return found
+                say(f"pairs: within one not found by a tabu search of every swap in {steps} steps")
         if not widen:
             return local.best_tables()
     else:
@@ -1244,6 +1256,76 @@ def _greedy_tables(
         played[table] += 1
         tables.append(table)
     return tables
+
+
+def _tabu_tables(
+    tables: Sequence[Sequence[int]], b: int, low: int, high: int, rng: random.Random, steps: int
+) -> list[list[int]] | None:
+    """A tabu search that scores every swap of two bots between two tables at each step.
+
+    For few bots and tables only (its step costs ``tables^2 * bots^2``). Swapping ``x`` of
+    table 1 with ``z`` of table 2 (neither in both) changes the pairs of ``x`` and ``z`` with
+    the bots of one table but not the other; with ``D+`` and ``D-`` the change of the
+    penalty when a pair count goes up or down by one, its score is
+    ``sum_{w in 1 \\ 2} (D-[x, w] + D+[z, w]) + sum_{u in 2 \\ 1} (D-[z, u] + D+[x, u]) - 2 D+[x, z]``,
+    computed for all table pairs at once with numpy. The best swap is taken even when it
+    raises the cost, except swaps that bring a bot back into a table it left within the last
+    :data:`TABU_TENURE` steps. Returns the tables when every pair is within ``low..high``.
+    """
+    member = np.zeros((len(tables), b), dtype=np.int64)
+    for i, table in enumerate(tables):
+        member[i, list(table)] = 1
+    t = len(tables)
+    met = member.T @ member
+    np.fill_diagonal(met, 0)
+
+    def penalty(c: IntArray) -> IntArray:
+        return np.where(c < low, (low - c) ** 2, np.where(c > high, (c - high) ** 2, 0))
+
+    upper = np.triu_indices(b, 1)
+    cost = int(penalty(met[upper]).sum())
+    later = np.triu(np.ones((t, t), dtype=np.bool_), 1)[:, :, None, None]
+    banned: dict[tuple[int, int], int] = {}
+    never = np.iinfo(np.int64).max // 4
+    for step in range(steps):
+        if cost == 0:
+            return [[int(x) for x in np.flatnonzero(row)] for row in member]
+        plus, minus = penalty(met + 1) - penalty(met), penalty(met - 1) - penalty(met)
+        np.fill_diagonal(plus, 0)
+        np.fill_diagonal(minus, 0)
+        both = member[:, None, :] * member[None, :, :]
+        only = (member[:, None, :] * (1 - member[None, :, :])).astype(np.bool_)
+        part_x = (member @ minus)[:, None, :] - both @ minus + (member @ plus)[None, :, :] - both @ plus
+        part_z = (member @ plus)[:, None, :] - both @ plus + (member @ minus)[None, :, :] - both @ minus
+        delta = part_x[:, :, :, None] + part_z[:, :, None, :] - 2 * plus[None, None, :, :]
+        allowed = only[:, :, :, None] & only.transpose(1, 0, 2)[:, :, None, :] & later
+        for (bot, left), until in list(banned.items()):
+            if until <= step:
+                del banned[(bot, left)]
+                continue
+            allowed[:, left, bot, :] = False
+            allowed[left, :, :, bot] = False
+        scores = np.where(allowed, delta, never)
+        lowest = int(scores.min())
+        if lowest >= never:
+            break
+        ties = np.flatnonzero(scores.ravel() == lowest)
+        t1, t2, x, z = (int(v) for v in np.unravel_index(int(ties[rng.randrange(len(ties))]), scores.shape))
+        first, second = np.flatnonzero(member[t1]), np.flatnonzero(member[t2])
+        first, second = first[first != x], second[second != z]
+        np.subtract.at(met, (x, first), 1)
+        np.subtract.at(met, (first, x), 1)
+        np.add.at(met, (z, first), 1)
+        np.add.at(met, (first, z), 1)
+        np.subtract.at(met, (z, second), 1)
+        np.subtract.at(met, (second, z), 1)
+        np.add.at(met, (x, second), 1)
+        np.add.at(met, (second, x), 1)
+        member[t1, x] = member[t2, z] = 0
+        member[t1, z] = member[t2, x] = 1
+        banned[(x, t1)] = banned[(z, t2)] = step + TABU_TENURE
+        cost += lowest
+    return [[int(x) for x in np.flatnonzero(row)] for row in member] if cost == 0 else None
 
 
 class _PairSearch:
