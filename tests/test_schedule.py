@@ -473,13 +473,17 @@ def test_without_duplicate_copies_sit_apart_whenever_they_fit() -> None:
 
 def test_the_schedule_is_the_same_in_another_process() -> None:
     # Nothing depends on set order or hash seeds: two interpreters with different hash seeds
-    # build identical schedules (local search, exhaustive search, copies without duplicate).
+    # build identical schedules (local search, exhaustive search, copies without duplicate,
+    # the constructions and the tabu search).
     script = (
         "import json, sys\n"
         "from hearts_tournaments.schedule import SeatingMode, make_schedule\n"
         "out = [make_schedule([f'b{i}' for i in range(b)], n, t, 'x', d, SeatingMode(m)).to_json()\n"
         "       for b, n, t, d, m in [(12, 6, 15, True, 'permute'), (7, 6, 3, True, 'rotate'),\n"
-        "                             (4, 6, 5, False, 'rotate'), (10, 6, 9, False, 'rotate')]]\n"
+        "                             (4, 6, 5, False, 'rotate'), (10, 6, 9, False, 'rotate'),\n"
+        # Paley difference set, 1-rotational, one table left out, the tabu search.
+        "                             (19, 9, 19, False, 'rotate'), (14, 7, 27, False, 'rotate'),\n"
+        "                             (13, 6, 25, False, 'rotate'), (16, 7, 19, False, 'rotate')]]\n"
         "json.dump(out, sys.stdout)\n"
     )
     runs = [
