@@ -76,7 +76,7 @@ CANDIDATE_TABLES = 16
 #: Pair search: most steps, and most steps without a better cost (per table, within bounds).
 PAIR_STEPS, PAIR_PATIENCE = 60_000, (6_000, 100, 8_000)
 #: Further within-one searches (from a greedy fill, then other base blocks, in turn) with at
-#: most SUGGEST_SEARCH_BOTS bots.
+#: most SUGGEST_SEARCH_BOTS bots (not in suggest_deals).
 PAIR_RESTARTS = 4
 #: The last within-one search for few bots (not in suggest_deals): a tabu search scoring every
 #: swap; most steps, most steps times tables^2 times bots^2, least steps worth running, and
@@ -885,9 +885,10 @@ def _compositions(
             say(f"pairs: within one ({feasible.low}..{feasible.high}) from a {how}, {steps} search steps")
             return local.best_tables()
         say(f"pairs: within one not found in {steps} search steps from a {how}")
-        if b <= SUGGEST_SEARCH_BOTS:
+        if b <= SUGGEST_SEARCH_BOTS and widen:
             # Few bots: searches are cheap, and a construction that leaves tables over can be a
-            # poor start. Try again from a greedy fill and from other base blocks.
+            # poor start. Try again from a greedy fill and from other base blocks (not in
+            # suggest_deals, widen=False, which tries several counts), then the slowest search.
             for attempt in range(PAIR_RESTARTS):
                 again_start = _cyclic_tables(b, n, t, rng) if attempt % 2 else None
                 again_how = "cyclic construction" if again_start is not None else "greedy fill"
@@ -900,9 +901,8 @@ def _compositions(
                     say(f"pairs: within one ({band}) from a {again_how}, {steps} search steps")
                     return again.best_tables()
                 say(f"pairs: within one not found in {steps} search steps from a {again_how} either")
-            # The slowest search last, and not for suggest_deals (widen=False), which tries many counts.
             steps = min(TABU_STEPS, TABU_WORK // (t * t * b * b))
-            if widen and steps >= TABU_LEAST:
+            if steps >= TABU_LEAST:
                 found = _tabu_tables(local.best_tables(), b, feasible.low, feasible.high, rng, steps)
                 if found is not None:
                     say(f"pairs: within one ({feasible.low}..{feasible.high}) by a tabu search of every swap")
