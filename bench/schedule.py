@@ -11,9 +11,11 @@ min..max) and the seconds the design took (wall clock, and CPU, which load does 
 
 Usage::
 
-    bench/schedule.py [--json] [--quick]
+    bench/schedule.py [--json] [--quick] [--largest]
 
-``--quick`` skips the 200-bot case. Prints readable lines, or with ``--json`` one object. The
+``--quick`` skips the 200-bot case; ``--largest`` also builds the largest schedule the config
+allows (``MAX_BOTS`` bots, ``MAX_DEALS`` deals, 11 seats, both seatings) and prints its time.
+Prints readable lines, or with ``--json`` one object. The
 time taken depends on the machine's load (the load average is printed with it); the spreads do
 not: the schedule is a pure function of its inputs.
 """
@@ -27,6 +29,7 @@ import sys
 import time
 from typing import Any
 
+from hearts_tournaments.config import MAX_BOTS, MAX_DEALS
 from hearts_tournaments.schedule import SeatingMode, make_schedule, pair_feasibility, suggest_deals
 
 #: (bots, table size, deals of the issue's report).
@@ -50,9 +53,15 @@ def measure(bots: int, size: int, deals: int, seating: SeatingMode) -> dict[str,
     }
 
 
-def bench(quick: bool) -> dict[str, Any]:
+def bench(quick: bool, largest: bool = False) -> dict[str, Any]:
     """Every case: the verdict, the suggestion, and the figures at each deal count."""
     out: list[dict[str, Any]] = []
+    extra: dict[str, Any] = {}
+    if largest:
+        extra["largest"] = [
+            {"bots": MAX_BOTS, "table_size": 11, "deals": MAX_DEALS, **measure(MAX_BOTS, 11, MAX_DEALS, mode)}
+            for mode in SeatingMode
+        ]
     for bots, size, deals in CASES:
         if quick and bots >= 200:
             continue
@@ -77,15 +86,16 @@ def bench(quick: bool) -> dict[str, Any]:
                 + [{"deals": suggested, **f} for f in more],
             }
         )
-    return {"load_average": list(os.getloadavg()), "cases": out}
+    return {"load_average": list(os.getloadavg()), "cases": out, **extra}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="Print one JSON object.")
     parser.add_argument("--quick", action="store_true", help="Skip the 200-bot case.")
+    parser.add_argument("--largest", action="store_true", help="Also build the largest allowed schedule.")
     args = parser.parse_args()
-    result = bench(args.quick)
+    result = bench(args.quick, args.largest)
     if args.json:
         json.dump(result, sys.stdout)
         sys.stdout.write("\n")
@@ -95,6 +105,8 @@ def main() -> None:
         head = f"{case['bots']} bots at {case['table_size']} seats, {case['deals']} deals"
         if case["impossible"]:
             head += f": within one provably impossible ({case['impossible']})"
+        elif case["schedules"][0]["pairs"][1] - case["schedules"][0]["pairs"][0] > 1:
+            head += ": within one neither found nor proven impossible"
         if case["suggested"]:
             head += f"; suggested deals = {case['suggested']} ({case['suggest_cpu_seconds']} s CPU)"
         elif case["suggest_seconds"]:
@@ -108,6 +120,12 @@ def main() -> None:
                 f"{left[0]}..{left[1]} games, two left {second[0]}..{second[1]}  {s['seconds']:5.1f} s "
                 f"({s['cpu_seconds']:.1f} s CPU)"
             )
+    for big in result.get("largest", []):
+        lo, hi = big["pairs"]
+        print(
+            f"largest allowed: {big['bots']} bots at {big['table_size']} seats, {big['deals']} deals, "
+            f"{big['seating']}: pairs {lo}..{hi}, {big['seconds']:.1f} s ({big['cpu_seconds']:.1f} s CPU)"
+        )
 
 
 if __name__ == "__main__":

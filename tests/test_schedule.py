@@ -16,12 +16,14 @@ from typer.testing import CliRunner
 
 from hearts_core.deal import derive_seed
 from hearts_tournaments.cli import app
-from hearts_tournaments.config import ConfigError, parse_config
+from hearts_tournaments.config import MAX_BOTS, MAX_DEALS, ConfigError, parse_config
 from hearts_tournaments.schedule import (
     LABELS,
     Balance,
     Schedule,
     SeatingMode,
+    _necessary,
+    _small_design,
     game_positions,
     make_schedule,
     pair_feasibility,
@@ -127,7 +129,12 @@ def test_two_hundred_bots_at_eleven_seats_all_meet_two_to_four_times() -> None:
         (43, 7, 43, "Bruck-Ryser-Chowla"),  # a projective plane of order 6
         (111, 11, 111, "order 10"),  # Lam, Thiel and Swiercz
         (36, 6, 42, "affine plane of order 6"),
-        (12, 6, 8, "exhaustive search"),  # types of 4 deals out of 8: none fits
+        (12, 6, 8, "intersections"),  # the exhaustive search agrees: see below
+        # Fisher-type counts of the tables' intersections (undecided before: spread 2 was found).
+        (18, 8, 9, "intersections"),  # every bot at 4 deals, pairs 1..2
+        (10, 6, 8, "intersections"),
+        (24, 11, 12, "intersections"),
+        (21, 11, 5, "intersections"),
     ],
 )
 def test_provably_impossible_counts_say_why(bots: int, size: int, deals: int, reason: str) -> None:
@@ -142,6 +149,52 @@ def test_provably_impossible_counts_say_why(bots: int, size: int, deals: int, re
 def test_possible_counts_are_not_called_impossible(bots: int, size: int, deals: int) -> None:
     # Designs that exist: (16, 6, 2) biplane, PG(2, 5), (13, 6, 5), ...
     assert pair_feasibility(bots, size, deals).impossible is None
+
+
+def test_the_exhaustive_search_and_the_intersection_count_agree() -> None:
+    # 12 bots at 6 seats over 8 deals: no choice of 4 deals out of 8 per bot fits.
+    low, high = pair_feasibility(12, 6, 8).low, pair_feasibility(12, 6, 8).high
+    assert _small_design(12, 6, 8, low, high)[0] == "impossible"
+    assert _necessary(12, 6, 8).impossible is not None
+
+
+@pytest.mark.parametrize(
+    ("bots", "size", "deals", "band"),
+    [
+        (19, 9, 19, (4, 4)),  # the quadratic residues mod 19: a (19, 9, 4) difference set
+        (19, 10, 19, (5, 5)),  # and their complement with 0
+        (23, 11, 23, (5, 5)),  # the quadratic residues mod 23
+        (14, 7, 27, (6, 7)),  # 1-rotational: residues mod 13 and one fixed bot, one table more
+        (16, 8, 31, (7, 8)),
+        (22, 11, 43, (10, 11)),
+        (13, 6, 25, (4, 5)),  # a (13, 6, 5) design on two base blocks, one table left out
+        (16, 7, 19, (3, 4)),  # the tabu search that scores every swap
+    ],
+)
+def test_constructions_balance_counts_the_search_did_not(
+    bots: int, size: int, deals: int, band: tuple[int, int]
+) -> None:
+    # Each of these was neither balanced nor proven impossible (spread 2) before.
+    pairs = pair_counts(make_schedule(names(bots), size, deals, "1", duplicate=False))
+    assert (min(pairs), max(pairs)) == band
+
+
+def test_two_hundred_bots_at_eleven_seats_get_a_suggested_count_balanced_within_one() -> None:
+    # No count within 3 * bots was found before; 1600 deals = 8 base blocks developed mod 200.
+    assert suggest_deals(200, 11, 1091, "1") == 1600
+    pairs = pair_counts(make_schedule(names(200), 11, 1600, "1"))
+    assert max(pairs) - min(pairs) <= 1
+
+
+@pytest.mark.timeout(900)
+def test_the_largest_schedule_the_config_allows_is_built() -> None:
+    # MAX_BOTS bots over MAX_DEALS deals at 11 seats, permuted (the slower seating): bounded
+    # searches (bench/schedule.py --largest prints the time; well under a minute of CPU).
+    schedule = make_schedule(names(MAX_BOTS), 11, MAX_DEALS, "1", True, SeatingMode.PERMUTE)
+    assert len(schedule.games) == MAX_DEALS * 11
+    balance = schedule.balance()
+    assert set(balance.deals_per_bot.values()) == {MAX_DEALS * 11 // MAX_BOTS}
+    assert balance.pair_spread <= 2
 
 
 def brute_force_balanced(bots: int, size: int, deals: int) -> bool:
@@ -420,13 +473,17 @@ def test_without_duplicate_copies_sit_apart_whenever_they_fit() -> None:
 
 def test_the_schedule_is_the_same_in_another_process() -> None:
     # Nothing depends on set order or hash seeds: two interpreters with different hash seeds
-    # build identical schedules (local search, exhaustive search, copies without duplicate).
+    # build identical schedules (local search, exhaustive search, copies without duplicate,
+    # the constructions and the tabu search).
     script = (
         "import json, sys\n"
         "from hearts_tournaments.schedule import SeatingMode, make_schedule\n"
         "out = [make_schedule([f'b{i}' for i in range(b)], n, t, 'x', d, SeatingMode(m)).to_json()\n"
         "       for b, n, t, d, m in [(12, 6, 15, True, 'permute'), (7, 6, 3, True, 'rotate'),\n"
-        "                             (4, 6, 5, False, 'rotate'), (10, 6, 9, False, 'rotate')]]\n"
+        "                             (4, 6, 5, False, 'rotate'), (10, 6, 9, False, 'rotate'),\n"
+        # Paley difference set, 1-rotational, one table left out, the tabu search.
+        "                             (19, 9, 19, False, 'rotate'), (14, 7, 27, False, 'rotate'),\n"
+        "                             (13, 6, 25, False, 'rotate'), (16, 7, 19, False, 'rotate')]]\n"
         "json.dump(out, sys.stdout)\n"
     )
     runs = [

@@ -67,6 +67,11 @@ BAD = [
     ("[tournament]\ntable_size = 6\n", "bots: missing"),
     ('[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\nbuiltin = "random"\n', "at least 2 bots"),
     (
+        "[tournament]\ntable_size = 6\n"
+        + "".join(f'[[bots]]\nname = "b{i}"\nbuiltin = "random"\n' for i in range(1001)),
+        "bots: a tournament takes at most 1000 bots, not 1001",
+    ),
+    (
         '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\nbuiltin = "random"\n'
         '[[bots]]\nname = "a"\nbuiltin = "heuristic"\n',
         "bots[1].name: 'a' is used twice",

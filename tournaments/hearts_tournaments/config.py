@@ -219,10 +219,16 @@ class TournamentConfig:
         return spec.sandbox or self.sandbox
 
 
+#: Most bots in a tournament: with 10,000 deals at 11 seats (the other limits) its schedule is
+#: designed in well under a minute of CPU (bench/schedule.py --largest; tests/test_schedule.py).
+MAX_BOTS = 1_000
+#: Most deals.
+MAX_DEALS = 10_000
+
 #: Keys of [tournament]: the expected type (for messages) and a validator per key.
 _INT_RANGES: dict[str, tuple[int, int | None]] = {
     "table_size": (MIN_PLAYERS, MAX_PLAYERS),
-    "deals": (1, 10_000),
+    "deals": (1, MAX_DEALS),
     "concurrency": (1, 256),
     # The referee's own bounds (hearts_server.table.settings.LIMITS, in admin_service.proto).
     "target_score": (1, TABLE_LIMITS["target_score"]),
@@ -492,6 +498,8 @@ def _bots(entries: Any, base_dir: Path) -> tuple[BotSpec, ...]:
         raise ConfigError(
             "bots", f"a tournament needs at least 2 bots, not {len(entries)}: add [[bots]] entries"
         )
+    if len(entries) > MAX_BOTS:
+        raise ConfigError("bots", f"a tournament takes at most {MAX_BOTS} bots, not {len(entries)}")
     specs: list[BotSpec] = []
     seen: set[str] = set()
     for index, entry in enumerate(entries):

@@ -20,11 +20,13 @@ Choosing the seatings (pure functions of the bots, the sizes and the seed):
   equally many deals (within one) and every pair of bots together on equally many deals
   (within one) where that is possible. :func:`pair_feasibility` decides what it can from
   necessary conditions (the pair-count sum of each bot, a graph of the pairs that meet once
-  more than the rest, Fisher's inequality, Bruck-Ryser-Chowla, the missing planes) and, for
+  more than the rest, a Fisher-type count of the tables' intersections, Fisher's inequality,
+  Bruck-Ryser-Chowla, the missing planes) and, for
   few deals, an exhaustive search over which deals each bot sits at, which either builds the
-  design or proves there is none. Otherwise the design starts from a cyclic construction
-  where one is found (``deals`` a multiple of the bot count: base blocks whose differences
-  are balanced, developed modulo the bot count), else from a greedy fill, and a
+  design or proves there is none. Otherwise the design starts from a construction where one
+  is found (base blocks whose differences are balanced, developed modulo the bot count, or
+  modulo one less with a fixed bot; quadratic residues where they form a difference set; one
+  table left out when ``deals`` is one short of a multiple), else from a greedy fill, and a
   local search swaps bots between tables (keeping every bot's deal count) with incremental
   scoring of the pair counts that leave the target band. When within one is not reached, a
   second search widens the band by one: the spread is then 2, the least possible when within
@@ -73,15 +75,30 @@ Progress = Callable[[str], None]
 CANDIDATE_TABLES = 16
 #: Pair search: most steps, and most steps without a better cost (per table, within bounds).
 PAIR_STEPS, PAIR_PATIENCE = 60_000, (6_000, 100, 8_000)
+#: Further within-one searches (from a greedy fill, then other base blocks, in turn) with at
+#: most SUGGEST_SEARCH_BOTS bots (not in suggest_deals).
+PAIR_RESTARTS = 4
+#: The last within-one search for few bots (not in suggest_deals): a tabu search scoring every
+#: swap; most steps, most steps times tables^2 times bots^2, least steps worth running, and
+#: how long a bot may not return to a table it left.
+TABU_STEPS, TABU_WORK, TABU_LEAST, TABU_TENURE = 8_000, 2_500_000_000, 500, 8
 #: The within-one search's most steps with more than SUGGEST_SEARCH_BOTS bots.
 PAIR_STEPS_MANY_BOTS = 15_000
 #: The widened (spread 2) search, run when within one is impossible or not found.
 WIDE_STEPS, WIDE_PATIENCE = 120_000, (2_000, 100, 20_000)
+#: A search step costs about as much as there are tables and bots: each search takes at most
+#: this many steps times (tables + bots), so that the largest schedule the config allows
+#: (config.MAX_BOTS bots, 10,000 deals, 11 seats) is designed well within a minute.
+SEARCH_WORK = 160_000_000
 #: Annealing temperatures at the start and the end of a search (costs move by whole units):
 #: the within-one search starts hotter than the widened one, whose band has room to spare.
 HOT, WIDE_HOT, COLD = 0.6, 0.3, 0.05
-#: Moves of the cyclic base-block search, per base block and at most.
-BASE_BLOCK_MOVES, BASE_BLOCK_MOST = 6_000, 60_000
+#: Steps of the cyclic base-block search, per base block and at most; its temperatures at the
+#: start and the end, and how many steps a residue removed from a block stays out of it.
+BASE_BLOCK_MOVES, BASE_BLOCK_MOST, BASE_BLOCK_TABU = 2_000, 12_000, 3
+BASE_BLOCK_HOT, BASE_BLOCK_COLD = 4.0, 0.5
+#: Attempts of the base-block search when residues times block sizes are at most BASE_BLOCK_SMALL.
+BASE_BLOCK_RESTARTS, BASE_BLOCK_SMALL = 8, 1_000
 #: Moves of the search that evens seat positions of bots filling several seats: at least,
 #: and per seat of every table.
 SPREAD_MOVES, SPREAD_PER_SEAT = 20_000, 4
@@ -93,7 +110,7 @@ PARTNER_SCAN = 64
 ARRANGE_HOT = 1.0
 #: Weights of the neighbour search: squared counts of distinct bots one and two seats apart,
 #: and, per game, a bot's copy right next to it, which costs more than any evening out gains.
-LEFT_WEIGHT, SECOND_WEIGHT, SELF_WEIGHT = 2, 1, 10**9
+LEFT_WEIGHT, SECOND_WEIGHT, SELF_WEIGHT = 3, 1, 10**9
 #: The exhaustive search for few deals: most sets of deals a bot may sit at, bots, and nodes.
 SMALL_TYPES, SMALL_BOTS, SMALL_NODES = 300, 300, 50_000
 #: Bots up to which :func:`suggest_deals` tries the local search (beyond, constructions only).
@@ -472,6 +489,7 @@ def _necessary(bots: int, table_size: int, deals: int) -> PairFeasibility:
       lie in ``0 .. bots - 1``;
     * those pairs form a simple graph with these degrees: the degree sequence must be graphical
       (Erdos-Gallai);
+    * the tables' intersections with each other (:func:`_intersections_impossible`);
     * when every pair meets exactly ``q >= 1`` times the tables form a 2-design: Fisher's
       inequality (at least as many deals as bots), and when deals equal bots the
       Bruck-Ryser-Chowla condition and the known projective and affine planes (none of order
@@ -507,6 +525,9 @@ def _necessary(bots: int, table_size: int, deals: int) -> PairFeasibility:
             f"{extra} bots would each need {many} partners met {q + 1} times and the other "
             f"{b - extra} bots {few}: no graph has these degrees"
         )
+    why = _intersections_impossible(b, n, t, a, extra, q, degrees)
+    if why is not None:
+        return verdict(why)
     if rest == 0 and q >= 1:
         if t < b:
             return verdict(f"every pair meeting exactly {q} times needs at least {b} deals (Fisher)")
@@ -517,6 +538,48 @@ def _necessary(bots: int, table_size: int, deals: int) -> PairFeasibility:
         if q == 1 and b == n * n and t == n * (n + 1) and _no_plane(n):
             return verdict(f"no affine plane of order {n} exists")
     return verdict(None)
+
+
+def _intersections_impossible(
+    b: int, n: int, t: int, a: int, extra: int, q: int, degrees: Sequence[int]
+) -> str | None:
+    """Fisher-type counting: why the tables cannot intersect as pairs within one needs, or None.
+
+    Table ``i`` meets the other ``t - 1`` tables in ``s_ij`` bots, with ``sum_j s_ij =`` the
+    sum over its bots of ``deals - 1``, and ``sum_j s_ij (s_ij - 1) =`` the sum over its
+    ordered pairs of ``met - 1``, which is ``n (n - 1) (q - 1) + 2 e_i`` with ``e_i`` the
+    table's pairs that meet ``q + 1`` times. Whole numbers with a given sum have the least
+    ``sum s (s - 1)`` when they are as equal as possible, which bounds every ``e_i`` from
+    below (least when the bots at ``a + 1`` deals are spread evenly over the tables: the bound
+    is convex in their number); the bounds must fit in ``sum_i e_i = (q + 1) E``, ``E`` the
+    pairs that meet ``q + 1`` times. (With every pair meeting equally often this is the
+    variance argument behind Fisher's inequality; it also subsumes the rank bound on
+    ``N N^T``.)
+    """
+    if t < 2:
+        return None
+    heavy_seats = extra * (a + 1)
+    others = t - 1
+
+    def least(total: int) -> int:
+        u, w = divmod(total, others)
+        return (others - w) * u * (u - 1) + w * (u + 1) * u
+
+    share, more = divmod(heavy_seats, t)
+    # 2 e_i >= max(0, least(...) - n (n - 1) (q - 1)), convex in the table's heavy bots.
+    twice = sum(
+        max(0, least(n * (a - 1) + share + (1 if i < more else 0)) - n * (n - 1) * (q - 1)) for i in range(t)
+    )
+    needed = -(-twice // 2)
+    excess_pairs = sum(degrees) // 2
+    if needed > (q + 1) * excess_pairs:
+        return (
+            f"the tables' intersections: each table shares bots with the other {others} deals' "
+            f"tables so often that together they need at least {needed} (table, pair) places for "
+            f"pairs meeting {q + 1} times, but only {(q + 1) * excess_pairs} exist (a Fisher-type "
+            "count)"
+        )
+    return None
 
 
 def suggest_deals(
@@ -816,11 +879,35 @@ def _compositions(
     if feasible.impossible is None:
         # Beyond a few dozen bots the search rarely reaches within one: do not dwell on it.
         most = PAIR_STEPS if b <= SUGGEST_SEARCH_BOTS else PAIR_STEPS_MANY_BOTS
+        most = min(most, SEARCH_WORK // (t + b))
         steps = local.run(feasible.low, feasible.high, most, _patience(PAIR_PATIENCE, t))
         if local.cost == 0:
             say(f"pairs: within one ({feasible.low}..{feasible.high}) from a {how}, {steps} search steps")
             return local.best_tables()
         say(f"pairs: within one not found in {steps} search steps from a {how}")
+        if b <= SUGGEST_SEARCH_BOTS and widen:
+            # Few bots: searches are cheap, and a construction that leaves tables over can be a
+            # poor start. Try again from a greedy fill and from other base blocks (not in
+            # suggest_deals, widen=False, which tries several counts), then the slowest search.
+            for attempt in range(PAIR_RESTARTS):
+                again_start = _cyclic_tables(b, n, t, rng) if attempt % 2 else None
+                again_how = "cyclic construction" if again_start is not None else "greedy fill"
+                if again_start is None:
+                    again_start = _greedy_tables(b, n, t, rng, [])
+                again = _PairSearch(again_start, b, n, rng)
+                steps = again.run(feasible.low, feasible.high, most, _patience(PAIR_PATIENCE, t))
+                if again.cost == 0:
+                    band = f"{feasible.low}..{feasible.high}"
+                    say(f"pairs: within one ({band}) from a {again_how}, {steps} search steps")
+                    return again.best_tables()
+                say(f"pairs: within one not found in {steps} search steps from a {again_how} either")
+            steps = min(TABU_STEPS, TABU_WORK // (t * t * b * b))
+            if steps >= TABU_LEAST:
+                found = _tabu_tables(local.best_tables(), b, feasible.low, feasible.high, rng, steps)
+                if found is not None:
+                    say(f"pairs: within one ({feasible.low}..{feasible.high}) by a tabu search of every swap")
+                    return found
+                say(f"pairs: within one not found by a tabu search of every swap in {steps} steps")
         if not widen:
             return local.best_tables()
     else:
@@ -838,7 +925,8 @@ def _compositions(
             return [[label[x] for x in table] for table in exact]
     for low in bands:
         local.reset_to_best()
-        steps = local.run(low, low + 2, WIDE_STEPS, _patience(WIDE_PATIENCE, t), WIDE_HOT)
+        wide = min(WIDE_STEPS, SEARCH_WORK // (t + b))
+        steps = local.run(low, low + 2, wide, _patience(WIDE_PATIENCE, t), WIDE_HOT)
         reached = local.cost == 0
         say(f"pairs: widened to {low}..{low + 2}, {'reached' if reached else 'not reached'} in {steps} steps")
         tables = local.best_tables()
@@ -964,72 +1052,171 @@ def _patience(bounds: tuple[int, int, int], tables: int) -> int:
 
 
 def _cyclic_tables(b: int, n: int, t: int, rng: random.Random) -> list[list[int]] | None:
-    """Tables from base blocks developed modulo ``b``, when ``t >= b`` and such blocks are found.
+    """Tables from base blocks developed modulo ``b`` (or ``b - 1``), when such blocks are found.
 
-    ``k = t // b`` base blocks whose ordered differences cover every non-zero residue equally
-    often (within one) give, developed (every block shifted by every residue), every pair
-    ``{i, i + d}`` together as often as ``d`` is a difference: pairs within one of each other and
-    every bot at exactly ``k * n`` tables. The other ``t mod b`` tables are filled greedily.
+    *Cyclic*: ``k = t // b`` base blocks of ``n`` residues mod ``b`` whose ordered differences
+    cover every non-zero residue equally often (within one) give, developed (every block
+    shifted by every residue), every pair ``{i, i + d}`` together as often as ``d`` is a
+    difference: pairs within one of each other and every bot at exactly ``k * n`` tables.
+    Quadratic-residue difference sets such as (19, 9, 4) and (23, 11, 5) are found this way.
+
+    *1-rotational*, when ``b`` divides ``k * n`` for ``k = t // (b - 1)``: the residues mod
+    ``b - 1`` and one fixed bot ``oo``; ``m = k n / b`` of the base blocks hold ``oo`` and
+    ``n - 1`` residues, the others ``n`` residues. ``oo`` then sits at ``m (b - 1)`` tables
+    and every residue at ``k n - m``, the same number, and meets every residue ``m (n - 1)``
+    times. With 2 bots per seat (``b = 2 n``) this gives ``2 b - 2`` deals in which every pair
+    meets exactly ``n - 1`` times, and ``2 b - 1`` deals within one.
+
+    The other tables (``t mod b``, or ``t mod (b - 1)``) are filled greedily. When ``t`` is
+    one short of a multiple, the blocks of that multiple are developed and one table is left
+    out whose pairs all meet the most (any table of an exact design): ``2 b - 1`` deals from a
+    (b, n, lambda) design of two base blocks, for example.
     """
-    k, rest = divmod(t, b)
-    if k == 0:
-        return None
-    blocks = _base_blocks(b, n, k, rng)
-    if blocks is None:
-        return None
-    label = list(range(b))
-    rng.shuffle(label)
-    tables = [[label[(x + shift) % b] for x in block] for block in blocks for shift in range(b)]
-    return tables + _greedy_tables(b, n, rest, rng, tables)
+    # (modulus, base block sizes, tables left to fill), fewest left first; -1: one too many.
+    options: list[tuple[int, list[int], int]] = []
+    for v in (b, b - 1):
+        for k, left in ((t // v, t % v), (t // v + 1, -1)):
+            if left == -1 and t % v != v - 1:
+                continue
+            if k and v == b:
+                options.append((b, [n] * k, left))
+            elif k and (k * n) % b == 0:
+                m = k * n // b
+                options.append((b - 1, [n - 1] * m + [n] * (k - m), left))
+    for v, sizes, left in sorted(options, key=lambda option: abs(option[2])):
+        # Small searches are cheap: restart them a few times from other random blocks.
+        attempts = BASE_BLOCK_RESTARTS if v * sum(sizes) <= BASE_BLOCK_SMALL else 1
+        blocks = None
+        for _ in range(attempts):
+            blocks = _base_blocks(v, sizes, rng)
+            if blocks is not None:
+                break
+        if blocks is None:
+            continue
+        label = list(range(b))
+        rng.shuffle(label)
+        # Residue v (only when v = b - 1) is the fixed bot oo.
+        tables = [
+            [label[(x + shift) % v] for x in block] + ([label[v]] if len(block) < n else [])
+            for block in blocks
+            for shift in range(v)
+        ]
+        if left >= 0:
+            return tables + _greedy_tables(b, n, left, rng, tables)
+        # One table too many: drop one whose pairs all meet the most (any, in an exact design).
+        met = _pair_counts(tables, b)
+        most = int(met[np.triu_indices(b, 1)].max())
+        for i, table in enumerate(tables):
+            inside = met[np.ix_(table, table)][np.triu_indices(n, 1)]
+            if int(inside.min()) == most:
+                return tables[:i] + tables[i + 1 :]
+    return None
 
 
-def _base_blocks(v: int, n: int, k: int, rng: random.Random) -> list[list[int]] | None:
-    """``k`` blocks of ``n`` residues mod ``v`` whose differences are even within one, or None.
+def _base_blocks(v: int, sizes: Sequence[int], rng: random.Random) -> list[list[int]] | None:
+    """Blocks of these sizes of residues mod ``v`` whose differences are even within one, or None.
 
-    A seeded annealing on the ordered difference counts; each move replaces one residue.
+    A seeded annealing on the ordered difference counts (squared distance outside the band):
+    a step takes a difference outside the band, a residue of a block that has it (too many)
+    or any residue (too few), scores with numpy every residue it could be replaced by, and
+    takes the best one not recently removed from that block (a short tabu list) when it does
+    not raise the cost, else with a probability that falls as the search cools. Its budget
+    is a fixed number of steps.
     """
-    q, rest = divmod(k * n * (n - 1), v - 1)
+    paley = _paley_blocks(v, sizes)
+    if paley is not None:
+        return paley
+    k = len(sizes)
+    total = sum(size * (size - 1) for size in sizes)
+    q, rest = divmod(total, v - 1)
     low, high = q, q + (1 if rest else 0)
-
-    def off(c: int) -> int:
-        return (low - c) ** 2 if c < low else (c - high) ** 2 if c > high else 0
-
-    blocks = [rng.sample(range(v), n) for _ in range(k)]
-    count = [0] * v
+    values = np.arange(total + 2)
+    off = np.where(values < low, (low - values) ** 2, np.where(values > high, (values - high) ** 2, 0))
+    blocks = [rng.sample(range(v), size) for size in sizes]
+    count = np.zeros(v, dtype=np.int64)
     for block in blocks:
-        for x in block:
-            for y in block:
-                if x != y:
-                    count[(y - x) % v] += 1
-    cost = sum(off(count[d]) for d in range(1, v))
-    moves = min(BASE_BLOCK_MOVES * k, BASE_BLOCK_MOST)
-    for step in range(moves):
+        a = np.array(block, dtype=np.int64)
+        np.add.at(count, ((a[None, :] - a[:, None]) % v)[~np.eye(len(a), dtype=np.bool_)], 1)
+
+    def cost_of(c: IntArray) -> int:
+        return int(off[c[1:]].sum())
+
+    cost = cost_of(count)
+    residues = np.arange(v, dtype=np.int64)
+    tabu: dict[tuple[int, int], int] = {}
+    steps = min(BASE_BLOCK_MOVES * max(k, 1), BASE_BLOCK_MOST)
+    for step in range(steps):
         if cost == 0:
             return blocks
-        block = blocks[rng.randrange(k)]
-        i = rng.randrange(n)
-        old, new = block[i], rng.randrange(v)
-        if new in block:
+        bad = np.flatnonzero((count < low) | (count > high))
+        bad = bad[bad > 0]
+        d = int(bad[rng.randrange(len(bad))])
+        if count[d] > high:
+            having = [
+                (i, p)
+                for i, block in enumerate(blocks)
+                for p, x in enumerate(block)
+                if (x + d) % v in block or (x - d) % v in block
+            ]
+            i, p = having[rng.randrange(len(having))]
+        else:
+            i = rng.randrange(k)
+            p = rng.randrange(len(blocks[i]))
+        block = blocks[i]
+        old = block[p]
+        others = np.array([x for x in block if x != old], dtype=np.int64)
+        without = count.copy()
+        np.add.at(without, np.concatenate(((others - old) % v, (old - others) % v)), -1)
+        gain = off[without + 1] - off[without]
+        gain[0] = 0
+        # Each new residue w adds the differences others - w and w - others (exact unless two
+        # coincide, when 2 w = x + y: the chosen move is rescored exactly below).
+        adds = np.concatenate(
+            ((others[None, :] - residues[:, None]) % v, (residues[:, None] - others[None, :]) % v), axis=1
+        )
+        delta = gain[adds].sum(axis=1)
+        banned = np.zeros(v, dtype=np.bool_)
+        banned[others] = True
+        banned[old] = True
+        for (where, w), until in tabu.items():
+            if where == i and until > step:
+                banned[w] = True
+        delta = np.where(banned, np.iinfo(np.int64).max, delta)
+        ties = np.flatnonzero(delta == delta.min())
+        new = int(ties[rng.randrange(len(ties))])
+        if banned[new]:
             continue
-        change: Counter[int] = Counter()
-        for x in block:
-            if x != old:
-                d = (x - old) % v
-                change[d] -= 1
-                change[v - d] -= 1
-                e = (x - new) % v
-                change[e] += 1
-                change[v - e] += 1
-        delta = sum(off(count[d] + c) - off(count[d]) for d, c in change.items() if c)
-        if delta > 0:
-            heat = HOT * (COLD / HOT) ** (step / moves)
-            if rng.random() >= math.exp(-delta / heat):
+        after = without.copy()
+        np.add.at(after, np.concatenate(((others - new) % v, (new - others) % v)), 1)
+        change = cost_of(after) - cost
+        if change > 0:
+            heat = BASE_BLOCK_HOT * (BASE_BLOCK_COLD / BASE_BLOCK_HOT) ** (step / steps)
+            if rng.random() >= math.exp(-change / heat):
                 continue
-        for d, c in change.items():
-            count[d] += c
-        block[i] = new
-        cost += delta
+        count = after
+        block[p] = new
+        cost += change
+        tabu[(i, old)] = step + BASE_BLOCK_TABU
+        if len(tabu) > 4 * BASE_BLOCK_TABU:
+            tabu = {key: until for key, until in tabu.items() if until > step}
     return blocks if cost == 0 else None
+
+
+def _paley_blocks(v: int, sizes: Sequence[int]) -> list[list[int]] | None:
+    """Quadratic-residue difference sets, for a prime ``v = 3 (mod 4)`` and blocks of ``(v -+ 1) / 2``.
+
+    The non-zero squares mod such a prime, and the non-squares, are (v, (v - 1) / 2,
+    (v - 3) / 4) difference sets (Paley); with 0 added they are (v, (v + 1) / 2, (v + 1) / 4)
+    ones. Blocks alternate between the two, so the developed tables are not all repeated.
+    """
+    if v % 4 != 3 or len(set(sizes)) != 1 or sizes[0] not in ((v - 1) // 2, (v + 1) // 2):
+        return None
+    if any(v % d == 0 for d in range(2, isqrt(v) + 1)):
+        return None
+    squares = sorted({x * x % v for x in range(1, v)})
+    others = sorted(set(range(1, v)) - set(squares))
+    zero = [0] if sizes[0] == (v + 1) // 2 else []
+    return [list((squares, others)[i % 2]) + zero for i in range(len(sizes))]
 
 
 def _greedy_tables(
@@ -1069,6 +1256,76 @@ def _greedy_tables(
         played[table] += 1
         tables.append(table)
     return tables
+
+
+def _tabu_tables(
+    tables: Sequence[Sequence[int]], b: int, low: int, high: int, rng: random.Random, steps: int
+) -> list[list[int]] | None:
+    """A tabu search that scores every swap of two bots between two tables at each step.
+
+    For few bots and tables only (its step costs ``tables^2 * bots^2``). Swapping ``x`` of
+    table 1 with ``z`` of table 2 (neither in both) changes the pairs of ``x`` and ``z`` with
+    the bots of one table but not the other; with ``D+`` and ``D-`` the change of the
+    penalty when a pair count goes up or down by one, its score is
+    ``sum_{w in 1 \\ 2} (D-[x, w] + D+[z, w]) + sum_{u in 2 \\ 1} (D-[z, u] + D+[x, u]) - 2 D+[x, z]``,
+    computed for all table pairs at once with numpy. The best swap is taken even when it
+    raises the cost, except swaps that bring a bot back into a table it left within the last
+    :data:`TABU_TENURE` steps. Returns the tables when every pair is within ``low..high``.
+    """
+    member = np.zeros((len(tables), b), dtype=np.int64)
+    for i, table in enumerate(tables):
+        member[i, list(table)] = 1
+    t = len(tables)
+    met = member.T @ member
+    np.fill_diagonal(met, 0)
+
+    def penalty(c: IntArray) -> IntArray:
+        return np.where(c < low, (low - c) ** 2, np.where(c > high, (c - high) ** 2, 0))
+
+    upper = np.triu_indices(b, 1)
+    cost = int(penalty(met[upper]).sum())
+    later = np.triu(np.ones((t, t), dtype=np.bool_), 1)[:, :, None, None]
+    banned: dict[tuple[int, int], int] = {}
+    never = np.iinfo(np.int64).max // 4
+    for step in range(steps):
+        if cost == 0:
+            return [[int(x) for x in np.flatnonzero(row)] for row in member]
+        plus, minus = penalty(met + 1) - penalty(met), penalty(met - 1) - penalty(met)
+        np.fill_diagonal(plus, 0)
+        np.fill_diagonal(minus, 0)
+        both = member[:, None, :] * member[None, :, :]
+        only = (member[:, None, :] * (1 - member[None, :, :])).astype(np.bool_)
+        part_x = (member @ minus)[:, None, :] - both @ minus + (member @ plus)[None, :, :] - both @ plus
+        part_z = (member @ plus)[:, None, :] - both @ plus + (member @ minus)[None, :, :] - both @ minus
+        delta = part_x[:, :, :, None] + part_z[:, :, None, :] - 2 * plus[None, None, :, :]
+        allowed = only[:, :, :, None] & only.transpose(1, 0, 2)[:, :, None, :] & later
+        for (bot, left), until in list(banned.items()):
+            if until <= step:
+                del banned[(bot, left)]
+                continue
+            allowed[:, left, bot, :] = False
+            allowed[left, :, :, bot] = False
+        scores = np.where(allowed, delta, never)
+        lowest = int(scores.min())
+        if lowest >= never:
+            break
+        ties = np.flatnonzero(scores.ravel() == lowest)
+        t1, t2, x, z = (int(v) for v in np.unravel_index(int(ties[rng.randrange(len(ties))]), scores.shape))
+        first, second = np.flatnonzero(member[t1]), np.flatnonzero(member[t2])
+        first, second = first[first != x], second[second != z]
+        np.subtract.at(met, (x, first), 1)
+        np.subtract.at(met, (first, x), 1)
+        np.add.at(met, (z, first), 1)
+        np.add.at(met, (first, z), 1)
+        np.subtract.at(met, (z, second), 1)
+        np.subtract.at(met, (second, z), 1)
+        np.add.at(met, (x, second), 1)
+        np.add.at(met, (second, x), 1)
+        member[t1, x] = member[t2, z] = 0
+        member[t1, z] = member[t2, x] = 1
+        banned[(x, t1)] = banned[(z, t2)] = step + TABU_TENURE
+        cost += lowest
+    return [[int(x) for x in np.flatnonzero(row)] for row in member] if cost == 0 else None
 
 
 class _PairSearch:
