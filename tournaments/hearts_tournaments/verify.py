@@ -29,8 +29,8 @@ from hearts_core.record import places_of as places
 from hearts_core.replay import replay, verify_seed
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.results import Standings, compute_standings
-from hearts_tournaments.runner import Tournament, tournament_standings
-from hearts_tournaments.schedule import ScheduledGame, make_schedule
+from hearts_tournaments.runner import Tournament, schedule_for, tournament_standings
+from hearts_tournaments.schedule import ScheduledGame
 from hearts_tournaments.tournament_secrets import deal_seed
 
 #: Problems printed per differing standings line before the rest are summarised.
@@ -76,7 +76,7 @@ def verify_tournament(tournament: Tournament) -> Verification:
     problems: list[str] = []
     files = 0
 
-    expected = make_schedule(config.bot_names, config.table_size, config.deals, config.seed, config.duplicate)
+    expected = schedule_for(config)  # as the runner made it: seating, gauntlet and all
     if expected.to_json() != schedule.to_json():
         problems.append("schedule: the stored schedule is not the one the stored configuration gives")
     if store.balance() != schedule.balance().to_json():
