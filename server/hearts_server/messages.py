@@ -99,7 +99,9 @@ class SeatFeed:
     either just before the seat's own decision request or together with the next event of any
     other kind (the next HandStarted, a SeatFaulted, GameCompleted at the latest); every other
     event flushes what is held, itself included. So a trick costs each seat one batch before its
-    request rather than a message per trick to every seat. The live referee and the redacted
+    request rather than a message per trick to every seat. A seat whose Join set
+    ``events_in_request`` gets what is held inside the request itself
+    (``DecisionRequest.events``): one message per decision. The live referee and the redacted
     replays both go through this, so they deliver the same messages.
     """
 
@@ -111,8 +113,17 @@ class SeatFeed:
         self.held.append(event)
         return [] if event.WhichOneof("event") in HELD_EVENTS else self.flush()
 
-    def request(self, message: rpb.PlayResponse) -> list[rpb.PlayResponse]:
-        """The messages that deliver a decision request: what is held, then the request."""
+    def request(self, message: rpb.PlayResponse, inline: bool = False) -> list[rpb.PlayResponse]:
+        """The messages that deliver a decision request: what is held, then the request.
+
+        With ``inline`` (the seat joined with ``events_in_request``) what is held goes inside the
+        request (``DecisionRequest.events``) and the request is the one message.
+        """
+        if inline:
+            if self.held:
+                held, self.held = self.held, []
+                message.decision_request.events.extend(held)
+            return [message]
         return [*self.flush(), message]
 
     def flush(self) -> list[rpb.PlayResponse]:

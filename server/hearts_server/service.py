@@ -93,7 +93,7 @@ class RefereeServicer:
             if session.streaming:
                 await context.abort(grpc.StatusCode.ALREADY_EXISTS, "this session already has a live stream")
             try:
-                async for out in play_session(session, iterator, _deliver):
+                async for out in play_session(session, iterator, _deliver, join.events_in_request):
                     yield out
             except SessionError as exc:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
@@ -117,7 +117,7 @@ class RefereeServicer:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION, "this table ended without a finished game"
             )
-        conn = table.attach(seat)
+        conn = table.attach(seat, join.events_in_request)
         reader = asyncio.create_task(self._read(iterator, table, seat, conn))
         try:
             while True:

@@ -103,9 +103,11 @@ Deliver = Callable[[Table, int, bytes], bool]
 
 
 async def play_session(
-    session: Session, iterator: AsyncIterator[bytes], deliver: Deliver
+    session: Session, iterator: AsyncIterator[bytes], deliver: Deliver, events_in_request: bool = False
 ) -> AsyncIterator[bytes]:
     """The messages of a session's stream: each bound seat's, game after game.
+
+    ``events_in_request``: the stream's Join asked for held events inside its decision requests.
 
     Yields serialized PlayResponses. Ends (status OK) once the session is closed and its seats
     are played, or when the bot's side ends (the current seat waits for a reconnection).
@@ -133,7 +135,7 @@ async def play_session(
                 continue
             floor = session.last_request_id
             table.decisions.skip_request_ids(floor)
-            conn = table.attach(index)
+            conn = table.attach(index, events_in_request)
             session.live = Live(table, index, conn, floor)
             log.info("session_seat", session_id=session.session_id, table_id=table.table_id, seat=index)
             try:

@@ -62,7 +62,11 @@ class SeatPlayer(Protocol):
         """How many games of the table it has seen end."""
 
     async def respond(self, response: rpb.PlayResponse) -> rpb.Decision | None:
-        """Handles one message of the referee; returns the answer to send, if any."""
+        """Handles one message of the referee; returns the answer to send, if any.
+
+        On a stream joined with ``events_in_request`` (see :func:`play_seat`) a decision request
+        may carry events (``DecisionRequest.events``): they come first.
+        """
 
 
 @dataclass
@@ -100,9 +104,12 @@ class _BotPlayer:
             self.on_message(response)
         kind = response.WhichOneof("message")
         if kind == "decision_request":
-            self.last_request = response.decision_request
+            request = response.decision_request
+            for event in request.events:  # what happened since the last message, first
+                self._event(event)
+            self.last_request = request
             # Inline: this process serves one seat, and a thread hop costs more than it saves.
-            return _answer(self.bot, self.last_request, session)
+            return _answer(self.bot, request, session)
         if kind == "rejection":
             rejection = response.rejection
             session.rejections += 1
@@ -114,17 +121,20 @@ class _BotPlayer:
             session.history = [summary_from_pb(h) for h in response.snapshot.hands]
             log.info("resumed", hand=response.snapshot.view.hand_index)
         elif kind == "event":
-            event = response.event
-            if event.WhichOneof("event") == "game_started":
-                started = event.game_started
-                if started.bot_seed and started.game_id != session.game_id:
-                    # A process playing several games plays each as a fresh one seeded so would.
-                    self.bot.reseed(started.bot_seed)
-            _on_event(event, session)
+            self._event(response.event)
         elif kind == "events":
             for event in response.events.events:
-                _on_event(event, session)
+                self._event(event)
         return None
+
+    def _event(self, event: rpb.Event) -> None:
+        session = self.session
+        if event.WhichOneof("event") == "game_started":
+            started = event.game_started
+            if started.bot_seed and started.game_id != session.game_id:
+                # A process playing several games plays each as a fresh one seeded so would.
+                self.bot.reseed(started.bot_seed)
+        _on_event(event, session)
 
 
 def _answer(bot: Bot, request: rpb.DecisionRequest, session: _Session) -> rpb.Decision:
@@ -180,7 +190,12 @@ class _Attempt:
 
 
 async def _session(
-    channel: grpc.aio.Channel, player: SeatPlayer, token: str, name: str, attempt: _Attempt
+    channel: grpc.aio.Channel,
+    player: SeatPlayer,
+    token: str,
+    name: str,
+    attempt: _Attempt,
+    events_in_request: bool = False,
 ) -> None:
     """One stream: join, then let ``player`` answer until the referee closes it.
 
@@ -192,7 +207,8 @@ async def _session(
     # raises AioRpcError when the stream ends with any status but OK.
     call: Any = stub.Play()  # type: ignore[call-arg]  # the stubs know only the iterator form
     try:
-        await call.write(rpb.PlayRequest(join=rpb.Join(token=token, bot_name=name, protocol_version=1)))
+        join = rpb.Join(token=token, bot_name=name, protocol_version=1, events_in_request=events_in_request)
+        await call.write(rpb.PlayRequest(join=join))
         while True:
             response = await call.read()
             if response is _EOF:
@@ -260,6 +276,7 @@ async def run_async(
         root_certificates=root_certificates,
         max_backoff=max_backoff,
         give_up_after=give_up_after,
+        events_in_request=True,
     )
 
 
@@ -272,8 +289,13 @@ async def play_seat(
     root_certificates: bytes | None = None,
     max_backoff: float = 2.0,
     give_up_after: float = 30.0,
+    events_in_request: bool = False,
 ) -> int:
     """:func:`run_async` for any :class:`SeatPlayer`: the stream, the join and the reconnections.
+
+    With ``events_in_request`` the join asks the referee to deliver the events it holds for the
+    seat inside the next decision request (``DecisionRequest.events``, one message per decision
+    instead of two): only for a ``player`` that handles them before the request.
 
     Returns:
         The number of games completed.
@@ -294,7 +316,7 @@ async def play_seat(
         attempt = _Attempt()
         try:
             async with channel:
-                await _session(channel, player, token, name, attempt)
+                await _session(channel, player, token, name, attempt, events_in_request)
             log.info("table_done", games=player.games_completed)
             return player.games_completed
         except grpc.aio.AioRpcError as exc:
