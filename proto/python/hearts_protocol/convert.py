@@ -132,6 +132,34 @@ def _complete_trick_bytes(trick: TrickView, players: int) -> bytes:
     return _build_trick(trick, players).SerializeToString()
 
 
+@functools.lru_cache(maxsize=8192)
+def _trick_field_bytes(trick: TrickView, players: int) -> bytes:
+    # The trick as one View.tricks entry on the wire (its tag, length and bytes).
+    out = pb.View()
+    out.tricks.add().MergeFromString(_complete_trick_bytes(trick, players))
+    return out.SerializeToString()
+
+
+#: The wire form of recent View.tricks tuples, by identity: a State shares one tuple between
+#: every View built until the next trick completes (each entry keeps its tuple alive, so an id is
+#: never reused while it is here).
+_TRICKS_BYTES: dict[int, tuple[tuple[TrickView, ...], int, bytes]] = {}
+_TRICKS_BYTES_MAX = 256
+
+
+def _tricks_bytes(tricks: tuple[TrickView, ...], players: int) -> bytes:
+    if type(tricks) is not tuple:  # only an immutable sequence may be remembered by identity
+        return b"".join([_trick_field_bytes(t, players) for t in tricks])
+    entry = _TRICKS_BYTES.get(id(tricks))
+    if entry is not None and entry[0] is tricks and entry[1] == players:
+        return entry[2]
+    data = b"".join([_trick_field_bytes(t, players) for t in tricks])
+    if len(_TRICKS_BYTES) >= _TRICKS_BYTES_MAX:
+        del _TRICKS_BYTES[next(iter(_TRICKS_BYTES))]  # the oldest
+    _TRICKS_BYTES[id(tricks)] = (tricks, players, data)
+    return data
+
+
 def _build_trick(trick: TrickView, players: int) -> pb.Trick:
     counts: dict[Card, int] = {}
     for card in trick.cards:
@@ -172,8 +200,8 @@ def view_pb(view: View) -> pb.View:
         set_aside=codes(view.set_aside),
         totals=list(view.totals),
     )
-    for trick in view.tricks:
-        out.tricks.add().MergeFromString(_complete_trick_bytes(trick, n))
+    if view.tricks:
+        out.MergeFromString(_tricks_bytes(view.tricks, n))
     if view.current is not None:
         out.current_trick.CopyFrom(trick_pb(view.current, n))
     if view.to_play is not None:
