@@ -18,6 +18,8 @@ from tests.harness import RawSeat, create_table, legal_answer, running_server
 
 PLAYERS = 6
 HELD = frozenset({"card_played", "trick_completed", "hand_completed"})
+#: Held as well on a stream that takes its events inside its requests.
+HELD_INLINE = HELD | {"hand_started", "cards_received"}
 
 
 async def _play(address: str, events_in_request: bool) -> list[list[rpb.PlayResponse]]:
@@ -78,8 +80,8 @@ def _event_bytes(event: rpb.Event) -> bytes:
     return copy.SerializeToString(deterministic=True)
 
 
-def _held_batches_before_requests(messages: list[rpb.PlayResponse]) -> int:
-    """Messages holding only held events that come right before a decision request."""
+def _held_batches_before_requests(messages: list[rpb.PlayResponse], held: frozenset[str] = HELD) -> int:
+    """Messages holding only ``held`` events that come right before a decision request."""
     count = 0
     for before, after in itertools.pairwise(messages):
         if after.WhichOneof("message") != "decision_request":
@@ -88,7 +90,7 @@ def _held_batches_before_requests(messages: list[rpb.PlayResponse]) -> int:
         events = (
             [before.event] if which == "event" else list(before.events.events) if which == "events" else []
         )
-        if events and all(e.WhichOneof("event") in HELD for e in events):
+        if events and all(e.WhichOneof("event") in held for e in events):
             count += 1
     return count
 
@@ -107,9 +109,19 @@ def test_held_events_come_inside_the_request_when_asked_and_apart_otherwise(tmp_
         separate = _held_batches_before_requests(apart[seat])
         assert separate > 10  # the old form: a batch before most requests
         assert not any(m.decision_request.events for m in apart[seat])
-        assert _held_batches_before_requests(inside[seat]) == 0
-        assert len(inside[seat]) == len(apart[seat]) - separate
-        assert sum(len(m.decision_request.events) for m in inside[seat]) > 10
+        assert _held_batches_before_requests(inside[seat], HELD_INLINE) == 0
+        # Fewer still: each hand's hand_started and cards_received come inside requests too.
+        assert len(inside[seat]) < len(apart[seat]) - separate
+        requests = [m for m in inside[seat] if m.WhichOneof("message") == "decision_request"]
+        kinds = {e.WhichOneof("event") for m in requests for e in m.decision_request.events}
+        assert {"card_played", "trick_completed", "hand_started", "cards_received"} <= kinds
+        others = [m for m in inside[seat] if m.WhichOneof("message") != "decision_request"]
+        assert all(
+            e.WhichOneof("event") not in HELD_INLINE
+            for m in others
+            if m.WhichOneof("message") == "event"
+            for e in [m.event]
+        )
 
 
 def test_the_python_sdk_asks_for_events_inside_requests(tmp_path: Path) -> None:
@@ -136,4 +148,4 @@ def test_the_python_sdk_asks_for_events_inside_requests(tmp_path: Path) -> None:
     seen = asyncio.run(scenario())
     for messages in seen:
         assert any(m.decision_request.events for m in messages)
-        assert _held_batches_before_requests(messages) == 0
+        assert _held_batches_before_requests(messages, HELD_INLINE) == 0

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,7 +23,7 @@ from cancellation_hearts.v1 import referee_service_pb2_grpc as rgrpc
 from hearts_client._log import get_logger
 from hearts_client.bot import Bot
 from hearts_core.rules import DEFAULT_MAX_HANDS, MoonChoice
-from hearts_core.view import HandSummary
+from hearts_core.view import HandSummary, TrickView
 from hearts_protocol.convert import MOON_TO_PB, summary_from_pb, view_from_pb
 
 log = get_logger(__name__)
@@ -76,9 +76,12 @@ class _Session:
     max_hands: int = DEFAULT_MAX_HANDS
     first_dealer: int = 0
     game_id: str = ""
-    history: list[HandSummary] = field(default_factory=list)
+    history: tuple[HandSummary, ...] = ()
     games_completed: int = 0
     rejections: int = 0
+    #: The completed tricks of the last request's hand, converted, and which hand they are of.
+    tricks: tuple[TrickView, ...] = ()
+    tricks_of: tuple[str, int] = ("", -1)
 
 
 #: Called with every message the referee sends, before the SDK handles it (for logging or tests).
@@ -118,7 +121,7 @@ class _BotPlayer:
                 # The bot's answer was refused: the SDK answers for it, and says so.
                 return safe_answer(self.last_request, bot_error=True)
         elif kind == "snapshot":
-            session.history = [summary_from_pb(h) for h in response.snapshot.hands]
+            session.history = tuple(summary_from_pb(h) for h in response.snapshot.hands)
             log.info("resumed", hand=response.snapshot.view.hand_index)
         elif kind == "event":
             self._event(response.event)
@@ -143,13 +146,16 @@ def _answer(bot: Bot, request: rpb.DecisionRequest, session: _Session) -> rpb.De
     The referee records and counts a marked answer (``SeatResult.bot_errors``), so a bot that
     fails on every decision shows in the results instead of silently playing the first card.
     """
+    hand = (session.game_id, request.view.hand_index)
     view = view_from_pb(
         request.view,
         request.legal_cards,
         max_hands=session.max_hands,
         first_dealer=session.first_dealer,
         history=session.history,
+        known_tricks=session.tricks if session.tricks_of == hand else (),
     )
+    session.tricks, session.tricks_of = view.tricks, hand
     bot.time_left = request.time_left_ms / 1000
     decision = rpb.Decision(request_id=request.request_id)
     try:
@@ -228,13 +234,13 @@ def _on_event(event: rpb.Event, session: _Session) -> None:
     if which == "game_started":
         started = event.game_started
         if started.game_id != session.game_id:
-            session.history = []
+            session.history = ()
         session.game_id = started.game_id
         session.max_hands = started.max_hands or DEFAULT_MAX_HANDS
         session.first_dealer = started.first_dealer
         log.info("game_started", game_id=started.game_id, seat=started.your_seat, players=started.players)
     elif which == "hand_completed":
-        session.history.append(summary_from_pb(event.hand_completed))
+        session.history = (*session.history, summary_from_pb(event.hand_completed))
     elif which == "game_completed":
         session.games_completed += 1
         log.info(

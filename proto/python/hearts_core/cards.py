@@ -136,6 +136,18 @@ class Card(int):
         return format(_CODES[self], spec)
 
 
+def parse_cards(codes: Iterable[str]) -> tuple[Card, ...]:
+    """Parses card codes, in order (one dictionary lookup each).
+
+    Raises:
+        ValueError: at the first code that is not a valid two-character card code.
+    """
+    try:
+        return tuple(map(_BY_CODE.__getitem__, codes))
+    except (KeyError, TypeError):
+        return tuple(Card.parse(code) for code in codes)  # raises for the bad one
+
+
 _SUITS: Final = tuple(Suit)
 _RANKS: Final = tuple(Rank)
 _CODES: Final = tuple(r.letter + s.letter for s in Suit for r in Rank)

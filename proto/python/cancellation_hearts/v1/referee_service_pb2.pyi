@@ -237,10 +237,13 @@ class Join(_message.Message):
     events_in_request: _builtins.bool
     """Optional, within v1: true asks the referee to deliver the events it holds for this seat
     (see EventBatch) inside the seat's next DecisionRequest (DecisionRequest.events) rather than
-    in a message of their own just before it: one message per decision instead of two. Events
-    flushed for any other reason (a HandStarted, a SeatFaulted, GameCompleted, ...) still come
-    as PlayResponse.event / events. A bot that leaves it false (every bot written before this
-    field) gets exactly the messages described above and DecisionRequest.events stays empty.
+    in a message of their own just before it, and to hold the seat's HandStarted and
+    CardsReceived too (both are in the View of its next request: the pass request, the hand's
+    first play request): one message per decision. Other events (GameStarted, SeatFaulted,
+    GameCompleted) still come at once as PlayResponse.event / events, with what is held before
+    them, as do held events past 512 (a seat that is not asked, say retired, gets them so). A bot
+    that leaves it false (every bot written before this field) gets exactly the messages
+    described above and DecisionRequest.events stays empty.
     """
     def __init__(
         self,
