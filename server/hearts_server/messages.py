@@ -115,14 +115,19 @@ class SeatFeed:
     def __init__(self) -> None:
         self.held: list[rpb.Event] = []
 
-    def event(self, event: rpb.Event, inline: bool = False) -> list[rpb.PlayResponse]:
+    def event(
+        self, event: rpb.Event, inline: bool = False, kind: str | None = None
+    ) -> list[rpb.PlayResponse]:
         """Adds an event; returns the messages to send now (possibly none).
 
         ``inline``: the seat's stream takes held events inside its requests (HELD_INLINE).
+        ``kind``: the event's ``WhichOneof("event")``, when the caller knows it already.
         """
         held = self.held
         held.append(event)
-        if event.WhichOneof("event") in (HELD_INLINE if inline else HELD_EVENTS) and len(held) < MAX_HELD:
+        if kind is None:
+            kind = event.WhichOneof("event")
+        if kind in (HELD_INLINE if inline else HELD_EVENTS) and len(held) < MAX_HELD:
             return []
         return self.flush()
 

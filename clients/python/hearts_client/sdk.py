@@ -132,12 +132,15 @@ class _BotPlayer:
 
     def _event(self, event: rpb.Event) -> None:
         session = self.session
-        if event.WhichOneof("event") == "game_started":
+        which = event.WhichOneof("event")
+        if which in _IGNORED_EVENTS:
+            return
+        if which == "game_started":
             started = event.game_started
             if started.bot_seed and started.game_id != session.game_id:
                 # A process playing several games plays each as a fresh one seeded so would.
                 self.bot.reseed(started.bot_seed)
-        _on_event(event, session)
+        _on_event(event, session, which)
 
 
 def _answer(bot: Bot, request: rpb.DecisionRequest, session: _Session) -> rpb.Decision:
@@ -229,8 +232,13 @@ async def _session(
         call.cancel()
 
 
-def _on_event(event: rpb.Event, session: _Session) -> None:
-    which = event.WhichOneof("event")
+#: Events the SDK keeps nothing of (every request's View has what they say).
+_IGNORED_EVENTS = frozenset({"card_played", "trick_completed", "hand_started", "cards_received"})
+
+
+def _on_event(event: rpb.Event, session: _Session, which: str | None = None) -> None:
+    if which is None:
+        which = event.WhichOneof("event")
     if which == "game_started":
         started = event.game_started
         if started.game_id != session.game_id:

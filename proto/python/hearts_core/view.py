@@ -81,9 +81,10 @@ class View:
         """Every (seat, card) played this hand, in order, the current trick included."""
         out: list[tuple[int, Card]] = []
         n = self.players
-        tricks = [*self.tricks, *([self.current] if self.current else [])]
+        tricks = (*self.tricks, self.current) if self.current else self.tricks
         for trick in tricks:
-            out.extend((trick.seat_of(i, n), c) for i, c in enumerate(trick.cards))
+            leader = trick.leader  # cards[i] was played by (leader + i) % n, as TrickView.seat_of
+            out.extend([((leader + i) % n, c) for i, c in enumerate(trick.cards)])
         return out
 
 
@@ -147,7 +148,7 @@ def build_view(state: State, seat: int) -> View:
         current=TrickView(state.current.leader, tuple(state.current.cards), None, False) if playing else None,
         to_play=to_play,
         hearts_broken=state.hearts_broken,
-        hand_sizes=tuple(h.once.bit_count() + h.twice.bit_count() for h in state.hands),
+        hand_sizes=tuple([h.once.bit_count() + h.twice.bit_count() for h in state.hands]),
         kitty_size=state.rules.kitty_size,
         kitty_taker=state.kitty_taker,
         # Points and waiting cards from the public tricks alone: the kitty travels with the

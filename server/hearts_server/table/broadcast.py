@@ -40,10 +40,17 @@ class Broadcaster:
 
         With no ``public`` event, only the seats get theirs (spectators see nothing of it).
         """
-        for seat in self.seats:
-            event = per_seat(seat.index) if per_seat is not None else public
-            if event is not None:
-                self.send(seat, seat.feed.event(event, _inline(seat)))
+        if per_seat is None and public is not None:
+            kind = public.WhichOneof("event")  # the same event for every seat
+            for seat in self.seats:
+                out = seat.feed.event(public, _inline(seat), kind)
+                if out:
+                    self.send(seat, out)
+        else:
+            for seat in self.seats:
+                event = per_seat(seat.index) if per_seat is not None else public
+                if event is not None:
+                    self.send(seat, seat.feed.event(event, _inline(seat)))
         if public is not None:
             self.public_log.append(public)
             for queue in self.watchers:
