@@ -178,10 +178,11 @@ async def _drain(iterator: AsyncIterator[bytes]) -> None:
             await asyncio.wait_for(iterator.__anext__(), 0.1)
 
 
-def _deliver(table: Table, seat: int, raw: bytes) -> bool:
-    """Decodes one message a seat sent and hands it to the table; False: close the stream."""
+def _deliver(table: Table, seat: int, raw: bytes, decoded: rpb.PlayRequest | None = None) -> bool:
+    """Decodes one message a seat sent (unless ``decoded`` is given: the same message, decoded)
+    and hands it to the table; False: close the stream."""
     try:
-        request = rpb.PlayRequest.FromString(raw)
+        request = decoded if decoded is not None else rpb.PlayRequest.FromString(raw)
     except DecodeError:
         return table.reject(seat, "MALFORMED", "the message is not a valid PlayRequest")
     if request.WhichOneof("message") != "decision":
