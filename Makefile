@@ -17,7 +17,10 @@ $(STAMP): pyproject.toml proto/python/pyproject.toml clients/python/pyproject.to
 	$(PY) -m pip install -q -e proto/python -e clients/python -e ".[dev]"
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
+# Bytecode for the project's own modules too: an editable install has none, and where
+# PYTHONDONTWRITEBYTECODE is set every bot process would compile them again at its start.
 install: $(STAMP)
+	@$(PY) -m compileall -q proto/python clients/python/hearts_client server tournaments >/dev/null
 
 ## sandbox: bubblewrap, the sandbox every tournament bot runs in (docs/SECURITY.md)
 sandbox:

@@ -11,7 +11,10 @@ table, and of the tables played at once).
 
 The reference line: a bare grpc.aio server with 8 client processes taking turns on one
 bidirectional stream each (a few bytes each way, no game logic at all), measured in the same
-run; the referee's one-table rate over it is printed as ``ratio_to_bare``.
+run; the referee's one-table rate over it is printed as ``ratio_to_bare``. CPU time is reported
+for both, from the first decision (turn) to the last: the referee's process per decision and
+its bot processes' per decision (read from /proc), against the bare server's and clients' per
+turn, which is what grpc.aio alone costs for one round trip.
 
 ``--json`` prints one JSON object.
 """
@@ -21,6 +24,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -38,7 +43,7 @@ from hearts_core.rules import Rules
 from hearts_core.state import Phase, State
 from hearts_core.view import build_view
 from hearts_server.server import make_server
-from hearts_server.table import TableSettings
+from hearts_server.table import TableSettings, TableStatus
 
 
 def python_bot(address: str, token: str, seat: int) -> list[str]:
@@ -60,6 +65,29 @@ def python_bot(address: str, token: str, seat: int) -> list[str]:
     ]
 
 
+def own_cpu() -> float:
+    """CPU seconds of this process so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def process_cpu(pids: list[int]) -> float:
+    """CPU seconds used so far by running processes (from /proc; 0 where it cannot be read)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+#: CPU seconds (this process, the bot processes) of the last run_tables, over its games alone.
+last_cpu: dict[str, float] = {}
+
+
 async def run_tables(
     tables: int,
     players: int,
@@ -71,6 +99,8 @@ async def run_tables(
     """Plays ``tables`` tables at once, each seat a bot process; returns the game records.
 
     With ``unix`` the bots reach the referee over its Unix socket (``unix:PATH``), else TCP.
+    Sets :data:`last_cpu` to the CPU time of the referee and of the bots from the moment every
+    table plays to the end of the last game.
     """
     out.mkdir(parents=True, exist_ok=True)
     server = make_server(out, unix_socket=out / "ref.sock" if unix else None)
@@ -95,8 +125,13 @@ async def run_tables(
                         stderr=subprocess.DEVNULL,
                     )
                 )
+        while any(t.status is TableStatus.WAITING for t in created):
+            await asyncio.sleep(0.001)
+        pids = [p.pid for p in processes]
+        referee, bots = own_cpu(), process_cpu(pids)
         for table in created:
             await table.done.wait()
+        last_cpu.update(referee=own_cpu() - referee, bots=process_cpu(pids) - bots)
         return [json.loads(g.record_json) for table in created for g in table.finished]
     finally:
         for process in processes:
@@ -118,7 +153,10 @@ asyncio.run(main(sys.argv[1], sys.argv[2]))
 
 
 async def bare_turns_per_second(players: int = 8, turns: int = 4000) -> float:
-    """Turns per second of ``players`` bare grpc.aio client processes answering in turn."""
+    """Turns per second of ``players`` bare grpc.aio client processes answering in turn.
+
+    Sets :data:`last_cpu` to the server's and the clients' CPU time over the turns.
+    """
     outboxes: dict[int, asyncio.Queue[bytes | None]] = {}
     joined = asyncio.Event()
     replies: asyncio.Queue[bytes] = asyncio.Queue()
@@ -153,11 +191,13 @@ async def bare_turns_per_second(players: int = 8, turns: int = 4000) -> float:
     ]
     try:
         await asyncio.wait_for(joined.wait(), 60)
-        started = time.perf_counter()
+        pids = [c.pid for c in clients]
+        started, server_cpu, clients_cpu = time.perf_counter(), own_cpu(), process_cpu(pids)
         for number in range(turns):
             outboxes[number % players].put_nowait(b"turn%d" % number)
             await replies.get()
         seconds = time.perf_counter() - started
+        last_cpu.update(referee=own_cpu() - server_cpu, bots=process_cpu(pids) - clients_cpu)
         for outbox in outboxes.values():
             outbox.put_nowait(None)
     finally:
@@ -214,11 +254,15 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=4, help="tables at once in the second run")
     parser.add_argument("--target", type=int, default=150, help="target score of each game")
     args = parser.parse_args()
+    turns = 4000
     with tempfile.TemporaryDirectory() as tmp:
-        bare = asyncio.run(bare_turns_per_second())
+        bare = asyncio.run(bare_turns_per_second(turns=turns))
+        bare_cpu = dict(last_cpu)
         one = asyncio.run(run_tables(1, 8, args.target, Path(tmp) / "one"))
+        one_cpu = dict(last_cpu)
         many = asyncio.run(run_tables(args.tables, 8, args.target, Path(tmp) / "many"))
     added = added_ms(one[0])
+    decisions = sum(len(r["decisions"]) for r in one)
     added_many = [ms for record in many for ms in added_ms(record)]
     result = {
         "one_table_decisions_per_s": round(decisions_per_second(one)),
@@ -231,6 +275,10 @@ def main() -> None:
         "many_tables_added_ms_p50": round(percentile(added_many, 50), 3),
         "many_tables_added_ms_p99": round(percentile(added_many, 99), 3),
         "decisions_one_table": sum(len(r["decisions"]) for r in one),
+        "referee_cpu_us_per_decision": round(one_cpu["referee"] / decisions * 1e6),
+        "bots_cpu_us_per_decision": round(one_cpu["bots"] / decisions * 1e6),
+        "bare_server_cpu_us_per_turn": round(bare_cpu["referee"] / turns * 1e6),
+        "bare_clients_cpu_us_per_turn": round(bare_cpu["bots"] / turns * 1e6),
     }
     if args.json:
         print(json.dumps(result))
@@ -240,6 +288,11 @@ def main() -> None:
     print(
         f"  bare grpc.aio, 8 clients taking turns: {result['bare_grpc_turns_per_s']:>7,} turns/s "
         f"(the referee reaches x{result['ratio_to_bare']} of it; aim: at least x0.8)"
+    )
+    print(
+        f"  CPU per decision, one table: referee {result['referee_cpu_us_per_decision']} us, its bots "
+        f"{result['bots_cpu_us_per_decision']} us; bare grpc.aio per turn: server "
+        f"{result['bare_server_cpu_us_per_turn']} us, clients {result['bare_clients_cpu_us_per_turn']} us"
     )
     print(f"  {args.tables} tables at once: {result['many_tables_decisions_per_s']:>7,} decisions/s")
     p50, p99 = result["added_ms_p50"], result["added_ms_p99"]

@@ -90,6 +90,12 @@ def rejection(request_id: int, code: str, reason: str) -> rpb.PlayResponse:
 
 #: Events a seat is sent with its next message rather than at once: nothing it must act on.
 HELD_EVENTS = frozenset({"card_played", "trick_completed", "hand_completed"})
+#: Also held for a seat whose Join set ``events_in_request``: both are in the View of its next
+#: request (the pass request, the hand's first play request), which then carries them.
+HELD_INLINE = HELD_EVENTS | {"hand_started", "cards_received"}
+#: Held events past which a seat is sent them at once all the same (a seat that is never asked,
+#: released or retired, would otherwise collect a whole game's).
+MAX_HELD = 512
 
 
 class SeatFeed:
@@ -99,20 +105,43 @@ class SeatFeed:
     either just before the seat's own decision request or together with the next event of any
     other kind (the next HandStarted, a SeatFaulted, GameCompleted at the latest); every other
     event flushes what is held, itself included. So a trick costs each seat one batch before its
-    request rather than a message per trick to every seat. The live referee and the redacted
-    replays both go through this, so they deliver the same messages.
+    request rather than a message per trick to every seat. A seat whose Join set
+    ``events_in_request`` gets what is held inside the request itself
+    (``DecisionRequest.events``), HandStarted and CardsReceived being held too: one message per
+    decision. The live referee and the redacted replays both go through this, so they deliver
+    the same messages.
     """
 
     def __init__(self) -> None:
         self.held: list[rpb.Event] = []
 
-    def event(self, event: rpb.Event) -> list[rpb.PlayResponse]:
-        """Adds an event; returns the messages to send now (possibly none)."""
-        self.held.append(event)
-        return [] if event.WhichOneof("event") in HELD_EVENTS else self.flush()
+    def event(
+        self, event: rpb.Event, inline: bool = False, kind: str | None = None
+    ) -> list[rpb.PlayResponse]:
+        """Adds an event; returns the messages to send now (possibly none).
 
-    def request(self, message: rpb.PlayResponse) -> list[rpb.PlayResponse]:
-        """The messages that deliver a decision request: what is held, then the request."""
+        ``inline``: the seat's stream takes held events inside its requests (HELD_INLINE).
+        ``kind``: the event's ``WhichOneof("event")``, when the caller knows it already.
+        """
+        held = self.held
+        held.append(event)
+        if kind is None:
+            kind = event.WhichOneof("event")
+        if kind in (HELD_INLINE if inline else HELD_EVENTS) and len(held) < MAX_HELD:
+            return []
+        return self.flush()
+
+    def request(self, message: rpb.PlayResponse, inline: bool = False) -> list[rpb.PlayResponse]:
+        """The messages that deliver a decision request: what is held, then the request.
+
+        With ``inline`` (the seat joined with ``events_in_request``) what is held goes inside the
+        request (``DecisionRequest.events``) and the request is the one message.
+        """
+        if inline:
+            if self.held:
+                held, self.held = self.held, []
+                message.decision_request.events.extend(held)
+            return [message]
         return [*self.flush(), message]
 
     def flush(self) -> list[rpb.PlayResponse]:

@@ -93,7 +93,7 @@ class RefereeServicer:
             if session.streaming:
                 await context.abort(grpc.StatusCode.ALREADY_EXISTS, "this session already has a live stream")
             try:
-                async for out in play_session(session, iterator, _deliver):
+                async for out in play_session(session, iterator, _deliver, join.events_in_request):
                     yield out
             except SessionError as exc:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
@@ -117,7 +117,7 @@ class RefereeServicer:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION, "this table ended without a finished game"
             )
-        conn = table.attach(seat)
+        conn = table.attach(seat, join.events_in_request)
         reader = asyncio.create_task(self._read(iterator, table, seat, conn))
         try:
             while True:
@@ -178,10 +178,11 @@ async def _drain(iterator: AsyncIterator[bytes]) -> None:
             await asyncio.wait_for(iterator.__anext__(), 0.1)
 
 
-def _deliver(table: Table, seat: int, raw: bytes) -> bool:
-    """Decodes one message a seat sent and hands it to the table; False: close the stream."""
+def _deliver(table: Table, seat: int, raw: bytes, decoded: rpb.PlayRequest | None = None) -> bool:
+    """Decodes one message a seat sent (unless ``decoded`` is given: the same message, decoded)
+    and hands it to the table; False: close the stream."""
     try:
-        request = rpb.PlayRequest.FromString(raw)
+        request = decoded if decoded is not None else rpb.PlayRequest.FromString(raw)
     except DecodeError:
         return table.reject(seat, "MALFORMED", "the message is not a valid PlayRequest")
     if request.WhichOneof("message") != "decision":

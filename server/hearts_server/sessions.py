@@ -98,14 +98,17 @@ class Session:
         return self.current
 
 
-#: Decodes and hands one message of the bot to its table; False: close the stream.
-Deliver = Callable[[Table, int, bytes], bool]
+#: Decodes (unless given decoded) and hands one message of the bot to its table; False: close
+#: the stream.
+Deliver = Callable[[Table, int, bytes, rpb.PlayRequest | None], bool]
 
 
 async def play_session(
-    session: Session, iterator: AsyncIterator[bytes], deliver: Deliver
+    session: Session, iterator: AsyncIterator[bytes], deliver: Deliver, events_in_request: bool = False
 ) -> AsyncIterator[bytes]:
     """The messages of a session's stream: each bound seat's, game after game.
+
+    ``events_in_request``: the stream's Join asked for held events inside its decision requests.
 
     Yields serialized PlayResponses. Ends (status OK) once the session is closed and its seats
     are played, or when the bot's side ends (the current seat waits for a reconnection).
@@ -133,7 +136,7 @@ async def play_session(
                 continue
             floor = session.last_request_id
             table.decisions.skip_request_ids(floor)
-            conn = table.attach(index)
+            conn = table.attach(index, events_in_request)
             session.live = Live(table, index, conn, floor)
             log.info("session_seat", session_id=session.session_id, table_id=table.table_id, seat=index)
             try:
@@ -158,13 +161,21 @@ async def play_session(
         waiter.cancel()
 
 
-def _answers_at_most(raw: bytes, floor: int) -> bool:
-    """Whether ``raw`` is a decision answering a request id of ``floor`` or below."""
+def _decoded(raw: bytes) -> rpb.PlayRequest | None:
+    """The message, or None when it does not parse (the table rejects it as malformed)."""
     try:
-        request = rpb.PlayRequest.FromString(raw)
+        return rpb.PlayRequest.FromString(raw)
     except DecodeError:
-        return False  # the table rejects it as malformed
-    return request.WhichOneof("message") == "decision" and request.decision.request_id <= floor
+        return None
+
+
+def _answers_at_most(request: rpb.PlayRequest | None, floor: int) -> bool:
+    """Whether ``request`` is a decision answering a request id of ``floor`` or below."""
+    return (
+        request is not None
+        and request.WhichOneof("message") == "decision"
+        and request.decision.request_id <= floor
+    )
 
 
 async def _read(
@@ -175,9 +186,10 @@ async def _read(
             live = session.live
             if live is None or live.table.seats[live.seat].connection is not live.conn:
                 continue  # between games: a late answer of the last one acts on nothing
-            if live.floor and _answers_at_most(raw, live.floor):
+            request = _decoded(raw)  # decoded once, here and for the table
+            if live.floor and _answers_at_most(request, live.floor):
                 continue  # an answer to a previous table's request
-            if not deliver(live.table, live.seat, raw):
+            if not deliver(live.table, live.seat, raw, request):
                 break
     except asyncio.CancelledError:
         pass

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,7 +23,7 @@ from cancellation_hearts.v1 import referee_service_pb2_grpc as rgrpc
 from hearts_client._log import get_logger
 from hearts_client.bot import Bot
 from hearts_core.rules import DEFAULT_MAX_HANDS, MoonChoice
-from hearts_core.view import HandSummary
+from hearts_core.view import HandSummary, TrickView
 from hearts_protocol.convert import MOON_TO_PB, summary_from_pb, view_from_pb
 from hearts_protocol.transport import own_channel
 
@@ -63,7 +63,11 @@ class SeatPlayer(Protocol):
         """How many games of the table it has seen end."""
 
     async def respond(self, response: rpb.PlayResponse) -> rpb.Decision | None:
-        """Handles one message of the referee; returns the answer to send, if any."""
+        """Handles one message of the referee; returns the answer to send, if any.
+
+        On a stream joined with ``events_in_request`` (see :func:`play_seat`) a decision request
+        may carry events (``DecisionRequest.events``): they come first.
+        """
 
 
 @dataclass
@@ -73,9 +77,12 @@ class _Session:
     max_hands: int = DEFAULT_MAX_HANDS
     first_dealer: int = 0
     game_id: str = ""
-    history: list[HandSummary] = field(default_factory=list)
+    history: tuple[HandSummary, ...] = ()
     games_completed: int = 0
     rejections: int = 0
+    #: The completed tricks of the last request's hand, converted, and which hand they are of.
+    tricks: tuple[TrickView, ...] = ()
+    tricks_of: tuple[str, int] = ("", -1)
 
 
 #: Called with every message the referee sends, before the SDK handles it (for logging or tests).
@@ -101,9 +108,12 @@ class _BotPlayer:
             self.on_message(response)
         kind = response.WhichOneof("message")
         if kind == "decision_request":
-            self.last_request = response.decision_request
+            request = response.decision_request
+            for event in request.events:  # what happened since the last message, first
+                self._event(event)
+            self.last_request = request
             # Inline: this process serves one seat, and a thread hop costs more than it saves.
-            return _answer(self.bot, self.last_request, session)
+            return _answer(self.bot, request, session)
         if kind == "rejection":
             rejection = response.rejection
             session.rejections += 1
@@ -112,20 +122,26 @@ class _BotPlayer:
                 # The bot's answer was refused: the SDK answers for it, and says so.
                 return safe_answer(self.last_request, bot_error=True)
         elif kind == "snapshot":
-            session.history = [summary_from_pb(h) for h in response.snapshot.hands]
+            session.history = tuple(summary_from_pb(h) for h in response.snapshot.hands)
             log.info("resumed", hand=response.snapshot.view.hand_index)
         elif kind == "event":
-            event = response.event
-            if event.WhichOneof("event") == "game_started":
-                started = event.game_started
-                if started.bot_seed and started.game_id != session.game_id:
-                    # A process playing several games plays each as a fresh one seeded so would.
-                    self.bot.reseed(started.bot_seed)
-            _on_event(event, session)
+            self._event(response.event)
         elif kind == "events":
             for event in response.events.events:
-                _on_event(event, session)
+                self._event(event)
         return None
+
+    def _event(self, event: rpb.Event) -> None:
+        session = self.session
+        which = event.WhichOneof("event")
+        if which in _IGNORED_EVENTS:
+            return
+        if which == "game_started":
+            started = event.game_started
+            if started.bot_seed and started.game_id != session.game_id:
+                # A process playing several games plays each as a fresh one seeded so would.
+                self.bot.reseed(started.bot_seed)
+        _on_event(event, session, which)
 
 
 def _answer(bot: Bot, request: rpb.DecisionRequest, session: _Session) -> rpb.Decision:
@@ -134,13 +150,16 @@ def _answer(bot: Bot, request: rpb.DecisionRequest, session: _Session) -> rpb.De
     The referee records and counts a marked answer (``SeatResult.bot_errors``), so a bot that
     fails on every decision shows in the results instead of silently playing the first card.
     """
+    hand = (session.game_id, request.view.hand_index)
     view = view_from_pb(
         request.view,
         request.legal_cards,
         max_hands=session.max_hands,
         first_dealer=session.first_dealer,
         history=session.history,
+        known_tricks=session.tricks if session.tricks_of == hand else (),
     )
+    session.tricks, session.tricks_of = view.tricks, hand
     bot.time_left = request.time_left_ms / 1000
     decision = rpb.Decision(request_id=request.request_id)
     try:
@@ -181,7 +200,12 @@ class _Attempt:
 
 
 async def _session(
-    channel: grpc.aio.Channel, player: SeatPlayer, token: str, name: str, attempt: _Attempt
+    channel: grpc.aio.Channel,
+    player: SeatPlayer,
+    token: str,
+    name: str,
+    attempt: _Attempt,
+    events_in_request: bool = False,
 ) -> None:
     """One stream: join, then let ``player`` answer until the referee closes it.
 
@@ -193,7 +217,8 @@ async def _session(
     # raises AioRpcError when the stream ends with any status but OK.
     call: Any = stub.Play()  # type: ignore[call-arg]  # the stubs know only the iterator form
     try:
-        await call.write(rpb.PlayRequest(join=rpb.Join(token=token, bot_name=name, protocol_version=1)))
+        join = rpb.Join(token=token, bot_name=name, protocol_version=1, events_in_request=events_in_request)
+        await call.write(rpb.PlayRequest(join=join))
         while True:
             response = await call.read()
             if response is _EOF:
@@ -208,18 +233,23 @@ async def _session(
         call.cancel()
 
 
-def _on_event(event: rpb.Event, session: _Session) -> None:
-    which = event.WhichOneof("event")
+#: Events the SDK keeps nothing of (every request's View has what they say).
+_IGNORED_EVENTS = frozenset({"card_played", "trick_completed", "hand_started", "cards_received"})
+
+
+def _on_event(event: rpb.Event, session: _Session, which: str | None = None) -> None:
+    if which is None:
+        which = event.WhichOneof("event")
     if which == "game_started":
         started = event.game_started
         if started.game_id != session.game_id:
-            session.history = []
+            session.history = ()
         session.game_id = started.game_id
         session.max_hands = started.max_hands or DEFAULT_MAX_HANDS
         session.first_dealer = started.first_dealer
         log.info("game_started", game_id=started.game_id, seat=started.your_seat, players=started.players)
     elif which == "hand_completed":
-        session.history.append(summary_from_pb(event.hand_completed))
+        session.history = (*session.history, summary_from_pb(event.hand_completed))
     elif which == "game_completed":
         session.games_completed += 1
         log.info(
@@ -261,6 +291,7 @@ async def run_async(
         root_certificates=root_certificates,
         max_backoff=max_backoff,
         give_up_after=give_up_after,
+        events_in_request=True,
     )
 
 
@@ -273,8 +304,13 @@ async def play_seat(
     root_certificates: bytes | None = None,
     max_backoff: float = 2.0,
     give_up_after: float = 30.0,
+    events_in_request: bool = False,
 ) -> int:
     """:func:`run_async` for any :class:`SeatPlayer`: the stream, the join and the reconnections.
+
+    With ``events_in_request`` the join asks the referee to deliver the events it holds for the
+    seat inside the next decision request (``DecisionRequest.events``, one message per decision
+    instead of two): only for a ``player`` that handles them before the request.
 
     Returns:
         The number of games completed.
@@ -296,7 +332,7 @@ async def play_seat(
         attempt = _Attempt()
         try:
             async with channel:
-                await _session(channel, player, token, name, attempt)
+                await _session(channel, player, token, name, attempt, events_in_request)
             log.info("table_done", games=player.games_completed)
             return player.games_completed
         except grpc.aio.AioRpcError as exc:

@@ -274,11 +274,9 @@ class StdioPlayer:
         if self.lines.eof and not self.table_over:
             raise _BotGone
         which = response.WhichOneof("message")
-        if which == "decision_request":
-            return await self._decide(response.decision_request)
         if which == "rejection":
             return await self._rejected(response.rejection)
-        for event in events_of(response):
+        for event in events_of(response):  # a decision request's own events come first
             name = event.WhichOneof("event")
             if name == "game_started":
                 started = event.game_started
@@ -289,6 +287,8 @@ class StdioPlayer:
             message = event_message(event)
             if message is not None:
                 self._write(message)
+        if which == "decision_request":
+            return await self._decide(response.decision_request)
         return None  # a snapshot, or a kind of message this version does not know
 
     async def _decide(self, request: rpb.DecisionRequest) -> rpb.Decision | None:
@@ -440,6 +440,7 @@ async def run_bridge(
             name=name,
             root_certificates=root_certificates,
             give_up_after=give_up_after,
+            events_in_request=True,
         )
     )
     try:

@@ -396,9 +396,12 @@ def event_message(event: rpb.Event) -> dict[str, Any] | None:
 
 
 def events_of(response: rpb.PlayResponse) -> Iterator[rpb.Event]:
-    """The events a referee message carries: one, a batch, or none."""
+    """The events a referee message carries: one, a batch, those a decision request carries
+    (``DecisionRequest.events``, to handle before the request), or none."""
     which = response.WhichOneof("message")
     if which == "event":
         yield response.event
     elif which == "events":
         yield from response.events.events
+    elif which == "decision_request":
+        yield from response.decision_request.events

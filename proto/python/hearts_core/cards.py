@@ -136,6 +136,18 @@ class Card(int):
         return format(_CODES[self], spec)
 
 
+def parse_cards(codes: Iterable[str]) -> tuple[Card, ...]:
+    """Parses card codes, in order (one dictionary lookup each).
+
+    Raises:
+        ValueError: at the first code that is not a valid two-character card code.
+    """
+    try:
+        return tuple(map(_BY_CODE.__getitem__, codes))
+    except (KeyError, TypeError):
+        return tuple(Card.parse(code) for code in codes)  # raises for the bad one
+
+
 _SUITS: Final = tuple(Suit)
 _RANKS: Final = tuple(Rank)
 _CODES: Final = tuple(r.letter + s.letter for s in Suit for r in Rank)
@@ -276,10 +288,19 @@ class CardSet:
         return isinstance(card, int) and 0 <= card < 52 and bool(self.once >> card & 1)
 
     def __iter__(self) -> Iterator[Card]:
-        for card in cards_of_mask(self.once):
-            yield card
-            if self.twice >> card & 1:
-                yield card
+        return iter(self.cards())
+
+    def cards(self) -> tuple[Card, ...]:
+        """The cards in card order, a card held twice appearing twice."""
+        once, twice = self.once, self.twice
+        if not twice:
+            return cards_of_mask(once)
+        out: list[Card] = []
+        for card in cards_of_mask(once):
+            out.append(card)
+            if twice >> card & 1:
+                out.append(card)
+        return tuple(out)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CardSet):
@@ -304,7 +325,7 @@ class CardSet:
 
     def codes(self) -> list[str]:
         """The card codes, in card order, repeated cards repeated."""
-        return [str(c) for c in self]
+        return [_CODES[c] for c in self.cards()]
 
     def __str__(self) -> str:
         return " ".join(self.codes())

@@ -214,8 +214,17 @@ class State:
         self.passes: list[list[Card] | None] = []
         self.plays: list[Card] = []
         self.tricks: list[Trick] = []
-        #: The completed tricks of this hand as everyone sees them (public, immutable).
-        self.trick_views: list[TrickView] = []
+        #: The completed tricks of this hand as everyone sees them (public, immutable). A new
+        #: tuple each time a trick completes, so that every View built until the next one shares it.
+        self.trick_views: tuple[TrickView, ...] = ()
+        #: Per seat, the points of the trick cards it collected this hand, and the trick cards
+        #: set aside waiting for the next winner: the public tally of ``trick_views`` (the kitty,
+        #: hidden until the hand ends, is in neither).
+        self.public_taken: list[int] = [0] * n
+        self.public_waiting: list[Card] = []
+        self._public_waiting_points = 0
+        #: The summaries of the finished hands (``r.summary for r in results``), as one tuple.
+        self.summaries: tuple[HandSummary, ...] = ()
         self.current: Trick = Trick(0)
         self.to_play = 0
         self.hearts_broken = False
@@ -319,7 +328,10 @@ class State:
         self.passes = [None] * n
         self.plays = []
         self.tricks = []
-        self.trick_views = []
+        self.trick_views = ()
+        self.public_taken = [0] * n
+        self.public_waiting = []
+        self._public_waiting_points = 0
         self.hearts_broken = False
         self.points = [0] * n
         self.pending = list(kitty)
@@ -488,11 +500,17 @@ class State:
             self.points[winner] += self.pending_points
             self.pending = []
             self.pending_points = 0
+            self.public_taken[winner] += self._public_waiting_points + trick_points
+            self.public_waiting = []
+            self._public_waiting_points = 0
             leader = winner
         else:
+            self.public_waiting = [*self.public_waiting, *trick.cards]
+            self._public_waiting_points += trick_points
             leader = trick.leader
         self.tricks.append(trick)
-        self.trick_views.append(TrickView(trick.leader, tuple(trick.cards), trick.winner, True))
+        view = TrickView(trick.leader, tuple(trick.cards), trick.winner, True)
+        self.trick_views = (*self.trick_views, view)
         if len(self.tricks) == self.rules.hand_size:
             self._finish_play()
         else:
@@ -545,6 +563,7 @@ class State:
             kitty_taker=self.kitty_taker,
             uncollected=tuple(uncollected),
         )
+        self.summaries = (*self.summaries, summary)
         self.results.append(
             HandResult(
                 index=self.hand_index,

@@ -81,9 +81,10 @@ class View:
         """Every (seat, card) played this hand, in order, the current trick included."""
         out: list[tuple[int, Card]] = []
         n = self.players
-        tricks = [*self.tricks, *([self.current] if self.current else [])]
+        tricks = (*self.tricks, self.current) if self.current else self.tricks
         for trick in tricks:
-            out.extend((trick.seat_of(i, n), c) for i, c in enumerate(trick.cards))
+            leader = trick.leader  # cards[i] was played by (leader + i) % n, as TrickView.seat_of
+            out.extend([((leader + i) % n, c) for i, c in enumerate(trick.cards)])
         return out
 
 
@@ -96,7 +97,7 @@ def build_view(state: State, seat: int) -> View:
     n = state.players
     if not 0 <= seat < n:
         raise ValueError(f"seat must be 0..{n - 1}, not {seat}")
-    history = tuple(r.summary for r in state.results)
+    history = state.summaries
     in_hand = state.phase in (Phase.PASSING, Phase.PLAYING, Phase.MOON_CHOICE)
     if not in_hand:
         # Between hands and after the game: only the public record of finished hands.
@@ -126,16 +127,6 @@ def build_view(state: State, seat: int) -> View:
             history=history,
         )
     own_pass = state.passes[seat]
-    tricks = tuple(state.trick_views)
-    # Points and waiting cards from the public tricks alone: the kitty travels with the first
-    # winnings but its cards stay hidden until the hand ends.
-    taken = [0] * n
-    waiting: list[Card] = []
-    for trick in tricks:
-        waiting.extend(trick.cards)
-        if trick.winner is not None:
-            taken[trick.winner] += sum(c.points for c in waiting)
-            waiting = []
     playing = state.phase is Phase.PLAYING
     if state.phase is Phase.MOON_CHOICE:
         to_play: int | None = state.moon_shooter
@@ -153,15 +144,17 @@ def build_view(state: State, seat: int) -> View:
         hand=state.hands[seat].copy(),
         passed=tuple(own_pass) if own_pass is not None else (),
         received=tuple(state.received(seat)),
-        tricks=tricks,
+        tricks=state.trick_views,
         current=TrickView(state.current.leader, tuple(state.current.cards), None, False) if playing else None,
         to_play=to_play,
         hearts_broken=state.hearts_broken,
-        hand_sizes=tuple(len(h) for h in state.hands),
+        hand_sizes=tuple([h.once.bit_count() + h.twice.bit_count() for h in state.hands]),
         kitty_size=state.rules.kitty_size,
         kitty_taker=state.kitty_taker,
-        taken=tuple(taken),
-        set_aside=tuple(waiting),
+        # Points and waiting cards from the public tricks alone: the kitty travels with the
+        # first winnings but its cards stay hidden until the hand ends.
+        taken=tuple(state.public_taken),
+        set_aside=tuple(state.public_waiting),
         totals=tuple(state.totals),
         legal=state.legal_plays() if playing and state.to_play == seat else (),
         moon_shooter=state.moon_shooter,

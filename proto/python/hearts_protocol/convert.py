@@ -17,7 +17,7 @@ import functools
 from collections.abc import Sequence
 
 from cancellation_hearts.v1 import game_pb2 as pb
-from hearts_core.cards import Card, CardSet
+from hearts_core.cards import Card, CardSet, parse_cards
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MoonChoice, PassDirection, Rules
 from hearts_core.state import Phase
 from hearts_core.view import HandSummary, TrickView, View
@@ -44,7 +44,7 @@ MOON_FROM_PB = {v: k for k, v in MOON_TO_PB.items()}
 
 def cards(codes: Sequence[str]) -> tuple[Card, ...]:
     """Parses card codes (raises ValueError on a bad one)."""
-    return tuple(Card.parse(c) for c in codes)
+    return parse_cards(codes)
 
 
 def trick_from_pb(trick: pb.Trick) -> TrickView:
@@ -72,6 +72,28 @@ def summary_from_pb(hand: pb.HandCompleted) -> HandSummary:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _rules(players: int, target_score: int, max_hands: int, first_dealer: int) -> Rules:
+    return Rules(players=players, target_score=target_score, max_hands=max_hands, first_dealer=first_dealer)
+
+
+def tricks_from_pb(
+    tricks: Sequence[pb.Trick], known: tuple[TrickView, ...] = ()
+) -> tuple[TrickView, ...]:
+    """The completed tricks of a View message.
+
+    ``known``: the tricks of the same hand converted from an earlier message (completed tricks
+    never change): the message's first ``len(known)`` tricks are taken from it, only the later
+    ones are converted.
+    """
+    k, n = len(known), len(tricks)
+    if 0 < k <= n and tricks[k - 1].leader == known[-1].leader:
+        if k == n:
+            return known
+        return known + tuple(trick_from_pb(tricks[i]) for i in range(k, n))
+    return tuple(trick_from_pb(t) for t in tricks)
+
+
 def view_from_pb(
     view: pb.View,
     legal: Sequence[str] = (),
@@ -79,14 +101,14 @@ def view_from_pb(
     max_hands: int = DEFAULT_MAX_HANDS,
     first_dealer: int = 0,
     history: Sequence[HandSummary] = (),
+    known_tricks: tuple[TrickView, ...] = (),
 ) -> View:
-    """The SDK View of a View message (plus the request's legal cards)."""
-    rules = Rules(
-        players=view.players,
-        target_score=view.target_score or DEFAULT_TARGET_SCORE,
-        max_hands=max_hands,
-        first_dealer=first_dealer,
-    )
+    """The SDK View of a View message (plus the request's legal cards).
+
+    ``known_tricks``: this hand's completed tricks as converted from an earlier request of the
+    same hand, if any (see :func:`tricks_from_pb`); the caller makes sure it is the same hand.
+    """
+    rules = _rules(view.players, view.target_score or DEFAULT_TARGET_SCORE, max_hands, first_dealer)
     return View(
         rules=rules,
         seat=view.seat,
@@ -97,7 +119,7 @@ def view_from_pb(
         hand=CardSet(cards(view.hand)),
         passed=cards(view.passed),
         received=cards(view.received),
-        tricks=tuple(trick_from_pb(t) for t in view.tricks),
+        tricks=tricks_from_pb(view.tricks, known_tricks),
         current=trick_from_pb(view.current_trick) if view.HasField("current_trick") else None,
         to_play=view.to_play if view.HasField("to_play") else None,
         hearts_broken=view.hearts_broken,
@@ -109,7 +131,7 @@ def view_from_pb(
         totals=tuple(view.totals),
         legal=cards(legal),
         moon_shooter=view.moon_shooter if view.HasField("moon_shooter") else None,
-        history=tuple(history),
+        history=history if type(history) is tuple else tuple(history),
     )
 
 
@@ -130,6 +152,34 @@ def trick_pb(trick: TrickView, players: int) -> pb.Trick:
 def _complete_trick_bytes(trick: TrickView, players: int) -> bytes:
     # A completed trick never changes and appears in every later request of its hand.
     return _build_trick(trick, players).SerializeToString()
+
+
+@functools.lru_cache(maxsize=8192)
+def _trick_field_bytes(trick: TrickView, players: int) -> bytes:
+    # The trick as one View.tricks entry on the wire (its tag, length and bytes).
+    out = pb.View()
+    out.tricks.add().MergeFromString(_complete_trick_bytes(trick, players))
+    return out.SerializeToString()
+
+
+#: The wire form of recent View.tricks tuples, by identity: a State shares one tuple between
+#: every View built until the next trick completes (each entry keeps its tuple alive, so an id is
+#: never reused while it is here).
+_TRICKS_BYTES: dict[int, tuple[tuple[TrickView, ...], int, bytes]] = {}
+_TRICKS_BYTES_MAX = 256
+
+
+def _tricks_bytes(tricks: tuple[TrickView, ...], players: int) -> bytes:
+    if type(tricks) is not tuple:  # only an immutable sequence may be remembered by identity
+        return b"".join([_trick_field_bytes(t, players) for t in tricks])
+    entry = _TRICKS_BYTES.get(id(tricks))
+    if entry is not None and entry[0] is tricks and entry[1] == players:
+        return entry[2]
+    data = b"".join([_trick_field_bytes(t, players) for t in tricks])
+    if len(_TRICKS_BYTES) >= _TRICKS_BYTES_MAX:
+        del _TRICKS_BYTES[next(iter(_TRICKS_BYTES))]  # the oldest
+    _TRICKS_BYTES[id(tricks)] = (tricks, players, data)
+    return data
 
 
 def _build_trick(trick: TrickView, players: int) -> pb.Trick:
@@ -172,8 +222,8 @@ def view_pb(view: View) -> pb.View:
         set_aside=codes(view.set_aside),
         totals=list(view.totals),
     )
-    for trick in view.tricks:
-        out.tricks.add().MergeFromString(_complete_trick_bytes(trick, n))
+    if view.tricks:
+        out.MergeFromString(_tricks_bytes(view.tricks, n))
     if view.current is not None:
         out.current_trick.CopyFrom(trick_pb(view.current, n))
     if view.to_play is not None:

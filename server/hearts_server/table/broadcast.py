@@ -33,17 +33,24 @@ class Broadcaster:
 
     def to_seat(self, seat: Seat, event: rpb.Event) -> None:
         """Sends an event meant for one seat only."""
-        self.send(seat, seat.feed.event(event))
+        self.send(seat, seat.feed.event(event, _inline(seat)))
 
     def publish(self, public: rpb.Event | None, per_seat: Callable[[int], rpb.Event] | None = None) -> None:
         """Sends an event to every seat (``per_seat(seat)`` when seats differ) and to spectators.
 
         With no ``public`` event, only the seats get theirs (spectators see nothing of it).
         """
-        for seat in self.seats:
-            event = per_seat(seat.index) if per_seat is not None else public
-            if event is not None:
-                self.send(seat, seat.feed.event(event))
+        if per_seat is None and public is not None:
+            kind = public.WhichOneof("event")  # the same event for every seat
+            for seat in self.seats:
+                out = seat.feed.event(public, _inline(seat), kind)
+                if out:
+                    self.send(seat, out)
+        else:
+            for seat in self.seats:
+                event = per_seat(seat.index) if per_seat is not None else public
+                if event is not None:
+                    self.send(seat, seat.feed.event(event, _inline(seat)))
         if public is not None:
             self.public_log.append(public)
             for queue in self.watchers:
@@ -56,3 +63,9 @@ class Broadcaster:
                 seat.connection.close(reason, code)
         for queue in self.watchers:
             queue.put_nowait(None)
+
+
+def _inline(seat: Seat) -> bool:
+    """Whether the seat's stream takes held events inside its decision requests."""
+    conn = seat.connection
+    return conn is not None and conn.events_in_request

@@ -249,7 +249,8 @@ class Decisions:
         started = self.clock.now()
         pending: Pending[T] = Pending(request_id, kind, validate, future, started, budget)
         seat.pending = pending  # type: ignore[assignment]
-        self.broadcaster.send(seat, seat.feed.request(request))
+        conn = seat.connection
+        self.broadcaster.send(seat, seat.feed.request(request, conn is not None and conn.events_in_request))
 
         def written() -> None:
             if seat.pending is pending:

@@ -23,9 +23,15 @@ Outgoing = bytes | Callable[[], None] | None
 
 
 class Connection:
-    """One live stream of a seat: the messages waiting to be written to it."""
+    """One live stream of a seat: the messages waiting to be written to it.
 
-    def __init__(self) -> None:
+    Args:
+        events_in_request: The stream's Join asked for held events inside its decision requests
+            (``Join.events_in_request``).
+    """
+
+    def __init__(self, events_in_request: bool = False) -> None:
+        self.events_in_request = events_in_request
         # Serialized PlayResponse messages: a broadcast is serialized once for every seat.
         self.outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
         self.close_reason: str | None = None

@@ -110,8 +110,11 @@ class Table:
         return self.broadcaster.watchers
 
     # ------------------------------------------------------------------ connections
-    def attach(self, seat_index: int) -> Connection:
+    def attach(self, seat_index: int, events_in_request: bool = False) -> Connection:
         """Attaches a new stream to a seat and brings it up to date.
+
+        ``events_in_request``: the stream's Join asked for held events inside its decision
+        requests (one message per decision).
 
         A seat has one stream: a newer one (its bot reconnected, perhaps after its side of the
         old connection died silently) replaces the older one at once, which ends with ABORTED.
@@ -122,7 +125,7 @@ class Table:
             old = seat.connection
             self.detach(seat_index, old)
             old.close("replaced by a newer stream with this seat's token", "ABORTED")
-        conn = Connection()
+        conn = Connection(events_in_request)
         seat.connection = conn
         seat.flood = FloodGate(self.clock.now())
         seat.feed.held.clear()  # a (re)joining seat is brought up to date by a snapshot

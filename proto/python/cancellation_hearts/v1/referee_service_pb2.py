@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from cancellation_hearts.v1 import game_pb2 as cancellation__hearts_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n,cancellation_hearts/v1/referee_service.proto\x12\x16\x63\x61ncellation_hearts.v1\x1a!cancellation_hearts/v1/game.proto\"|\n\x0bPlayRequest\x12,\n\x04join\x18\x01 \x01(\x0b\x32\x1c.cancellation_hearts.v1.JoinH\x00\x12\x34\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32 .cancellation_hearts.v1.DecisionH\x00\x42\t\n\x07message\"A\n\x04Join\x12\r\n\x05token\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x18\n\x10protocol_version\x18\x03 \x01(\r\"\x1a\n\tPassCards\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"\x18\n\x08PlayCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\"@\n\nChooseMoon\x12\x32\n\x06\x63hoice\x18\x01 \x01(\x0e\x32\".cancellation_hearts.v1.MoonChoice\"\xe6\x01\n\x08\x44\x65\x63ision\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x37\n\npass_cards\x18\x02 \x01(\x0b\x32!.cancellation_hearts.v1.PassCardsH\x00\x12\x35\n\tplay_card\x18\x03 \x01(\x0b\x32 .cancellation_hearts.v1.PlayCardH\x00\x12\x39\n\x0b\x63hoose_moon\x18\x04 \x01(\x0b\x32\".cancellation_hearts.v1.ChooseMoonH\x00\x12\x11\n\tbot_error\x18\x05 \x01(\x08\x42\x08\n\x06\x61nswer\"\xc6\x01\n\x0f\x44\x65\x63isionRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x32\n\x04kind\x18\x02 \x01(\x0e\x32$.cancellation_hearts.v1.DecisionKind\x12*\n\x04view\x18\x03 \x01(\x0b\x32\x1c.cancellation_hearts.v1.View\x12\x13\n\x0blegal_cards\x18\x04 \x03(\t\x12\x14\n\x0ctime_left_ms\x18\x05 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x06 \x01(\r\"|\n\tRejection\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0c\n\x04\x63ode\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12=\n\x0erejection_code\x18\x04 \x01(\x0e\x32%.cancellation_hearts.v1.RejectionCode\"l\n\x08Snapshot\x12*\n\x04view\x18\x01 \x01(\x0b\x32\x1c.cancellation_hearts.v1.View\x12\x34\n\x05hands\x18\x02 \x03(\x0b\x32%.cancellation_hearts.v1.HandCompleted\"\x88\x04\n\x05\x45vent\x12;\n\x0cgame_started\x18\x01 \x01(\x0b\x32#.cancellation_hearts.v1.GameStartedH\x00\x12;\n\x0chand_started\x18\x02 \x01(\x0b\x32#.cancellation_hearts.v1.HandStartedH\x00\x12?\n\x0e\x63\x61rds_received\x18\x03 \x01(\x0b\x32%.cancellation_hearts.v1.CardsReceivedH\x00\x12\x39\n\x0b\x63\x61rd_played\x18\x04 \x01(\x0b\x32\".cancellation_hearts.v1.CardPlayedH\x00\x12\x41\n\x0ftrick_completed\x18\x05 \x01(\x0b\x32&.cancellation_hearts.v1.TrickCompletedH\x00\x12?\n\x0ehand_completed\x18\x06 \x01(\x0b\x32%.cancellation_hearts.v1.HandCompletedH\x00\x12?\n\x0egame_completed\x18\x07 \x01(\x0b\x32%.cancellation_hearts.v1.GameCompletedH\x00\x12;\n\x0cseat_faulted\x18\x08 \x01(\x0b\x32#.cancellation_hearts.v1.SeatFaultedH\x00\x42\x07\n\x05\x65vent\";\n\nEventBatch\x12-\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x1d.cancellation_hearts.v1.Event\"\xb2\x02\n\x0cPlayResponse\x12.\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1d.cancellation_hearts.v1.EventH\x00\x12\x34\n\x06\x65vents\x18\x05 \x01(\x0b\x32\".cancellation_hearts.v1.EventBatchH\x00\x12\x43\n\x10\x64\x65\x63ision_request\x18\x02 \x01(\x0b\x32\'.cancellation_hearts.v1.DecisionRequestH\x00\x12\x36\n\trejection\x18\x03 \x01(\x0b\x32!.cancellation_hearts.v1.RejectionH\x00\x12\x34\n\x08snapshot\x18\x04 \x01(\x0b\x32 .cancellation_hearts.v1.SnapshotH\x00\x42\t\n\x07message*u\n\x0c\x44\x65\x63isionKind\x12\x1d\n\x19\x44\x45\x43ISION_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x44\x45\x43ISION_KIND_PASS\x10\x01\x12\x16\n\x12\x44\x45\x43ISION_KIND_PLAY\x10\x02\x12\x16\n\x12\x44\x45\x43ISION_KIND_MOON\x10\x03*\xf3\x03\n\rRejectionCode\x12\x1e\n\x1aREJECTION_CODE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aREJECTION_CODE_NOT_IN_HAND\x10\x01\x12#\n\x1fREJECTION_CODE_MUST_FOLLOW_SUIT\x10\x02\x12$\n REJECTION_CODE_HEARTS_NOT_BROKEN\x10\x03\x12(\n$REJECTION_CODE_FIRST_LEAD_RESTRICTED\x10\x04\x12!\n\x1dREJECTION_CODE_BAD_PASS_COUNT\x10\x05\x12#\n\x1fREJECTION_CODE_PASS_NOT_IN_HAND\x10\x06\x12\"\n\x1eREJECTION_CODE_BAD_MOON_CHOICE\x10\x07\x12\x1c\n\x18REJECTION_CODE_MALFORMED\x10\x08\x12\x1f\n\x1bREJECTION_CODE_UNKNOWN_CARD\x10\t\x12\x1f\n\x1bREJECTION_CODE_WRONG_ANSWER\x10\n\x12 \n\x1cREJECTION_CODE_STALE_REQUEST\x10\x0b\x12 \n\x1cREJECTION_CODE_NOT_YOUR_TURN\x10\x0c\x12\x1d\n\x19REJECTION_CODE_UNEXPECTED\x10\r2g\n\x0eRefereeService\x12U\n\x04Play\x12#.cancellation_hearts.v1.PlayRequest\x1a$.cancellation_hearts.v1.PlayResponse(\x01\x30\x01\x42\x80\x01\n\x19org.cancellationhearts.v1P\x01Zagithub.com/cancellation-hearts/cancellation-hearts/clients/go/gen/cancellation_hearts/v1;heartsv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n,cancellation_hearts/v1/referee_service.proto\x12\x16\x63\x61ncellation_hearts.v1\x1a!cancellation_hearts/v1/game.proto\"|\n\x0bPlayRequest\x12,\n\x04join\x18\x01 \x01(\x0b\x32\x1c.cancellation_hearts.v1.JoinH\x00\x12\x34\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32 .cancellation_hearts.v1.DecisionH\x00\x42\t\n\x07message\"\\\n\x04Join\x12\r\n\x05token\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x18\n\x10protocol_version\x18\x03 \x01(\r\x12\x19\n\x11\x65vents_in_request\x18\x04 \x01(\x08\"\x1a\n\tPassCards\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"\x18\n\x08PlayCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\"@\n\nChooseMoon\x12\x32\n\x06\x63hoice\x18\x01 \x01(\x0e\x32\".cancellation_hearts.v1.MoonChoice\"\xe6\x01\n\x08\x44\x65\x63ision\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x37\n\npass_cards\x18\x02 \x01(\x0b\x32!.cancellation_hearts.v1.PassCardsH\x00\x12\x35\n\tplay_card\x18\x03 \x01(\x0b\x32 .cancellation_hearts.v1.PlayCardH\x00\x12\x39\n\x0b\x63hoose_moon\x18\x04 \x01(\x0b\x32\".cancellation_hearts.v1.ChooseMoonH\x00\x12\x11\n\tbot_error\x18\x05 \x01(\x08\x42\x08\n\x06\x61nswer\"\xf5\x01\n\x0f\x44\x65\x63isionRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x32\n\x04kind\x18\x02 \x01(\x0e\x32$.cancellation_hearts.v1.DecisionKind\x12*\n\x04view\x18\x03 \x01(\x0b\x32\x1c.cancellation_hearts.v1.View\x12\x13\n\x0blegal_cards\x18\x04 \x03(\t\x12\x14\n\x0ctime_left_ms\x18\x05 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x06 \x01(\r\x12-\n\x06\x65vents\x18\x07 \x03(\x0b\x32\x1d.cancellation_hearts.v1.Event\"|\n\tRejection\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12\x0c\n\x04\x63ode\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12=\n\x0erejection_code\x18\x04 \x01(\x0e\x32%.cancellation_hearts.v1.RejectionCode\"l\n\x08Snapshot\x12*\n\x04view\x18\x01 \x01(\x0b\x32\x1c.cancellation_hearts.v1.View\x12\x34\n\x05hands\x18\x02 \x03(\x0b\x32%.cancellation_hearts.v1.HandCompleted\"\x88\x04\n\x05\x45vent\x12;\n\x0cgame_started\x18\x01 \x01(\x0b\x32#.cancellation_hearts.v1.GameStartedH\x00\x12;\n\x0chand_started\x18\x02 \x01(\x0b\x32#.cancellation_hearts.v1.HandStartedH\x00\x12?\n\x0e\x63\x61rds_received\x18\x03 \x01(\x0b\x32%.cancellation_hearts.v1.CardsReceivedH\x00\x12\x39\n\x0b\x63\x61rd_played\x18\x04 \x01(\x0b\x32\".cancellation_hearts.v1.CardPlayedH\x00\x12\x41\n\x0ftrick_completed\x18\x05 \x01(\x0b\x32&.cancellation_hearts.v1.TrickCompletedH\x00\x12?\n\x0ehand_completed\x18\x06 \x01(\x0b\x32%.cancellation_hearts.v1.HandCompletedH\x00\x12?\n\x0egame_completed\x18\x07 \x01(\x0b\x32%.cancellation_hearts.v1.GameCompletedH\x00\x12;\n\x0cseat_faulted\x18\x08 \x01(\x0b\x32#.cancellation_hearts.v1.SeatFaultedH\x00\x42\x07\n\x05\x65vent\";\n\nEventBatch\x12-\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x1d.cancellation_hearts.v1.Event\"\xb2\x02\n\x0cPlayResponse\x12.\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1d.cancellation_hearts.v1.EventH\x00\x12\x34\n\x06\x65vents\x18\x05 \x01(\x0b\x32\".cancellation_hearts.v1.EventBatchH\x00\x12\x43\n\x10\x64\x65\x63ision_request\x18\x02 \x01(\x0b\x32\'.cancellation_hearts.v1.DecisionRequestH\x00\x12\x36\n\trejection\x18\x03 \x01(\x0b\x32!.cancellation_hearts.v1.RejectionH\x00\x12\x34\n\x08snapshot\x18\x04 \x01(\x0b\x32 .cancellation_hearts.v1.SnapshotH\x00\x42\t\n\x07message*u\n\x0c\x44\x65\x63isionKind\x12\x1d\n\x19\x44\x45\x43ISION_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x44\x45\x43ISION_KIND_PASS\x10\x01\x12\x16\n\x12\x44\x45\x43ISION_KIND_PLAY\x10\x02\x12\x16\n\x12\x44\x45\x43ISION_KIND_MOON\x10\x03*\xf3\x03\n\rRejectionCode\x12\x1e\n\x1aREJECTION_CODE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aREJECTION_CODE_NOT_IN_HAND\x10\x01\x12#\n\x1fREJECTION_CODE_MUST_FOLLOW_SUIT\x10\x02\x12$\n REJECTION_CODE_HEARTS_NOT_BROKEN\x10\x03\x12(\n$REJECTION_CODE_FIRST_LEAD_RESTRICTED\x10\x04\x12!\n\x1dREJECTION_CODE_BAD_PASS_COUNT\x10\x05\x12#\n\x1fREJECTION_CODE_PASS_NOT_IN_HAND\x10\x06\x12\"\n\x1eREJECTION_CODE_BAD_MOON_CHOICE\x10\x07\x12\x1c\n\x18REJECTION_CODE_MALFORMED\x10\x08\x12\x1f\n\x1bREJECTION_CODE_UNKNOWN_CARD\x10\t\x12\x1f\n\x1bREJECTION_CODE_WRONG_ANSWER\x10\n\x12 \n\x1cREJECTION_CODE_STALE_REQUEST\x10\x0b\x12 \n\x1cREJECTION_CODE_NOT_YOUR_TURN\x10\x0c\x12\x1d\n\x19REJECTION_CODE_UNEXPECTED\x10\r2g\n\x0eRefereeService\x12U\n\x04Play\x12#.cancellation_hearts.v1.PlayRequest\x1a$.cancellation_hearts.v1.PlayResponse(\x01\x30\x01\x42\x80\x01\n\x19org.cancellationhearts.v1P\x01Zagithub.com/cancellation-hearts/cancellation-hearts/clients/go/gen/cancellation_hearts/v1;heartsv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,34 +33,34 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cancellation_hearts.v1.refe
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\031org.cancellationhearts.v1P\001Zagithub.com/cancellation-hearts/cancellation-hearts/clients/go/gen/cancellation_hearts/v1;heartsv1'
-  _globals['_DECISIONKIND']._serialized_start=1983
-  _globals['_DECISIONKIND']._serialized_end=2100
-  _globals['_REJECTIONCODE']._serialized_start=2103
-  _globals['_REJECTIONCODE']._serialized_end=2602
+  _globals['_DECISIONKIND']._serialized_start=2057
+  _globals['_DECISIONKIND']._serialized_end=2174
+  _globals['_REJECTIONCODE']._serialized_start=2177
+  _globals['_REJECTIONCODE']._serialized_end=2676
   _globals['_PLAYREQUEST']._serialized_start=107
   _globals['_PLAYREQUEST']._serialized_end=231
   _globals['_JOIN']._serialized_start=233
-  _globals['_JOIN']._serialized_end=298
-  _globals['_PASSCARDS']._serialized_start=300
-  _globals['_PASSCARDS']._serialized_end=326
-  _globals['_PLAYCARD']._serialized_start=328
-  _globals['_PLAYCARD']._serialized_end=352
-  _globals['_CHOOSEMOON']._serialized_start=354
-  _globals['_CHOOSEMOON']._serialized_end=418
-  _globals['_DECISION']._serialized_start=421
-  _globals['_DECISION']._serialized_end=651
-  _globals['_DECISIONREQUEST']._serialized_start=654
-  _globals['_DECISIONREQUEST']._serialized_end=852
-  _globals['_REJECTION']._serialized_start=854
-  _globals['_REJECTION']._serialized_end=978
-  _globals['_SNAPSHOT']._serialized_start=980
-  _globals['_SNAPSHOT']._serialized_end=1088
-  _globals['_EVENT']._serialized_start=1091
-  _globals['_EVENT']._serialized_end=1611
-  _globals['_EVENTBATCH']._serialized_start=1613
-  _globals['_EVENTBATCH']._serialized_end=1672
-  _globals['_PLAYRESPONSE']._serialized_start=1675
-  _globals['_PLAYRESPONSE']._serialized_end=1981
-  _globals['_REFEREESERVICE']._serialized_start=2604
-  _globals['_REFEREESERVICE']._serialized_end=2707
+  _globals['_JOIN']._serialized_end=325
+  _globals['_PASSCARDS']._serialized_start=327
+  _globals['_PASSCARDS']._serialized_end=353
+  _globals['_PLAYCARD']._serialized_start=355
+  _globals['_PLAYCARD']._serialized_end=379
+  _globals['_CHOOSEMOON']._serialized_start=381
+  _globals['_CHOOSEMOON']._serialized_end=445
+  _globals['_DECISION']._serialized_start=448
+  _globals['_DECISION']._serialized_end=678
+  _globals['_DECISIONREQUEST']._serialized_start=681
+  _globals['_DECISIONREQUEST']._serialized_end=926
+  _globals['_REJECTION']._serialized_start=928
+  _globals['_REJECTION']._serialized_end=1052
+  _globals['_SNAPSHOT']._serialized_start=1054
+  _globals['_SNAPSHOT']._serialized_end=1162
+  _globals['_EVENT']._serialized_start=1165
+  _globals['_EVENT']._serialized_end=1685
+  _globals['_EVENTBATCH']._serialized_start=1687
+  _globals['_EVENTBATCH']._serialized_end=1746
+  _globals['_PLAYRESPONSE']._serialized_start=1749
+  _globals['_PLAYRESPONSE']._serialized_end=2055
+  _globals['_REFEREESERVICE']._serialized_start=2678
+  _globals['_REFEREESERVICE']._serialized_end=2781
 # @@protoc_insertion_point(module_scope)

@@ -227,22 +227,35 @@ class Join(_message.Message):
     TOKEN_FIELD_NUMBER: _builtins.int
     BOT_NAME_FIELD_NUMBER: _builtins.int
     PROTOCOL_VERSION_FIELD_NUMBER: _builtins.int
+    EVENTS_IN_REQUEST_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     """The seat's secret token. It acts only for its own seat."""
     bot_name: _builtins.str
     """The bot's name, for logs only (the table's configuration decides the name shown to others)."""
     protocol_version: _builtins.int
     """The protocol version the bot speaks: 1. Zero is taken as 1."""
+    events_in_request: _builtins.bool
+    """Optional, within v1: true asks the referee to deliver the events it holds for this seat
+    (see EventBatch) inside the seat's next DecisionRequest (DecisionRequest.events) rather than
+    in a message of their own just before it, and to hold the seat's HandStarted and
+    CardsReceived too (both are in the View of its next request: the pass request, the hand's
+    first play request): one message per decision. Other events (GameStarted, SeatFaulted,
+    GameCompleted) still come at once as PlayResponse.event / events, with what is held before
+    them, as do held events past 512 (a seat that is not asked, say retired, gets them so). A bot
+    that leaves it false (every bot written before this field) gets exactly the messages
+    described above and DecisionRequest.events stays empty.
+    """
     def __init__(
         self,
         *,
         token: _builtins.str = ...,
         bot_name: _builtins.str = ...,
         protocol_version: _builtins.int = ...,
+        events_in_request: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "protocol_version", b"protocol_version", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "events_in_request", b"events_in_request", "protocol_version", b"protocol_version", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -382,6 +395,7 @@ class DecisionRequest(_message.Message):
     LEGAL_CARDS_FIELD_NUMBER: _builtins.int
     TIME_LEFT_MS_FIELD_NUMBER: _builtins.int
     TIME_BANK_MS_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     request_id: _builtins.int
     """Echo this in the answer. Ids increase within a stream; only the latest is open."""
     kind: Global___DecisionKind.ValueType
@@ -404,6 +418,14 @@ class DecisionRequest(_message.Message):
         The referee has already applied follow-suit, first-lead and hearts-broken rules.
         """
 
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """Only on a stream whose Join set events_in_request: the events held for this seat since its
+        last message, oldest first, exactly what an EventBatch (or a single Event) just before this
+        request would otherwise have carried. Handle them, in order, before the request itself.
+        Empty on every other stream, and on a request resent after a reconnection.
+        """
+
     def __init__(
         self,
         *,
@@ -413,10 +435,11 @@ class DecisionRequest(_message.Message):
         legal_cards: _abc.Iterable[_builtins.str] | None = ...,
         time_left_ms: _builtins.int = ...,
         time_bank_ms: _builtins.int = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "legal_cards", b"legal_cards", "request_id", b"request_id", "time_bank_ms", b"time_bank_ms", "time_left_ms", b"time_left_ms", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "kind", b"kind", "legal_cards", b"legal_cards", "request_id", b"request_id", "time_bank_ms", b"time_bank_ms", "time_left_ms", b"time_left_ms", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -576,12 +599,12 @@ Global___Event: _TypeAlias = Event  # noqa: Y015
 class EventBatch(_message.Message):
     """Several events, in the order they happened.
 
-    To keep the number of messages low, the referee holds the CardPlayed events of a trick and
-    delivers them in one batch: just before the seat's own decision request, or together with the
-    next event of any other kind (the trick's TrickCompleted at the latest, which then ends the
-    batch). A batch therefore holds CardPlayed events, possibly followed by one other event
-    (TrickCompleted, HandCompleted, SeatFaulted, ...). Handle it exactly as the same events sent
-    one by one.
+    To keep the number of messages low, the referee holds a seat's CardPlayed, TrickCompleted and
+    HandCompleted events and delivers them in one batch: just before the seat's own decision
+    request (inside it, DecisionRequest.events, when the seat's Join set events_in_request), or
+    together with the next event of any other kind (the next HandStarted, a SeatFaulted,
+    GameCompleted at the latest), which then ends the batch. Handle it exactly as the same events
+    sent one by one.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
