@@ -34,6 +34,9 @@ concurrency = 1
 target_score = 40
 output = "{tmp_path / "run"}"
 join_timeout_ms = 120000
+# Generous: the test is about every language playing, not speed; on two cores shared with other
+# test workers a JVM's first decisions can take over the default second.
+decision_ms = 10000
 
 [[bots]]
 name = "python"
