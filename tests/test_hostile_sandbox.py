@@ -28,7 +28,16 @@ import pytest
 
 from hearts_tournaments.config import BotSpec
 from hearts_tournaments.entrants import BotProcess, SeatAccess, bot_files
-from hearts_tournaments.sandbox import INSIDE_TOKEN, PASSED_ENV, Limits, Watchdog, find_bwrap, runtime_paths
+from hearts_tournaments.sandbox import (
+    BOT_NICENESS,
+    INSIDE_TOKEN,
+    PASSED_ENV,
+    Limits,
+    SandboxKind,
+    Watchdog,
+    find_bwrap,
+    runtime_paths,
+)
 
 HOSTILE = Path(__file__).parent / "hostile" / "hostile.py"
 CANARY = "admin-canary-7f3e9c1d"
@@ -426,8 +435,10 @@ def test_doctor_prints_one_line_per_feature_and_json() -> None:
         assert report["runner"]["sandbox"] == "bwrap"
 
 
-def start_alone(tmp_path: Path, code: str, limits: Limits) -> tuple[BotProcess, str]:
-    """Runs ``python -c code`` as a sandboxed bot (no referee needed), to its end or its kill."""
+def start_alone(
+    tmp_path: Path, code: str, limits: Limits, sandbox: SandboxKind = SandboxKind.BWRAP
+) -> tuple[BotProcess, str]:
+    """Runs ``python -c code`` as a (sandboxed) bot (no referee needed), to its end or its kill."""
     spec = BotSpec(name="alone", command=(sys.executable, "-c", code), workdir=tmp_path)
     socket_file = tmp_path / "no-referee.sock"
     socket_file.touch()
@@ -436,7 +447,13 @@ def start_alone(tmp_path: Path, code: str, limits: Limits) -> tuple[BotProcess, 
     async def scenario() -> BotProcess:
         with Watchdog() as watchdog:
             process = await BotProcess.start(
-                0, spec, SeatAccess(socket_file, "0" * 48, "1"), log, limits=limits, watchdog=watchdog
+                0,
+                spec,
+                SeatAccess(socket_file, "0" * 48, "1"),
+                log,
+                sandbox=sandbox,
+                limits=limits,
+                watchdog=watchdog,
             )
             await asyncio.wait_for(process.wait(), 120)
             return process
@@ -463,6 +480,18 @@ def test_the_rlimits_are_set_inside_the_sandbox(tmp_path: Path) -> None:
     process, log = start_alone(tmp_path, code, Limits(open_files=100, file_mb=2, cpu_s=7))
     assert process.returncode == 0, log
     assert "[(100, 100), (2097152, 2097152), (0, 0), (7, 8)]" in log
+
+
+@pytest.mark.parametrize("sandbox", [SandboxKind.BWRAP, SandboxKind.NONE])
+def test_bots_run_below_the_referee_s_priority(tmp_path: Path, sandbox: SandboxKind) -> None:
+    # A busy bot must not slow the referee, whose clock times every other bot.
+    if sandbox is SandboxKind.BWRAP:
+        require_bwrap()
+    code = "import os\nprint('NICE', os.getpriority(os.PRIO_PROCESS, 0))"
+    process, log = start_alone(tmp_path, code, Limits(), sandbox)
+    assert process.returncode == 0, log
+    assert BOT_NICENESS > 0
+    assert f"NICE {os.getpriority(os.PRIO_PROCESS, 0) + BOT_NICENESS}" in log, log
 
 
 def test_a_bots_default_files_are_its_own_folder_or_file(tmp_path: Path) -> None:
