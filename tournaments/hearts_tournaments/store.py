@@ -93,13 +93,20 @@ def _no_space(exc: BaseException) -> bool:
     return isinstance(exc, OSError) and exc.errno in _NO_SPACE_ERRNOS
 
 
-def write_error(what: str, path: Path, exc: OSError | sqlite3.Error) -> StoreWriteError:
-    """The :class:`StoreWriteError` of a failed write of ``what`` to the database at ``path``.
+@contextlib.contextmanager
+def writing(what: str, path: Path) -> Iterator[None]:
+    """Turns a failed write of ``what`` to the database at ``path`` into :class:`StoreWriteError`
+    (an ``sqlite3.IntegrityError``, a refused duplicate, passes through as it is).
 
     (SQLite reports a write refused for want of space as "database or disk is full" or, for
     some causes such as a file size limit, as a plain "disk I/O error".)
     """
-    return StoreWriteError(f"{what} cannot be stored in {path}: {exc}", _no_space(exc))
+    try:
+        yield
+    except sqlite3.IntegrityError:
+        raise
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreWriteError(f"{what} cannot be stored in {path}: {exc}", _no_space(exc)) from None
 
 
 #: Seconds between tries to store a finished game while the database cannot be written.
@@ -421,7 +428,7 @@ class Store(MetaDatabase):
                 database fails otherwise.
         """
         try:
-            with self._db:
+            with writing(f"game {outcome.key}", self.path), self._db:
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.execute(
                     "INSERT INTO games (key, finished_at, summary, record) VALUES (?, ?, ?, ?)",
@@ -429,8 +436,6 @@ class Store(MetaDatabase):
                 )
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"game {outcome.key} cannot be stored: {exc}") from None
-        except (OSError, sqlite3.Error) as exc:
-            raise write_error(f"game {outcome.key}", self.path, exc) from None
 
 
 def private_folder(folder: Path) -> None:

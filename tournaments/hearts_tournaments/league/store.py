@@ -30,7 +30,7 @@ from hearts_tournaments.config import BOT_NAME_PATTERN, BotProtocol, BotSpec
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.sandbox import SandboxKind
-from hearts_tournaments.store import FILE_MODE, MetaDatabase, private_folder, write_error
+from hearts_tournaments.store import FILE_MODE, MetaDatabase, private_folder, writing
 from hearts_tournaments.tournament_secrets import new_deal_secret
 
 #: The database's file name inside the league folder.
@@ -443,16 +443,11 @@ class LeagueStore(MetaDatabase):
     # ------------------------------------------------------------------ writing (the run loop)
     def store_validation(self, vid: str, outcome: GameOutcome, ok: bool, note: str) -> None:
         """Stores a validation game and the version's verdict, in one transaction."""
-        try:
-            with _transaction(self._db):
-                current = self._db.execute("SELECT status FROM versions WHERE id = ?", (vid,)).fetchone()
-                self._insert_game(outcome, None, 0, vid)
-                if current is not None and current[0] == PENDING:
-                    self._set_status(vid, ACTIVE if ok else ERROR, note)
-        except sqlite3.IntegrityError:
-            raise
-        except (OSError, sqlite3.Error) as exc:
-            raise write_error(f"the validation game of {vid}", self.path_in(self.folder), exc) from None
+        with writing(f"the validation game of {vid}", self.path_in(self.folder)), _transaction(self._db):
+            current = self._db.execute("SELECT status FROM versions WHERE id = ?", (vid,)).fetchone()
+            self._insert_game(outcome, None, 0, vid)
+            if current is not None and current[0] == PENDING:
+                self._set_status(vid, ACTIVE if ok else ERROR, note)
 
     def store_block(
         self,
@@ -472,25 +467,7 @@ class LeagueStore(MetaDatabase):
             StoreWriteError: the database cannot be written (no space, a failing disk): store
                 it again once the cause is gone (nothing was written).
         """
-        try:
-            self._store_block(block, seed, seats, commands_seen, outcomes, ratings, failed, quarantine)
-        except sqlite3.IntegrityError:
-            raise
-        except (OSError, sqlite3.Error) as exc:
-            raise write_error(f"block {block}", self.path_in(self.folder), exc) from None
-
-    def _store_block(
-        self,
-        block: int,
-        seed: str,
-        seats: Sequence[str],
-        commands_seen: int,
-        outcomes: Sequence[GameOutcome],
-        ratings: dict[str, tuple[float, float]],
-        failed: dict[str, int],
-        quarantine: Sequence[tuple[str, str]],
-    ) -> None:
-        with _transaction(self._db):
+        with writing(f"block {block}", self.path_in(self.folder)), _transaction(self._db):
             try:
                 self._db.execute(
                     "INSERT INTO blocks VALUES (?, ?, ?, ?, ?)",
