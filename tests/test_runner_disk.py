@@ -128,3 +128,43 @@ def test_resume_writes_the_record_files_the_referee_could_not(tmp_path: Path) ->
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_a_league_holds_a_block_on_a_full_disk_until_there_is_space(tmp_path: Path) -> None:
+    from hearts_tournaments.league import commands
+    from hearts_tournaments.league.config import LeagueConfig
+    from hearts_tournaments.league.store import LeagueStore
+
+    folder = tmp_path / "league"
+    config = LeagueConfig(
+        table_size=6, seed="disk", max_hands=2, decision_ms=5000, sandbox="none", bootstrap=50
+    )  # type: ignore[arg-type]
+    with commands.init_league(folder, config, bytes(range(32))) as store:
+        for name, bot in (("heur", "heuristic"), ("rnd", "random")):
+            commands.add_version(store, commands.make_spec(name, None, bot), update=False)
+    log = tmp_path / "league.txt"
+    with log.open("w") as output:
+        runner = subprocess.Popen(
+            [sys.executable, "-m", "hearts_tournaments", "league", "run", str(folder), "--blocks", "3"],
+            stdout=output, stderr=output, preexec_fn=_limited,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + RUN_TIMEOUT_S
+            while "holding" not in log.read_text() and runner.poll() is None:
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.2)
+            assert runner.poll() is None, f"the league gave up instead of waiting:\n{log.read_text()}"
+            time.sleep(3)
+            assert runner.poll() is None, log.read_text()
+            unlimited = (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
+            resource.prlimit(runner.pid, resource.RLIMIT_FSIZE, unlimited)
+            assert runner.wait(RUN_TIMEOUT_S) == 0, log.read_text()
+        finally:
+            runner.kill()
+    text = log.read_text()
+    assert "Traceback" not in text and "can be written again" in text, text
+    with LeagueStore.open(folder) as store:
+        rows = store.block_rows()
+        assert [r[0] for r in rows] == [0, 1, 2]
+        games = store.block_games()
+        assert all(len(games[number]) == 6 for number, *_ in rows)
