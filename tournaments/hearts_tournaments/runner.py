@@ -369,10 +369,13 @@ class _Runner:
         self.quarantine = ScheduleQuarantine(self.schedule.games, self.config.quarantine_after)
         self._stored = asyncio.Event()
         self.faults = 0
-        self.outcomes = self.store.outcomes(records=False)
-        for outcome in self.outcomes:
+        stored = self.store.outcomes(records=False)
+        for outcome in stored:
             self.quarantine.add(outcome)
             self.faults += sum(outcome.faults)
+        #: What a gauntlet's sequential test reads (without records); the standings come from the
+        #: store, so a round robin keeps no games in memory: its memory stays flat however long.
+        self.outcomes = stored if self.config.gauntlet is not None else []
         # A gauntlet stops starting games once its sequential test has a verdict.
         self.decided = self._gauntlet_decided()
         self.deal_secret = self.store.deal_secret()
@@ -478,8 +481,9 @@ class _Runner:
             self._announce(entry)
             if isinstance(self.executor, LocalExecutor):
                 self.executor.drop_bot(entry.bot)  # its warm processes are not needed any more
-        # The record is in the store now: keeping it here too grew the runner by megabytes a game.
-        self.outcomes.append(dataclasses.replace(outcome, record_json=""))
+        if self.config.gauntlet is not None:
+            # Its record is in the store: keeping it here too grew the runner by megabytes a game.
+            self.outcomes.append(dataclasses.replace(outcome, record_json=""))
         self._stored.set()
         self._stored = asyncio.Event()
         if not self.decided and self._gauntlet_decided():
