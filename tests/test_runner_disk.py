@@ -2,15 +2,14 @@
 once there is space again; nothing is lost, and the standings are those of an untroubled run.
 
 "Full" is a real failed write: the runner runs with a file size limit (RLIMIT_FSIZE, SIGXFSZ
-ignored, so writes past it fail with EFBIG and SQLite reports "database or disk is full"), which
-the test lifts from outside (prlimit) once the runner has said it is waiting for space.
+ignored, so writes past it fail with EFBIG and SQLite reports a failed write), which the test
+lifts from outside (prlimit) once the runner has said it is waiting for space.
 """
 
 from __future__ import annotations
 
 import json
 import resource
-import signal
 import subprocess
 import sys
 import time
@@ -48,9 +47,20 @@ def _command(config: Path, output: Path, secret: Path) -> list[str]:
     ]  # fmt: skip
 
 
-def _limited() -> None:
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead
-    resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT_BYTES, resource.RLIM_INFINITY))
+#: Starts the rest of its argv with a file size limit and SIGXFSZ ignored (inherited across exec).
+#: A wrapper process, not a ``preexec_fn``: forking the test process itself (which has grpc's
+#: threads) to run Python before exec can abort the child.
+LIMITED = """
+import os, resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead
+limit = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
+def _limited(command: list[str]) -> list[str]:
+    return [sys.executable, "-c", LIMITED, str(LIMIT_BYTES), *command]
 
 
 def _standings(output: Path) -> list[tuple[str, float]]:
@@ -76,7 +86,7 @@ def test_a_full_disk_holds_the_finished_game_until_there_is_space(tmp_path: Path
     log = tmp_path / "stderr.txt"
     with log.open("w") as stderr:
         runner = subprocess.Popen(
-            _command(config, output, secret), stdout=subprocess.DEVNULL, stderr=stderr, preexec_fn=_limited
+            _limited(_command(config, output, secret)), stdout=subprocess.DEVNULL, stderr=stderr
         )
         try:
             deadline = time.monotonic() + RUN_TIMEOUT_S
@@ -144,10 +154,8 @@ def test_a_league_holds_a_block_on_a_full_disk_until_there_is_space(tmp_path: Pa
             commands.add_version(store, commands.make_spec(name, None, bot), update=False)
     log = tmp_path / "league.txt"
     with log.open("w") as output:
-        runner = subprocess.Popen(
-            [sys.executable, "-m", "hearts_tournaments", "league", "run", str(folder), "--blocks", "3"],
-            stdout=output, stderr=output, preexec_fn=_limited,
-        )  # fmt: skip
+        command = [sys.executable, "-m", "hearts_tournaments", "league", "run", str(folder), "--blocks=3"]
+        runner = subprocess.Popen(_limited(command), stdout=output, stderr=output)
         try:
             deadline = time.monotonic() + RUN_TIMEOUT_S
             while "holding" not in log.read_text() and runner.poll() is None:
