@@ -494,6 +494,25 @@ def test_bots_run_below_the_referee_s_priority(tmp_path: Path, sandbox: SandboxK
     assert f"NICE {os.getpriority(os.PRIO_PROCESS, 0) + BOT_NICENESS}" in log, log
 
 
+def test_the_rlimits_are_set_without_prlimit_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where util-linux's prlimit is missing, a small Python sets them and execs the bot (never a
+    # preexec_fn, which forks the runner's threads).
+    require_bwrap()
+    which = shutil.which
+    monkeypatch.setattr(
+        shutil, "which", lambda name, *a, **k: None if name == "prlimit" else which(name, *a, **k)
+    )
+    code = (
+        "import os, resource as r\n"
+        "print([r.getrlimit(x) for x in (r.RLIMIT_NOFILE, r.RLIMIT_FSIZE, r.RLIMIT_CORE, r.RLIMIT_CPU)])\n"
+        "print('NICE', os.getpriority(os.PRIO_PROCESS, 0))"
+    )
+    process, log = start_alone(tmp_path, code, Limits(open_files=100, file_mb=2, cpu_s=7))
+    assert process.returncode == 0, log
+    assert "[(100, 100), (2097152, 2097152), (0, 0), (7, 8)]" in log
+    assert f"NICE {os.getpriority(os.PRIO_PROCESS, 0) + BOT_NICENESS}" in log, log
+
+
 def test_a_bots_default_files_are_its_own_folder_or_file(tmp_path: Path) -> None:
     (tmp_path / "bots").mkdir()
     (tmp_path / "bots" / "mine.py").write_text("")

@@ -48,7 +48,6 @@ from hearts_tournaments.sandbox import (
     bot_environment,
     bwrap_argv,
     kill_tree,
-    preexec_limits,
     program_prefix,
     require_bwrap,
     rlimit_prefix,
@@ -367,7 +366,6 @@ class BotProcess:
                 stderr=asyncio.subprocess.PIPE if stdio else asyncio.subprocess.STDOUT,
                 env=launch.env,
                 cwd=launch.cwd,
-                preexec_fn=preexec_limits(limits),
             )
         except OSError as exc:
             with log_path.open("ab") as log:

@@ -36,7 +36,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import util
 from pathlib import Path
@@ -268,16 +268,38 @@ def nice_prefix() -> list[str]:
     return [nice, "-n", str(BOT_NICENESS)] if nice is not None else []
 
 
+#: Sets rlimits, then execs the rest of its argv: where there is no ``prlimit``. (Not a
+#: ``preexec_fn``: forking the runner, which has grpc's threads, to run Python before exec can
+#: abort the child.)
+_SET_RLIMITS = (
+    "import os, resource as r, sys\n"
+    "n, f, c = (int(a) for a in sys.argv[1:4])\n"
+    "r.setrlimit(r.RLIMIT_NOFILE, (n, n))\n"
+    "r.setrlimit(r.RLIMIT_FSIZE, (f, f))\n"
+    "r.setrlimit(r.RLIMIT_CORE, (0, 0))\n"
+    "r.setrlimit(r.RLIMIT_CPU, (c, c + 1))\n"
+    "os.execvp(sys.argv[4], sys.argv[4:])\n"
+)
+
+
 def rlimit_prefix(limits: Limits) -> list[str]:
-    """``nice -n 10 prlimit ... --`` setting a bot's priority and per-process rlimits (only the
-    priority when prlimit is missing: :func:`preexec_limits` then sets the rlimits).
+    """``nice -n 10 prlimit ... --`` setting a bot's priority and per-process rlimits (where
+    prlimit is missing, a small Python that sets them and execs the command).
 
     The soft CPU limit sends SIGXCPU, the hard one (a second later) SIGKILL.
     """
+    file_bytes = limits.file_mb * 1024 * 1024
     prlimit = shutil.which("prlimit")
     if prlimit is None:
-        return nice_prefix()
-    file_bytes = limits.file_mb * 1024 * 1024
+        return [
+            *nice_prefix(),
+            sys.executable,
+            "-c",
+            _SET_RLIMITS,
+            str(limits.open_files),
+            str(file_bytes),
+            str(limits.cpu_s),
+        ]
     return [
         *nice_prefix(),
         prlimit,
@@ -287,22 +309,6 @@ def rlimit_prefix(limits: Limits) -> list[str]:
         f"--cpu={limits.cpu_s}:{limits.cpu_s + 1}",
         "--",
     ]
-
-
-def preexec_limits(limits: Limits) -> Callable[[], None] | None:
-    """The same rlimits set in the child before exec, for a machine without prlimit."""
-    if shutil.which("prlimit") is not None:
-        return None
-    import resource
-
-    def apply() -> None:
-        file_bytes = limits.file_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
-
-    return apply
 
 
 def bot_environment(
