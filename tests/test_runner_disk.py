@@ -63,6 +63,31 @@ def _limited(command: list[str]) -> list[str]:
     return [sys.executable, "-c", LIMITED, str(LIMIT_BYTES), *command]
 
 
+def _fill_then_free(command: list[str], log: Path) -> str:
+    """Runs ``command`` on a "full disk" (:func:`_limited`) until it says it is holding what it
+    could not store, checks it keeps waiting for a few retries, then frees the space (lifts the
+    limit from outside) and waits for it to finish normally; returns its output."""
+    with log.open("w") as output:
+        runner = subprocess.Popen(_limited(command), stdout=output, stderr=output)
+        try:
+            deadline = time.monotonic() + RUN_TIMEOUT_S
+            while "holding" not in log.read_text() and runner.poll() is None:
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.2)
+            assert runner.poll() is None, f"it gave up instead of waiting:\n{log.read_text()}"
+            time.sleep(3)  # a few retries while the disk stays full: still waiting, nothing lost
+            assert runner.poll() is None, log.read_text()
+            unlimited = (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
+            resource.prlimit(runner.pid, resource.RLIMIT_FSIZE, unlimited)  # space again
+            assert runner.wait(RUN_TIMEOUT_S) == 0, log.read_text()
+        finally:
+            runner.kill()
+    text = log.read_text()
+    assert "Traceback" not in text, text
+    assert "can be written again" in text, text
+    return text
+
+
 def _standings(output: Path) -> list[tuple[str, float]]:
     result = subprocess.run(
         [sys.executable, "-m", "hearts_tournaments", "tournament", "report", str(output), "--format", "json"],
@@ -83,27 +108,7 @@ def test_a_full_disk_holds_the_finished_game_until_there_is_space(tmp_path: Path
     assert done.returncode == 0, done.stderr
 
     output = tmp_path / "full"
-    log = tmp_path / "stderr.txt"
-    with log.open("w") as stderr:
-        runner = subprocess.Popen(
-            _limited(_command(config, output, secret)), stdout=subprocess.DEVNULL, stderr=stderr
-        )
-        try:
-            deadline = time.monotonic() + RUN_TIMEOUT_S
-            while "holding game" not in log.read_text() and runner.poll() is None:
-                assert time.monotonic() < deadline, log.read_text()
-                time.sleep(0.2)
-            assert runner.poll() is None, f"the runner gave up instead of waiting:\n{log.read_text()}"
-            time.sleep(3)  # a few retries while the disk stays full: still waiting, nothing lost
-            assert runner.poll() is None, log.read_text()
-            unlimited = (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
-            resource.prlimit(runner.pid, resource.RLIMIT_FSIZE, unlimited)  # space again
-            assert runner.wait(RUN_TIMEOUT_S) == 0, log.read_text()
-        finally:
-            runner.kill()
-    text = log.read_text()
-    assert "Traceback" not in text, text
-    assert "can be written again" in text, text
+    _fill_then_free(_command(config, output, secret), tmp_path / "output.txt")
     assert _standings(output) == _standings(reference)
     verified = subprocess.run(
         [sys.executable, "-m", "hearts_tournaments", "tournament", "verify", str(output)],
@@ -152,25 +157,8 @@ def test_a_league_holds_a_block_on_a_full_disk_until_there_is_space(tmp_path: Pa
     with commands.init_league(folder, config, bytes(range(32))) as store:
         for name, bot in (("heur", "heuristic"), ("rnd", "random")):
             commands.add_version(store, commands.make_spec(name, None, bot), update=False)
-    log = tmp_path / "league.txt"
-    with log.open("w") as output:
-        command = [sys.executable, "-m", "hearts_tournaments", "league", "run", str(folder), "--blocks=3"]
-        runner = subprocess.Popen(_limited(command), stdout=output, stderr=output)
-        try:
-            deadline = time.monotonic() + RUN_TIMEOUT_S
-            while "holding" not in log.read_text() and runner.poll() is None:
-                assert time.monotonic() < deadline, log.read_text()
-                time.sleep(0.2)
-            assert runner.poll() is None, f"the league gave up instead of waiting:\n{log.read_text()}"
-            time.sleep(3)
-            assert runner.poll() is None, log.read_text()
-            unlimited = (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
-            resource.prlimit(runner.pid, resource.RLIMIT_FSIZE, unlimited)
-            assert runner.wait(RUN_TIMEOUT_S) == 0, log.read_text()
-        finally:
-            runner.kill()
-    text = log.read_text()
-    assert "Traceback" not in text and "can be written again" in text, text
+    command = [sys.executable, "-m", "hearts_tournaments", "league", "run", str(folder), "--blocks=3"]
+    _fill_then_free(command, tmp_path / "league.txt")
     with LeagueStore.open(folder) as store:
         rows = store.block_rows()
         assert [r[0] for r in rows] == [0, 1, 2]
