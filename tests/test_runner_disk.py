@@ -20,10 +20,10 @@ CONFIG = """
 [tournament]
 name = "disk"
 table_size = 6
-deals = 6
+deals = 12
 duplicate = false
 seed = 4
-max_hands = 1
+max_hands = 2
 concurrency = 2
 decision_ms = 5000
 sandbox = "none"
@@ -121,7 +121,7 @@ def test_resume_writes_the_record_files_the_referee_could_not(tmp_path: Path) ->
     # A game whose record file the referee could not write (a full disk) is stored with its record
     # in the database; resuming writes the missing file, and verify then finds everything.
     config = tmp_path / "t.toml"
-    config.write_text(CONFIG.replace("deals = 6", "deals = 2"))
+    config.write_text(CONFIG.replace("deals = 12", "deals = 2"))
     secret = tmp_path / "deal.secret"
     secret.write_text(DEAL_SECRET)
     output = tmp_path / "out"
