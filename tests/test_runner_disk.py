@@ -37,6 +37,8 @@ name = "dice"
 builtin = "random"
 """
 LIMIT_BYTES = 96 * 1024
+#: What the runner (and the league) says once while it holds what it cannot store.
+HOLDING = "and trying again every"
 RUN_TIMEOUT_S = 240
 
 
@@ -71,7 +73,7 @@ def _fill_then_free(command: list[str], log: Path) -> str:
         runner = subprocess.Popen(_limited(command), stdout=output, stderr=output)
         try:
             deadline = time.monotonic() + RUN_TIMEOUT_S
-            while "holding" not in log.read_text() and runner.poll() is None:
+            while HOLDING not in log.read_text() and runner.poll() is None:
                 assert time.monotonic() < deadline, log.read_text()
                 time.sleep(0.2)
             assert runner.poll() is None, f"it gave up instead of waiting:\n{log.read_text()}"
