@@ -444,9 +444,12 @@ class _Runner:
         self._write_record_file(outcome.key, outcome.game_id, outcome.record_json)
 
     def _write_record_file(self, key: str, game_id: str, record: str) -> None:
-        """Writes a stored game's record file where the referee could not (a full disk then)."""
+        """Writes a stored game's record file where the referee could not (a full disk then).
+
+        Not for an external referee (``tournament.server``): it keeps its record files itself.
+        """
         path = self.output / "records" / f"{game_id}.json"
-        if not record or path.exists():
+        if self.config.server or not record or path.exists():
             return
         try:
             write_text_durably(path, record.removesuffix("\n"))  # it adds the newline again
@@ -457,6 +460,8 @@ class _Runner:
 
     def _restore_record_files(self) -> None:
         """Writes the record files missing for stored games (the database holds every record)."""
+        if self.config.server:
+            return
         folder = self.output / "records"
         for key, game_id in list(self.store.record_ids()):
             if not (folder / f"{game_id}.json").exists():
