@@ -37,9 +37,9 @@ from hearts_tournaments.schedule import SeatingMode
 from hearts_tournaments.stats import SprtSettings
 
 #: Bot names end up in file names (logs) and in tables: keep them plain.
-BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+BOT_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")  # always fullmatch: "$" lets "a\n" through
 #: ``host:port`` of an external referee.
-SERVER_PATTERN = re.compile(r"^[A-Za-z0-9_.\-\[\]:]+:[0-9]{1,5}$")
+SERVER_PATTERN = re.compile(r"[A-Za-z0-9_.\-\[\]:]+:[0-9]{1,5}")  # fullmatch
 #: The embedded demo configuration, a file of this package.
 DEMO_RESOURCE = "demo.toml"
 
@@ -104,6 +104,9 @@ class BotSpec:
         sandbox: This bot's sandbox, or None for the tournament's.
         protocol: How a command bot talks; a ``stdio`` bot gets no flags, no token and no
             address: the runner's bridge plays its seat over gRPC and talks JSON lines with it.
+        snapshot: The organiser's read-only copy of the bot's files
+            (:mod:`hearts_tournaments.snapshot`), bound in their place in the sandbox; None until
+            a league's ``add`` or a tournament's start takes it. Never part of the stored config.
     """
 
     name: str
@@ -114,6 +117,7 @@ class BotSpec:
     files: tuple[Path, ...] | None = None
     sandbox: SandboxKind | None = None
     protocol: BotProtocol = BotProtocol.GRPC
+    snapshot: Path | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The bot as it appears in the stored configuration."""
@@ -410,7 +414,7 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
             raise ConfigError(f"tournament.{key}", f"unknown key: the keys of [tournament] are {known}")
     out: dict[str, Any] = {}
     name = section.get("name", default_name)
-    if not isinstance(name, str) or not BOT_NAME_PATTERN.match(name):
+    if not isinstance(name, str) or not BOT_NAME_PATTERN.fullmatch(name):
         raise ConfigError(
             "tournament.name",
             "must be a string of letters, digits, '.', '_' or '-' (at most 40), e.g. name = \"spring\"",
@@ -448,7 +452,7 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
         raise ConfigError("tournament.output", f"must be a folder path as a string, not {_shown(output)}")
     out["output"] = Path(output)
     server = section.get("server", "")
-    if not isinstance(server, str) or (server and not SERVER_PATTERN.match(server)):
+    if not isinstance(server, str) or (server and not SERVER_PATTERN.fullmatch(server)):
         raise ConfigError(
             "tournament.server", f'must be "host:port" (or "" to start a referee), not {_shown(server)}'
         )
@@ -474,7 +478,9 @@ def _executor(section: dict[str, Any]) -> dict[str, Any]:
     except ValueError:
         raise ConfigError("tournament.executor", f'must be "local" or "ray", not {_shown(value)}') from None
     address = section.get("ray_address", "")
-    if not isinstance(address, str) or (address and address != "auto" and not SERVER_PATTERN.match(address)):
+    if not isinstance(address, str) or (
+        address and address != "auto" and not SERVER_PATTERN.fullmatch(address)
+    ):
         raise ConfigError(
             "tournament.ray_address",
             f'must be "host:port" of the Ray head, "auto", or "" for a one-machine Ray, '
@@ -513,7 +519,7 @@ def _bots(entries: Any, base_dir: Path) -> tuple[BotSpec, ...]:
         name = entry.get("name")
         if name is None:
             raise ConfigError(f"{where}.name", "missing: give every bot a name")
-        if not isinstance(name, str) or not BOT_NAME_PATTERN.match(name):
+        if not isinstance(name, str) or not BOT_NAME_PATTERN.fullmatch(name):
             raise ConfigError(
                 f"{where}.name",
                 f"must be letters, digits, '.', '_' or '-' (at most 40 characters), not {_shown(name)}",

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from hearts_client.stdio_bridge import BotPipes
 from hearts_core.lifetime import tied_argv
+from hearts_tournaments import snapshot
 from hearts_tournaments.config import BotProtocol, BotSpec
 from hearts_tournaments.sandbox import (
     INSIDE_SCRATCH,
@@ -53,6 +54,7 @@ from hearts_tournaments.sandbox import (
     rlimit_prefix,
     runtime_paths,
 )
+from hearts_tournaments.snapshot import binds
 
 #: Seconds a bot gets to exit by itself once its table is done (the SDK's bots take well under
 #: one; the game is stored whatever happens next)...
@@ -165,9 +167,13 @@ def bot_files(spec: BotSpec) -> tuple[Path, ...]:
 def check_files(spec: BotSpec, output: Path) -> None:
     """Refuses ``files`` that are missing or would show a bot the config or the output folder.
 
+    A snapshotted spec passes: its copy was checked when it was taken, and only the copy is bound.
+
     Raises:
         SandboxError: naming the bot and the folder.
     """
+    if spec.snapshot is not None:
+        return
     base = spec.workdir.resolve()
     out = output.resolve()
     for path in bot_files(spec):
@@ -181,6 +187,33 @@ def check_files(spec: BotSpec, output: Path) -> None:
                 )
         if path == out or out in path.parents:
             raise SandboxError(f"bot {spec.name!r}: files {str(path)!r} is inside the output folder {out}")
+
+
+def snapshot_spec(
+    spec: BotSpec,
+    store: Path,
+    secret: tuple[Path, ...],
+    digest: str | None = None,
+    private: tuple[Path, ...] = (),
+) -> BotSpec:
+    """``spec`` with its files copied into the snapshot ``store`` (or, given ``digest``, the copy
+    taken before, checked again), to be bound in their place.
+
+    A built-in bot, or a command bot with no files of its own, is returned as it is.
+
+    Raises:
+        SnapshotError: the files cannot be copied as they are (see :func:`snapshot.take`), or
+            the earlier copy was changed.
+    """
+    files = bot_files(spec)
+    if spec.command is None or not files:
+        return spec
+    if digest is None:
+        taken = snapshot.take(spec.name, files, store, secret, private)
+    else:
+        taken = snapshot.Snapshot(digest, store / digest, files)
+        snapshot.check_snapshot(spec.name, taken.folder, files)
+    return replace(spec, files=files, snapshot=taken.folder)
 
 
 def command_inside(spec: BotSpec) -> tuple[str, ...]:
@@ -332,7 +365,8 @@ class BotProcess:
                 command=command,
                 socket=None if stdio else access.socket,
                 token_file=None if stdio else token_file,
-                files=bot_files(spec),
+                files=bot_files(spec) if spec.snapshot is None else (),
+                binds=() if spec.snapshot is None else binds(spec.snapshot, bot_files(spec)),
                 extra=sandbox_extra(spec, command, launch.env.get("PATH")),
                 limits=limits,
             )

@@ -157,8 +157,9 @@ def play_on_node(tournament: NodeTournament, job: GameJob) -> NodeResult:
     import ray
 
     from hearts_tournaments.config import ConfigError, parse_config
-    from hearts_tournaments.runner import LocalExecutor, RunnerError, check_sandbox
+    from hearts_tournaments.runner import LocalExecutor, RunnerError, check_sandbox, snapshot_bots
     from hearts_tournaments.sandbox import SandboxError
+    from hearts_tournaments.snapshot import SnapshotError
 
     base_dir = Path(tournament.base_dir) if tournament.base_dir else Path.cwd()
     node_id = ray.get_runtime_context().get_node_id()
@@ -167,6 +168,8 @@ def play_on_node(tournament: NodeTournament, job: GameJob) -> NodeResult:
         with tempfile.TemporaryDirectory(prefix="hearts-node-") as folder:
             output = Path(folder)
             check_sandbox(config, output)
+            # The node's own copy of what the driver shipped, taken before its game starts.
+            config, _ = snapshot_bots(config, output)
 
             async def play() -> GameOutcome:
                 async with LocalExecutor(config, output) as host:
@@ -174,7 +177,7 @@ def play_on_node(tournament: NodeTournament, job: GameJob) -> NodeResult:
 
             outcome = asyncio.run(play())
             logs = _read_logs(output / "logs")
-    except (ConfigError, SandboxError, RunnerError) as exc:
+    except (ConfigError, SandboxError, SnapshotError, RunnerError) as exc:
         raise ExecutorError(f"node {node_id[:12]}: {exc}") from None
     except grpc.aio.AioRpcError as exc:
         failed = f"{exc.code().name}: {exc.details()}"

@@ -37,17 +37,19 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import os
 import re
 import secrets
 import signal
 import tempfile
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, Self
 
 import grpc
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
@@ -55,6 +57,7 @@ from hearts_core.record import write_text_durably
 from hearts_protocol.transport import own_channel
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
+from hearts_tournaments import signing, snapshot
 from hearts_tournaments.config import (
     BotProtocol,
     BotSpec,
@@ -64,13 +67,14 @@ from hearts_tournaments.config import (
     TournamentConfig,
     parse_config,
 )
-from hearts_tournaments.entrants import BotProcess, SeatAccess, check_files
+from hearts_tournaments.entrants import BotProcess, SeatAccess, check_files, snapshot_spec
 from hearts_tournaments.executors import ExecutorError, GameExecutor, GameJob, RayExecutor
 from hearts_tournaments.gauntlet import gauntlet_schedule, gauntlet_verdict
 from hearts_tournaments.outcome import GameOutcome, Quarantine, ScheduleQuarantine
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
 from hearts_tournaments.schedule import Progress, Schedule, ScheduledGame, make_schedule
+from hearts_tournaments.snapshot import SnapshotError
 from hearts_tournaments.stats import SprtVerdict
 from hearts_tournaments.stdio_entrant import start_stdio_bot
 from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder, store_patiently
@@ -317,8 +321,11 @@ async def until_terminated(work: Coroutine[Any, Any, None]) -> None:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
-def check_sandbox(config: TournamentConfig, output: Path) -> list[str]:
+def check_sandbox(config: TournamentConfig, output: Path, snapshotted: Collection[str] = ()) -> list[str]:
     """Checks that every bot can be sandboxed as configured, before anything is played.
+
+    The bots named in ``snapshotted`` play the copy of their files taken when the tournament
+    started (:func:`snapshot_bots`): their files as they are now are not looked at.
 
     Returns:
         Warnings for the organiser: one per bot that runs without a sandbox.
@@ -329,7 +336,7 @@ def check_sandbox(config: TournamentConfig, output: Path) -> list[str]:
     """
     unsandboxed = [spec.name for spec in config.bots if config.sandbox_of(spec) is SandboxKind.NONE]
     for spec in config.bots:
-        if config.sandbox_of(spec) is SandboxKind.BWRAP:
+        if config.sandbox_of(spec) is SandboxKind.BWRAP and spec.name not in snapshotted:
             check_files(spec, output)
     if len(unsandboxed) < len(config.bots):
         require_bwrap()
@@ -340,6 +347,76 @@ def check_sandbox(config: TournamentConfig, output: Path) -> list[str]:
         "read the config, the database and other bots' files, reach the network and outlive its game; "
         "use it for your own trusted bots only"
     ]
+
+
+#: The meta key of a tournament's snapshots, taken when it first starts (:func:`snapshot_bots`).
+SNAPSHOTS_META = "snapshots"
+
+
+def snapshots_taken(store: Store) -> dict[str, Any]:
+    """The snapshots a tournament took when it first started, per bot name."""
+    taken = json.loads(store.meta_or(SNAPSHOTS_META, "{}"))
+    return taken if isinstance(taken, dict) else {}
+
+
+def snapshot_bots(
+    config: TournamentConfig, output: Path, taken: dict[str, Any] | None = None
+) -> tuple[TournamentConfig, dict[str, Any]]:
+    """The config with every sandboxed command bot's files snapshotted under ``output``.
+
+    What the bots run is copied once, when the tournament first starts; ``taken`` holds the
+    copies made before (``{name: {"digest", "targets"}}``): a resumed run plays those, checked
+    again and bound where they were, whatever has become of the files since. So neither an
+    entrant changing its files mid-run nor swapping a folder for a symlink changes what plays.
+
+    Returns:
+        The config to play with, and the snapshots per bot name.
+
+    Raises:
+        SandboxError: a new snapshot's files would show the config or output folder.
+        SnapshotError: a bot's files cannot be copied, or an earlier copy was changed.
+    """
+    taken = dict(taken or {})
+    store = output / snapshot.STORE
+    secret, private = (output.resolve(),), (config.base_dir.resolve(),)
+    bots = []
+    for spec in config.bots:
+        if config.sandbox_of(spec) is not SandboxKind.BWRAP or spec.command is None:
+            bots.append(spec)
+            continue
+        before = taken.get(spec.name)
+        if isinstance(before, dict):
+            targets = tuple(Path(t) for t in before["targets"])
+            done = snapshot_spec(
+                dataclasses.replace(spec, files=targets), store, secret, str(before["digest"])
+            )
+        else:
+            check_files(spec, output)
+            done = snapshot_spec(spec, store, secret, None, private)
+        if done.snapshot is not None:
+            taken[spec.name] = {"digest": done.snapshot.name, "targets": [str(p) for p in done.files or ()]}
+        bots.append(done)
+    return dataclasses.replace(config, bots=tuple(bots)), taken
+
+
+def signing_key_for(output: Path) -> Ed25519PrivateKey:
+    """The organiser's signing key (:func:`signing.load_signing_key`), never one kept in ``output``.
+
+    Raises:
+        RunnerError: it cannot be had, or it lies inside the output folder.
+    """
+    path = signing.default_key_path()
+    where = Path(os.path.realpath(path))
+    out = output.resolve()
+    if where == out or out in where.parents:
+        raise RunnerError(
+            f"the signing key {path} lies inside the output folder {out}, which others may read or "
+            f"write: keep it elsewhere ({signing.KEY_ENV})"
+        )
+    try:
+        return signing.load_signing_key(path)
+    except signing.SigningError as exc:
+        raise RunnerError(str(exc)) from None
 
 
 def tournament_standings(tournament: Tournament) -> Standings:
@@ -379,6 +456,7 @@ class _Runner:
         # A gauntlet stops starting games once its sequential test has a verdict.
         self.decided = self._gauntlet_decided()
         self.deal_secret = self.store.deal_secret()
+        self.store.sign_with(signing_key_for(self.output))
         # An external referee's admin token comes from the environment, which is then cleared
         # of it so that no bot process inherits it (nor a Ray node: the driver keeps it).
         self.external_token = take_env_secret(ADMIN_TOKEN_ENV)
@@ -393,8 +471,10 @@ class _Runner:
         if not pending or self.decided:
             return
         try:
+            self.config, taken = snapshot_bots(self.config, self.output, snapshots_taken(self.store))
+            self.store.set_meta(SNAPSHOTS_META, json.dumps(taken, sort_keys=True))
             check_sandbox(self.config, self.output)
-        except SandboxError as exc:
+        except (SandboxError, SnapshotError) as exc:
             raise RunnerError(str(exc)) from None
         executor: GameExecutor
         if kind is ExecutorKind.RAY:
@@ -408,6 +488,8 @@ class _Runner:
                 await self._run(pending, executor)
         except ExecutorError as exc:
             raise RunnerError(str(exc)) from None
+        finally:
+            self._publish()
 
     async def _run(self, pending: list[ScheduledGame], executor: GameExecutor) -> None:
         log.info(
@@ -441,7 +523,16 @@ class _Runner:
             f"hearts tournament resume {self.output}",
             self.reporter.note,
         )
+        self._publish()
         self._write_record_file(outcome.key, outcome.game_id, outcome.record_json)
+
+    def _publish(self) -> None:
+        """Rewrites ``published.json`` for the games stored so far (a failed write is retried
+        with the next game, and at the end of the run)."""
+        try:
+            self.store.publish(self.output)
+        except OSError as exc:
+            log.warning("published_not_written", error=str(exc))
 
     def _write_record_file(self, key: str, game_id: str, record: str) -> None:
         """Writes a stored game's record file where the referee could not (a full disk then).

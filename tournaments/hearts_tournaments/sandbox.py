@@ -192,6 +192,8 @@ class SandboxSpec:
         token_file: The seat's token file on this machine (bound at :data:`INSIDE_TOKEN`), or
             None (a stdio bot never sees its seat's token).
         files: The bot's own files and folders, bound read-only at the same paths.
+        binds: Read-only (source, inside) binds laid over the rest: a snapshot of the bot's files
+            (:mod:`hearts_tournaments.snapshot`) in their place, outermost first.
         extra: More folders bound read-only (the runtime, a program's prefix).
         limits: The bot's limits (the scratch size).
     """
@@ -202,6 +204,7 @@ class SandboxSpec:
     files: tuple[Path, ...] = ()
     extra: tuple[Path, ...] = ()
     limits: Limits = field(default_factory=Limits)
+    binds: tuple[tuple[Path, Path], ...] = ()
 
 
 def bwrap_argv(bwrap: str, spec: SandboxSpec) -> list[str]:
@@ -243,6 +246,8 @@ def bwrap_argv(bwrap: str, spec: SandboxSpec) -> list[str]:
             argv += ["--tmpfs", name]
     for path in _outermost((*spec.extra, *spec.files)):
         argv += ["--ro-bind", str(path), str(path)]
+    for source, inside in sorted(spec.binds, key=lambda bind: len(bind[1].parts)):
+        argv += ["--ro-bind", str(source), str(inside)]
     argv += ["--dir", str(INSIDE_TOKEN.parent)]
     if spec.token_file is not None:
         argv += ["--ro-bind", str(spec.token_file), str(INSIDE_TOKEN)]

@@ -18,6 +18,7 @@ import contextlib
 import errno
 import json
 import os
+import secrets
 import sqlite3
 import tempfile
 import time
@@ -25,7 +26,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Self
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from hearts_server.logs import get_logger
+from hearts_tournaments import signing
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.schedule import Schedule
 from hearts_tournaments.tournament_secrets import DealSecretError, new_deal_secret, parse_deal_secret
@@ -41,7 +45,8 @@ SCHEMA_VERSION = 2
 FOLDER_MODE = 0o700
 FILE_MODE = 0o600
 
-_SCHEMA = """
+_SCHEMA = (
+    """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE schedule (
     idx INTEGER PRIMARY KEY,
@@ -60,6 +65,8 @@ CREATE TABLE games (
     record TEXT NOT NULL
 );
 """
+    + signing.SCHEMA
+)
 
 
 class StoreError(Exception):
@@ -171,6 +178,16 @@ class MetaDatabase:
     def _missing(self, key: str) -> Exception:
         return KeyError(key)
 
+    def meta_or(self, key: str, default: str) -> str:
+        """A value of the meta table, or ``default`` where it has none."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Sets a value of the meta table, in a transaction of its own."""
+        with self._db:
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
 
 class Store(MetaDatabase):
     """An open tournament database.
@@ -181,6 +198,9 @@ class Store(MetaDatabase):
     def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
         self.path = path
         self._db = connection
+        #: Signs every game :meth:`add` stores (:mod:`hearts_tournaments.signing`); None stores
+        #: games unsigned, which ``verify`` reports.
+        self.signer: signing.Signer | None = None
 
     # ------------------------------------------------------------------ opening
     @staticmethod
@@ -302,6 +322,7 @@ class Store(MetaDatabase):
                 "balance": json.dumps(schedule.balance().to_json()),
                 "created_at": repr(time.time()),
                 "deal_secret": secret.hex(),
+                "tournament_id": secrets.token_hex(16),
             }
             if config_path is not None:
                 meta["config_path"] = str(config_path.resolve())
@@ -346,11 +367,44 @@ class Store(MetaDatabase):
             raise StoreError(
                 f"{path} has schema version {version and version[0]}, not {SCHEMA_VERSION}{hint}"
             )
+        if not read_only:  # a database from before signatures gets their table (its games unsigned)
+            with contextlib.suppress(sqlite3.Error):
+                db.execute(signing.SCHEMA)
         return cls(path, db)
 
     # ------------------------------------------------------------------ reading
     def _missing(self, key: str) -> Exception:
         return StoreError(f"{self.path} lacks {key!r}")
+
+    @property
+    def tournament_id(self) -> str:
+        """The id every signature binds to (older databases: derived from their name and start)."""
+        fallback = f"{self.meta_or('name', '')}/{self.meta_or('created_at', '')}"
+        return self.meta_or("tournament_id", fallback)
+
+    def sign_with(self, key: Ed25519PrivateKey) -> None:
+        """Signs every game stored from now on with ``key``."""
+        self.signer = signing.Signer(key, self.tournament_id)
+
+    def signatures(self) -> list[tuple[int, str, str, str, str]]:
+        """The signature chain, ``(seq, key, signer, signature, head)`` by seq (none before signatures)."""
+        try:
+            rows = self._db.execute("SELECT seq, key, signer, signature, head FROM signatures ORDER BY seq")
+            return [(int(a), str(b), str(c), str(d), str(e)) for a, b, c, d, e in rows]
+        except sqlite3.OperationalError:
+            return []
+
+    def signed_games(self) -> list[tuple[str, str, str]]:
+        """``(key, summary, record)`` of every stored game, as signed."""
+        return [
+            (str(k), str(s), str(r)) for k, s, r in self._db.execute("SELECT key, summary, record FROM games")
+        ]
+
+    def publish(self, folder: Path) -> dict[str, Any] | None:
+        """Writes ``published.json`` (key, count and chain head, signed); None without a signer."""
+        if self.signer is None:
+            return None
+        return self.signer.publish(folder, self.meta_or("name", ""), self._db)
 
     @property
     def config_text(self) -> str:
@@ -430,10 +484,13 @@ class Store(MetaDatabase):
         try:
             with writing(f"game {outcome.key}", self.path), self._db:
                 self._db.execute("BEGIN IMMEDIATE")
+                summary = json.dumps(outcome.summary_json())
                 self._db.execute(
                     "INSERT INTO games (key, finished_at, summary, record) VALUES (?, ?, ?, ?)",
-                    (outcome.key, time.time(), json.dumps(outcome.summary_json()), outcome.record_json),
+                    (outcome.key, time.time(), summary, outcome.record_json),
                 )
+                if self.signer is not None:
+                    self.signer.sign_next(self._db, outcome.key, summary, outcome.record_json)
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"game {outcome.key} cannot be stored: {exc}") from None
 

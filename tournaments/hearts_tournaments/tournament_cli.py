@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import json
 import logging
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -44,10 +45,12 @@ from hearts_tournaments.runner import (
     open_tournament,
     run_tournament,
     schedule_for,
+    snapshots_taken,
     tournament_standings,
 )
 from hearts_tournaments.sandbox import SandboxError
 from hearts_tournaments.schedule import Schedule, suggest_deals
+from hearts_tournaments.signing import PUBLISHED, SigningError
 from hearts_tournaments.store import StoreError
 from hearts_tournaments.tournament_secrets import DealSecretError, read_deal_secret
 from hearts_tournaments.verify import verify_tournament
@@ -193,7 +196,7 @@ def resume_command(
         tournament.store.close()
         raise
     try:
-        _check_sandbox(tournament.config, folder)
+        _check_sandbox(tournament.config, folder, snapshots_taken(tournament.store))
     except typer.Exit:
         tournament.store.close()
         raise
@@ -212,21 +215,33 @@ def report_command(
     text = render(standings, fmt)
     if text is not None:
         sys.stdout.write(text)
+    if fmt in (ReportFormat.TABLE, ReportFormat.MARKDOWN):
+        _print_signed(folder)
 
 
 @tournament_app.command("verify")
 def verify_command(
     folder: Annotated[Path, typer.Argument(help="The tournament's output folder.")],
+    public_key: Annotated[
+        str | None,
+        typer.Option(
+            "--public-key",
+            metavar="KEY|FILE",
+            help="The key the games must be signed by, as printed with the standings (ed25519:...), or "
+            "the published published.json (its game count and chain head are checked too). Default: the "
+            "organiser's key on this machine, else the key the folder names (said so).",
+        ),
+    ] = None,
 ) -> None:
-    """Check every stored game against its record and seed, and the standings against the records.
+    """Check every stored game against its record, seed and signature, and the standings against the records.
 
     Prints one line per problem and exits 1 if there is any; else a summary line and exit 0.
     """
     tournament = _open(folder)
     with tournament.store:
         try:
-            verification = verify_tournament(tournament)
-        except StoreError as exc:
+            verification = verify_tournament(tournament, public_key)
+        except (StoreError, SigningError) as exc:
             raise fail(str(exc)) from None
     for problem in verification.problems:
         typer.echo(problem)
@@ -282,10 +297,10 @@ def _open(folder: Path) -> Tournament:
         raise fail(f"{folder}: the stored configuration no longer reads: {exc}") from None
 
 
-def _check_sandbox(config: TournamentConfig, output: Path) -> None:
+def _check_sandbox(config: TournamentConfig, output: Path, snapshotted: Collection[str] = ()) -> None:
     """Prints the warnings of bots without a sandbox; exits 2 when the sandbox cannot be had."""
     try:
-        warnings = check_sandbox(config, output)
+        warnings = check_sandbox(config, output, snapshotted)
     except SandboxError as exc:
         raise fail(str(exc)) from None
     for warning in warnings:
@@ -323,7 +338,7 @@ def _run(
     ray_address: str | None = None,
 ) -> None:
     output = tournament.output
-    if ray_address and ray_address != "auto" and not SERVER_PATTERN.match(ray_address):
+    if ray_address and ray_address != "auto" and not SERVER_PATTERN.fullmatch(ray_address):
         tournament.store.close()
         raise fail(f'--ray-address must be "host:port" of the Ray head, or "auto", not {ray_address!r}')
     if (executor or tournament.config.executor) is ExecutorKind.RAY and tournament.config.server:
@@ -345,6 +360,21 @@ def _run(
             raise typer.Exit(143) from None
     # The notes under the tables end with the warnings (bots not separated, too few deals).
     render(standings, ReportFormat.TABLE)
+    _print_signed(output)
+
+
+def _print_signed(output: Path) -> None:
+    """The line that binds the standings to the organiser's key: key, count and chain head."""
+    path = output / PUBLISHED
+    try:
+        body = json.loads(path.read_text())
+        key, games, head = str(body["public_key"]), int(body["games"]), str(body["chain_head"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    typer.echo(
+        f"signed: {games} games by {key}, chain head {head}; publish {path} with the standings: "
+        f"anyone checks them with `hearts tournament verify FOLDER --public-key {key}`"
+    )
 
 
 @contextlib.contextmanager

@@ -13,6 +13,14 @@ with a single changed row), so nothing in it is taken on trust. For every stored
 
 Then the standings are recomputed from the records alone and compared with what ``hearts
 tournament report`` shows, and the stored schedule with the one the stored configuration gives.
+
+All of that a writer of the folder could recompute (the deal secret is in the database). What it
+cannot is the signatures (:mod:`hearts_tournaments.signing`): every game's signature and the
+chain are checked against the key given with ``--public-key`` (as printed with the standings, or
+the published ``published.json``), else against the organiser's own key when it is on this
+machine, else against the key the folder's ``published.json`` names, which is said. A forged,
+dropped, reordered or re-signed game is reported by its key.
+
 Each problem is one line; none means the published standings are the games' own.
 """
 
@@ -27,6 +35,7 @@ from typing import Any
 
 from hearts_core.record import places_of as places
 from hearts_core.replay import replay, verify_seed
+from hearts_tournaments import signing
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.runner import Tournament, schedule_for, tournament_standings
@@ -50,6 +59,7 @@ class Verification:
     games: int
     record_files: int
     problems: tuple[str, ...]
+    signed_by: str = ""
 
     @property
     def ok(self) -> bool:
@@ -61,11 +71,69 @@ class Verification:
         if self.problems:
             return f"verify: {len(self.problems)} problem(s) in {self.games} stored games"
         files = f", {self.record_files} record files" if self.record_files else ""
-        return f"verify: ok: {self.games} games{files}: seeds, deals, records, outcomes and standings agree"
+        return (
+            f"verify: ok: {self.games} games{files}: seeds, deals, records, outcomes and standings agree; "
+            f"every game signed, {self.signed_by}"
+        )
 
 
-def verify_tournament(tournament: Tournament) -> Verification:
-    """Checks every stored game of ``tournament`` and its standings (see the module's doc)."""
+def expected_key(output: Path, public_key: str | None) -> tuple[signing.Published | None, str, list[str]]:
+    """The key (and published count and head) the signatures must hold, where it came from, and
+    problems found on the way."""
+    problems: list[str] = []
+    in_folder = output / signing.PUBLISHED
+    folder_claim: signing.Published | None = None
+    if in_folder.is_file():
+        try:
+            folder_claim = signing.read_published(str(in_folder))
+        except signing.SigningError as exc:
+            problems.append(f"published: {exc}")
+    if public_key is not None:
+        given = signing.read_published(public_key)
+        if given.games is None and folder_claim is not None and _same(folder_claim, given):
+            given = folder_claim
+        return given, "by the key given", problems
+    try:
+        own = signing.load_signing_key(create=False).public_key()
+    except signing.SigningError:
+        own = None
+    if own is not None:
+        mine = signing.Published(own)
+        if folder_claim is not None and not _same(folder_claim, mine):
+            problems.append(f"published: {in_folder} names another key than the organiser's on this machine")
+        elif folder_claim is not None:
+            mine = folder_claim
+        return mine, f"by the organiser's key {signing.public_text(own)}", problems
+    if folder_claim is not None:
+        return (
+            folder_claim,
+            f"by the key {signing.public_text(folder_claim.public_key)} that the folder itself names: "
+            "whoever can write the folder can replace it; pass --public-key with the key published "
+            "with the standings",
+            problems,
+        )
+    problems.append(
+        "signatures: no key to check them against (no published.json, no signing key on this machine): "
+        "pass --public-key with the key published with the standings"
+    )
+    return None, "", problems
+
+
+def _same(a: signing.Published, b: signing.Published) -> bool:
+    return signing.public_text(a.public_key) == signing.public_text(b.public_key)
+
+
+def verify_tournament(tournament: Tournament, public_key: str | None = None) -> Verification:
+    """Checks every stored game of ``tournament``, its signatures and its standings (see the module's doc).
+
+    Args:
+        tournament: The tournament.
+        public_key: The key the games must be signed by: as printed (``ed25519:…``), or the path
+            of a published ``published.json`` (then its count and chain head are checked too).
+
+    Raises:
+        SigningError: ``public_key`` is neither.
+    """
     store = tournament.store
     config = tournament.config
     schedule = store.schedule()
@@ -121,7 +189,13 @@ def verify_tournament(tournament: Tournament) -> Verification:
         balance=schedule.balance().to_json(),
     )
     problems.extend(_compare_standings(reported, recomputed))
-    return Verification(games=len(stored), record_files=files, problems=tuple(problems))
+    signer, signed_by, key_problems = expected_key(tournament.output, public_key)
+    problems.extend(key_problems)
+    if signer is not None:
+        problems.extend(
+            signing.verify_chain(store.signed_games(), store.signatures(), store.tournament_id, signer)
+        )
+    return Verification(games=len(stored), record_files=files, problems=tuple(problems), signed_by=signed_by)
 
 
 def _check_game(

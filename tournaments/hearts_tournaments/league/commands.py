@@ -12,11 +12,13 @@ from typing import Any
 
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_tournaments.config import BotProtocol, BotSpec
+from hearts_tournaments.entrants import snapshot_spec
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.ratings import TableRow
 from hearts_tournaments.league.store import LeagueStore, spec_to_json, version_hash
 from hearts_tournaments.sandbox import SandboxKind
+from hearts_tournaments.snapshot import STORE, SnapshotError
 
 #: Formats of ``show``.
 FORMATS = ("table", "json", "csv", "markdown")
@@ -99,9 +101,21 @@ def add_version(
 ) -> str:
     """Adds an entrant (or a new version of one): it is pending until ``run`` validates it.
 
+    A command bot's files are copied here, once, into the league's read-only snapshot store
+    (:mod:`hearts_tournaments.snapshot`): the version is that copy, validated and played as it
+    is, whatever later becomes of the files. Files that are, hold or lie inside the league
+    folder, or hold a symlink leading out of them, are refused.
+
     ``update`` retires the entrant's other versions unless ``keep``: kept versions go on
     playing, never at one table with another version of their entrant.
+
+    Raises:
+        LeagueError: the files cannot be snapshotted, or the command is not possible.
     """
+    try:
+        spec = snapshot_spec(spec, store.folder / STORE, (store.folder.resolve(),))
+    except SnapshotError as exc:
+        raise LeagueError(str(exc)) from None
     command: dict[str, Any] = {
         "op": "update" if update else "add",
         "name": spec.name,

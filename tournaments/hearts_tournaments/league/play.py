@@ -32,7 +32,7 @@ from hearts_core.deal import derive_seed
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
 from hearts_tournaments.config import BotSpec, TournamentConfig
-from hearts_tournaments.entrants import BotProcess, check_files
+from hearts_tournaments.entrants import BotProcess, bot_files, check_files
 from hearts_tournaments.executors import GameJob
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeting_counts
@@ -42,6 +42,7 @@ from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.runner import GamePlay, RunnerError, Terminated, until_terminated
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
 from hearts_tournaments.schedule import ScheduledGame
+from hearts_tournaments.snapshot import SnapshotError, check_snapshot
 from hearts_tournaments.store import private_folder, store_patiently
 from hearts_tournaments.warm import WarmPool
 
@@ -227,6 +228,8 @@ class _Loop:
         self.stored = 0
         self.games = 0
         self.token = secrets.token_hex(32)
+        #: The snapshots checked against their digests by this run.
+        self.checked: set[Path] = set()
         base = self.config
         self.tconfig = TournamentConfig(
             name=base.name,
@@ -348,17 +351,42 @@ class _Loop:
         if self.tconfig.sandbox_of(spec) is not SandboxKind.BWRAP:
             return None
         try:
+            self._check_snapshot(spec)
             check_files(spec, self.store.folder)
             require_bwrap()
-        except SandboxError as exc:
+        except (SandboxError, SnapshotError) as exc:
             return str(exc)
         return None
+
+    def _check_snapshot(self, spec: BotSpec) -> None:
+        """What a sandboxed version plays is its snapshot, unchanged since ``add`` (checked once a run).
+
+        Raises:
+            SnapshotError: it has files but no snapshot (added before snapshots existed), or the
+                snapshot was changed.
+        """
+        if spec.snapshot is None:
+            if spec.command is not None and bot_files(spec):
+                raise SnapshotError(
+                    f"bot {spec.name!r} was added before files were snapshotted: add it again with "
+                    f"`hearts league update {self.store.folder} {spec.name.partition('@')[0]} ...`"
+                )
+            return
+        if spec.snapshot not in self.checked:
+            check_snapshot(spec.name, spec.snapshot, bot_files(spec))
+            self.checked.add(spec.snapshot)
 
     async def _block(
         self, order: tuple[str, ...], snapshot: Snapshot, host: _Host, channel: grpc.aio.Channel, address: str
     ) -> None:
         number = self.store.next_block()
         specs = {v.id: v.spec for v in snapshot.versions}
+        for vid in dict.fromkeys(order):
+            if self.tconfig.sandbox_of(specs[vid]) is SandboxKind.BWRAP:
+                try:
+                    self._check_snapshot(specs[vid])
+                except SnapshotError as exc:
+                    raise RunnerError(str(exc)) from None
         self._host_for(host, [specs[v] for v in dict.fromkeys(order)])
         games = [block_game(self.config, number, order, r) for r in range(len(order))]
         gate = asyncio.Semaphore(self.concurrency)

@@ -30,6 +30,7 @@ from hearts_tournaments.config import BOT_NAME_PATTERN, BotProtocol, BotSpec
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.sandbox import SandboxKind
+from hearts_tournaments.snapshot import STORE
 from hearts_tournaments.store import FILE_MODE, MetaDatabase, private_folder, writing
 from hearts_tournaments.tournament_secrets import new_deal_secret
 
@@ -130,12 +131,17 @@ class Snapshot:
 
 
 def spec_to_json(spec: BotSpec) -> dict[str, Any]:
-    """A bot spec with its working folder, as stored."""
-    return {**spec.to_json(), "workdir": str(spec.workdir)}
+    """A bot spec with its working folder (and its snapshot's digest), as stored."""
+    out = {**spec.to_json(), "workdir": str(spec.workdir)}
+    if spec.snapshot is not None:
+        out["snapshot"] = spec.snapshot.name
+    return out
 
 
-def spec_from_json(data: dict[str, Any]) -> BotSpec:
-    """The spec stored by :func:`spec_to_json`."""
+def spec_from_json(data: dict[str, Any], folder: Path | None = None) -> BotSpec:
+    """The spec stored by :func:`spec_to_json`; its snapshot is looked up in the league ``folder``."""
+    digest = data.get("snapshot")
+    snapshot = folder / STORE / digest if folder is not None and isinstance(digest, str) else None
     return BotSpec(
         name=data["name"],
         builtin=data.get("builtin"),
@@ -145,11 +151,15 @@ def spec_from_json(data: dict[str, Any]) -> BotSpec:
         files=tuple(Path(p) for p in data["files"]) if "files" in data else None,
         sandbox=SandboxKind(data["sandbox"]) if "sandbox" in data else None,
         protocol=BotProtocol(data.get("protocol", BotProtocol.GRPC.value)),
+        snapshot=snapshot,
     )
 
 
 def version_hash(spec: BotSpec) -> str:
     """sha256 of what the version runs: its command or built-in with options, and its files.
+
+    A snapshotted spec's files are its snapshot's digest (which covers every byte); only a spec
+    without one has its files read here.
 
     Raises:
         LeagueError: a listed file is missing or unreadable.
@@ -159,7 +169,7 @@ def version_hash(spec: BotSpec) -> str:
     body.pop("name")
     digest.update(json.dumps(body, sort_keys=True).encode())
     hashed = 0
-    for root in spec.files or ():
+    for root in (spec.files or ()) if spec.snapshot is None else ():
         if not root.exists():
             raise LeagueError(f"{root} does not exist: --files must name existing files or folders")
         paths = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
@@ -301,7 +311,7 @@ class LeagueStore(MetaDatabase):
 
     def _add(self, command: dict[str, Any], seq: int, update: bool) -> str:
         name = str(command["name"])
-        if not BOT_NAME_PATTERN.match(name):
+        if not BOT_NAME_PATTERN.fullmatch(name):
             raise LeagueError(f"{name!r}: a name is letters, digits, '.', '_' or '-' (at most 40)")
         existing = self.versions(entrant=name)
         if update and not existing:
@@ -312,7 +322,7 @@ class LeagueStore(MetaDatabase):
         number = max((v.number for v in existing), default=0) + 1
         vid = f"{name}@v{number}"
         spec_data["name"] = vid
-        spec = spec_from_json(spec_data)
+        spec = spec_from_json(spec_data, self.folder)
         digest = str(command["hash"])
         for old in existing:
             if old.hash == digest:
@@ -365,7 +375,8 @@ class LeagueStore(MetaDatabase):
             args = (entrant,)
         rows = self._db.execute(sql + " ORDER BY seq, number", args).fetchall()
         return [
-            Version(r[0], r[1], r[2], r[3], spec_from_json(json.loads(r[4])), r[5], r[6], r[7]) for r in rows
+            Version(r[0], r[1], r[2], r[3], spec_from_json(json.loads(r[4]), self.folder), r[5], r[6], r[7])
+            for r in rows
         ]
 
     def snapshot(self) -> Snapshot:
