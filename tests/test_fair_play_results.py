@@ -91,21 +91,7 @@ def _forge(out: Path, key: str) -> None:
     row and record file consistently: everything but the signature agrees."""
     summary_text, record_text = next((s, r) for k, s, r in _rows(out) if k == key)
     record: dict[str, Any] = json.loads(record_text)
-    players = record["players"]
-    rules = Rules(players, record["target_score"], record["max_hands"])
-    state = play_game(rules, record["seed"], [BUILTIN_BOTS["random"](f"forged-{s}") for s in range(players)])
-    kept = {k: v for k, v in record.items() if k not in {"hands", "decisions", "faults", "result"}}
-    forged = state_to_record(state, **kept)
-    forged["decisions"], forged["faults"] = record.get("decisions", []), []
-    if isinstance(record.get("result"), dict):
-        totals = list(state.totals)
-        places = list(places_of(totals))
-        forged["result"] = {
-            **record["result"],
-            "totals": totals,
-            "places": places,
-            "winners": list(state.winners),
-        }
+    forged = _replayed(record)
     assert forged["hands"] != record["hands"], "the forgery plays other decisions"
     text = record_json(forged)
     with Store.open(out) as store:
@@ -244,3 +230,69 @@ def test_verify_with_a_bad_public_key_is_one_line(copy: tuple[Path, Path]) -> No
     result = _verify(out, key, "--public-key", "not-a-key")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def _replayed(record: dict[str, Any]) -> dict[str, Any]:
+    """The record re-played from its revealed seed with other legal decisions (a forgery)."""
+    players = record["players"]
+    rules = Rules(players, record["target_score"], record["max_hands"])
+    state = play_game(rules, record["seed"], [BUILTIN_BOTS["random"](f"forged-{s}") for s in range(players)])
+    forged = state_to_record(
+        state, **{k: v for k, v in record.items() if k not in {"hands", "result", "faults"}}
+    )
+    forged["faults"] = []
+    if isinstance(record.get("result"), dict):
+        totals = list(state.totals)
+        places = list(places_of(totals))
+        forged["result"] = {
+            **record["result"],
+            "totals": totals,
+            "places": places,
+            "winners": list(state.winners),
+        }
+    return forged
+
+
+@pytest.mark.timeout(600)
+def test_hearts_league_verify_reports_a_consistent_forgery_by_its_key(tmp_path: Path) -> None:
+    key = tmp_path / "organiser" / "signing-key"
+    lg = tmp_path / "lg"
+    env = _env(key)
+    run = [sys.executable, "-m", "hearts_tournaments", "league"]
+    steps = [
+        ["init", str(lg), "--table-size", "6", "--max-hands", "1", "--sandbox", "none"],
+        ["add", str(lg), "heur", "--builtin", "heuristic"],
+        ["add", str(lg), "rnd", "--builtin", "random"],
+        ["run", str(lg), "--blocks", "1"],
+        ["verify", str(lg)],
+    ]
+    for step in steps:
+        result = subprocess.run(
+            [*run, *step], capture_output=True, text=True, timeout=600, check=False, env=env
+        )
+        assert result.returncode == 0, (step, result.stdout, result.stderr)
+    assert "every game signed" in result.stdout
+    published = json.loads((lg / signing.PUBLISHED).read_text())
+    with sqlite3.connect(lg / "league.sqlite") as db:
+        key_of, summary, record = db.execute(
+            "SELECT key, summary, record FROM games WHERE block IS NOT NULL ORDER BY rowid LIMIT 1"
+        ).fetchone()
+        forged = _replayed(json.loads(record))
+        assert forged["hands"] != json.loads(record)["hands"]
+        new_summary = {**json.loads(summary), "totals": forged["result"]["totals"]}
+        db.execute(
+            "UPDATE games SET summary = ?, record = ? WHERE key = ?",
+            (json.dumps(new_summary), record_json(forged), key_of),
+        )
+    for extra in ((), ("--public-key", published["public_key"])):
+        result = subprocess.run(
+            [*run, "verify", str(lg), *extra],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+            env=env,
+        )
+        assert result.returncode == 1, result.stdout
+        lines = result.stdout.splitlines()[:-1]
+        assert lines == [lines[0]] and lines[0].startswith(f"{key_of}: its signature does not hold"), lines

@@ -282,3 +282,57 @@ def verify_chain(
     if expected.chain_head is not None and expected.chain_head != head:
         problems.append("chain: its head is not the published head: games were dropped, added or changed")
     return problems
+
+
+def expected_signer(output: Path, public_key: str | None) -> tuple[Published | None, str, list[str]]:
+    """The key (and published count and head) the signatures of ``output`` must hold, where it
+    came from, and problems found on the way.
+
+    In order: ``public_key`` (a key as printed, or a published file); the organiser's own key
+    when it is on this machine; the key the folder's ``published.json`` names (which whoever
+    can write the folder could replace: said so).
+
+    Raises:
+        SigningError: ``public_key`` is neither a key nor a published file.
+    """
+    problems: list[str] = []
+    in_folder = output / PUBLISHED
+    folder_claim: Published | None = None
+    if in_folder.is_file():
+        try:
+            folder_claim = read_published(str(in_folder))
+        except SigningError as exc:
+            problems.append(f"published: {exc}")
+    if public_key is not None:
+        given = read_published(public_key)
+        if given.games is None and folder_claim is not None and _same(folder_claim, given):
+            given = folder_claim
+        return given, "by the key given", problems
+    try:
+        own = load_signing_key(create=False).public_key()
+    except SigningError:
+        own = None
+    if own is not None:
+        mine = Published(own)
+        if folder_claim is not None and not _same(folder_claim, mine):
+            problems.append(f"published: {in_folder} names another key than the organiser's on this machine")
+        elif folder_claim is not None:
+            mine = folder_claim
+        return mine, f"by the organiser's key {public_text(own)}", problems
+    if folder_claim is not None:
+        return (
+            folder_claim,
+            f"by the key {public_text(folder_claim.public_key)} that the folder itself names: "
+            "whoever can write the folder can replace it; pass --public-key with the key published "
+            "with the standings",
+            problems,
+        )
+    problems.append(
+        "signatures: no key to check them against (no published.json, no signing key on this machine): "
+        "pass --public-key with the key published with the standings"
+    )
+    return None, "", problems
+
+
+def _same(a: Published, b: Published) -> bool:
+    return public_text(a.public_key) == public_text(b.public_key)

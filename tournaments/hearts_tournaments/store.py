@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import hashlib
 import json
 import os
 import secrets
@@ -183,6 +184,41 @@ class MetaDatabase:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return default if row is None else str(row[0])
 
+    #: Signs every game stored (:mod:`hearts_tournaments.signing`); None stores games
+    #: unsigned, which ``verify`` reports.
+    signer: signing.Signer | None = None
+    #: The meta key of the id every signature binds to.
+    _ID_META = "tournament_id"
+
+    @property
+    def ledger_id(self) -> str:
+        """The id every signature binds to (a database from before it had one: derived from its meta)."""
+        fallback = "/".join(self.meta_or(k, "") for k in ("name", "created_at", "config"))
+        return self.meta_or(self._ID_META, hashlib.sha256(fallback.encode()).hexdigest()[:32])
+
+    def sign_with(self, key: Ed25519PrivateKey) -> None:
+        """Signs every game stored from now on with ``key``."""
+        self.signer = signing.Signer(key, self.ledger_id)
+
+    def signatures(self) -> list[tuple[int, str, str, str, str]]:
+        """The signature chain, ``(seq, key, signer, signature, head)`` by seq (none before signatures)."""
+        try:
+            rows = self._db.execute("SELECT seq, key, signer, signature, head FROM signatures ORDER BY seq")
+            return [(int(a), str(b), str(c), str(d), str(e)) for a, b, c, d, e in rows]
+        except sqlite3.OperationalError:
+            return []
+
+    def signed_games(self) -> list[tuple[str, str, str]]:
+        """``(key, summary, record)`` of every stored game, as signed."""
+        rows = self._db.execute("SELECT key, summary, record FROM games")
+        return [(str(k), str(s), str(r)) for k, s, r in rows]
+
+    def publish(self, folder: Path) -> dict[str, Any] | None:
+        """Writes ``published.json`` (key, count and chain head, signed); None without a signer."""
+        if self.signer is None:
+            return None
+        return self.signer.publish(folder, self.meta_or("name", folder.name), self._db)
+
     def set_meta(self, key: str, value: str) -> None:
         """Sets a value of the meta table, in a transaction of its own."""
         with self._db:
@@ -198,9 +234,6 @@ class Store(MetaDatabase):
     def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
         self.path = path
         self._db = connection
-        #: Signs every game :meth:`add` stores (:mod:`hearts_tournaments.signing`); None stores
-        #: games unsigned, which ``verify`` reports.
-        self.signer: signing.Signer | None = None
 
     # ------------------------------------------------------------------ opening
     @staticmethod
@@ -375,36 +408,6 @@ class Store(MetaDatabase):
     # ------------------------------------------------------------------ reading
     def _missing(self, key: str) -> Exception:
         return StoreError(f"{self.path} lacks {key!r}")
-
-    @property
-    def tournament_id(self) -> str:
-        """The id every signature binds to (older databases: derived from their name and start)."""
-        fallback = f"{self.meta_or('name', '')}/{self.meta_or('created_at', '')}"
-        return self.meta_or("tournament_id", fallback)
-
-    def sign_with(self, key: Ed25519PrivateKey) -> None:
-        """Signs every game stored from now on with ``key``."""
-        self.signer = signing.Signer(key, self.tournament_id)
-
-    def signatures(self) -> list[tuple[int, str, str, str, str]]:
-        """The signature chain, ``(seq, key, signer, signature, head)`` by seq (none before signatures)."""
-        try:
-            rows = self._db.execute("SELECT seq, key, signer, signature, head FROM signatures ORDER BY seq")
-            return [(int(a), str(b), str(c), str(d), str(e)) for a, b, c, d, e in rows]
-        except sqlite3.OperationalError:
-            return []
-
-    def signed_games(self) -> list[tuple[str, str, str]]:
-        """``(key, summary, record)`` of every stored game, as signed."""
-        return [
-            (str(k), str(s), str(r)) for k, s, r in self._db.execute("SELECT key, summary, record FROM games")
-        ]
-
-    def publish(self, folder: Path) -> dict[str, Any] | None:
-        """Writes ``published.json`` (key, count and chain head, signed); None without a signer."""
-        if self.signer is None:
-            return None
-        return self.signer.publish(folder, self.meta_or("name", ""), self._db)
 
     @property
     def config_text(self) -> str:

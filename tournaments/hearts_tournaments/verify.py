@@ -77,52 +77,6 @@ class Verification:
         )
 
 
-def expected_key(output: Path, public_key: str | None) -> tuple[signing.Published | None, str, list[str]]:
-    """The key (and published count and head) the signatures must hold, where it came from, and
-    problems found on the way."""
-    problems: list[str] = []
-    in_folder = output / signing.PUBLISHED
-    folder_claim: signing.Published | None = None
-    if in_folder.is_file():
-        try:
-            folder_claim = signing.read_published(str(in_folder))
-        except signing.SigningError as exc:
-            problems.append(f"published: {exc}")
-    if public_key is not None:
-        given = signing.read_published(public_key)
-        if given.games is None and folder_claim is not None and _same(folder_claim, given):
-            given = folder_claim
-        return given, "by the key given", problems
-    try:
-        own = signing.load_signing_key(create=False).public_key()
-    except signing.SigningError:
-        own = None
-    if own is not None:
-        mine = signing.Published(own)
-        if folder_claim is not None and not _same(folder_claim, mine):
-            problems.append(f"published: {in_folder} names another key than the organiser's on this machine")
-        elif folder_claim is not None:
-            mine = folder_claim
-        return mine, f"by the organiser's key {signing.public_text(own)}", problems
-    if folder_claim is not None:
-        return (
-            folder_claim,
-            f"by the key {signing.public_text(folder_claim.public_key)} that the folder itself names: "
-            "whoever can write the folder can replace it; pass --public-key with the key published "
-            "with the standings",
-            problems,
-        )
-    problems.append(
-        "signatures: no key to check them against (no published.json, no signing key on this machine): "
-        "pass --public-key with the key published with the standings"
-    )
-    return None, "", problems
-
-
-def _same(a: signing.Published, b: signing.Published) -> bool:
-    return signing.public_text(a.public_key) == signing.public_text(b.public_key)
-
-
 def verify_tournament(tournament: Tournament, public_key: str | None = None) -> Verification:
     """Checks every stored game of ``tournament``, its signatures and its standings (see the module's doc).
 
@@ -189,11 +143,11 @@ def verify_tournament(tournament: Tournament, public_key: str | None = None) -> 
         balance=schedule.balance().to_json(),
     )
     problems.extend(_compare_standings(reported, recomputed))
-    signer, signed_by, key_problems = expected_key(tournament.output, public_key)
+    signer, signed_by, key_problems = signing.expected_signer(tournament.output, public_key)
     problems.extend(key_problems)
     if signer is not None:
         problems.extend(
-            signing.verify_chain(store.signed_games(), store.signatures(), store.tournament_id, signer)
+            signing.verify_chain(store.signed_games(), store.signatures(), store.ledger_id, signer)
         )
     return Verification(games=len(stored), record_files=files, problems=tuple(problems), signed_by=signed_by)
 

@@ -24,6 +24,7 @@ from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.play import StopAfter, run_league
 from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.signing import SigningError
 from hearts_tournaments.tournament_secrets import DealSecretError, read_deal_secret
 
 league_app = typer.Typer(
@@ -277,6 +278,34 @@ def record(
         if text is None:
             raise fail(f"no game {key!r}: see `hearts league games {folder}`")
         typer.echo(text)
+
+
+@league_app.command()
+def verify(
+    folder: Folder,
+    public_key: Annotated[
+        str | None,
+        typer.Option(
+            "--public-key",
+            metavar="KEY|FILE",
+            help="The key the games must be signed by (ed25519:...), or the published published.json. "
+            "Default: the organiser's key on this machine, else the key the folder names (said so).",
+        ),
+    ] = None,
+) -> None:
+    """Check every stored game: its record replays to its stored outcome, its signature and the chain hold.
+
+    Prints one line per problem and exits 1 if there is any; else a summary line and exit 0.
+    """
+    with _open(folder) as store:
+        try:
+            problems, summary = commands.verify(store, public_key)
+        except SigningError as exc:
+            raise fail(str(exc)) from None
+    for problem in problems:
+        typer.echo(problem)
+    typer.echo(summary)
+    raise typer.Exit(1 if problems else 0)
 
 
 @league_app.command("recompute")

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from hearts_client.bots import BUILTIN_BOTS
+from hearts_core.replay import replay
+from hearts_tournaments import signing
 from hearts_tournaments.config import BotProtocol, BotSpec
 from hearts_tournaments.entrants import snapshot_spec
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
@@ -274,6 +276,46 @@ def list_games(store: LeagueStore, bot: str | None = None, status: str | None = 
             }
         )
     return out
+
+
+def verify(store: LeagueStore, public_key: str | None = None) -> tuple[list[str], str]:
+    """Checks every stored game: its record replays to its stored outcome, and its signature and
+    the chain hold (:mod:`hearts_tournaments.signing`; ``public_key`` as for ``hearts tournament
+    verify``).
+
+    Returns:
+        One line per problem, and the closing line.
+
+    Raises:
+        SigningError: ``public_key`` is neither a key nor a published file.
+    """
+    problems: list[str] = []
+    games = store.signed_games()
+    for key, summary, record in games:
+        try:
+            stored = json.loads(summary)
+            replayed = replay(json.loads(record))
+        except (ValueError, TypeError) as exc:
+            problems.append(f"{key}: the stored game does not read as JSON ({exc})")
+            continue
+        if replayed["error"] is not None or not replayed["game_over"]:
+            problems.append(
+                f"{key}: the record does not replay to the end ({replayed['error'] or 'unfinished'})"
+            )
+        elif list(stored.get("totals", [])) != list(replayed["totals"]):
+            problems.append(
+                f"{key}: stored totals {stored.get('totals')} but the record gives {replayed['totals']}"
+            )
+    signer, signed_by, key_problems = signing.expected_signer(store.folder, public_key)
+    problems.extend(key_problems)
+    if signer is not None:
+        problems.extend(signing.verify_chain(games, store.signatures(), store.ledger_id, signer))
+    if problems:
+        return problems, f"verify: {len(problems)} problem(s) in {len(games)} stored games"
+    return (
+        problems,
+        f"verify: ok: {len(games)} games replay to their stored outcomes; every game signed, {signed_by}",
+    )
 
 
 def recompute(store: LeagueStore, form: str = "json") -> str:

@@ -17,6 +17,7 @@ table over the admin API, one sandboxed bot process per seat, ``AwaitTable``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import fcntl
 import random
@@ -39,7 +40,7 @@ from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeti
 from hearts_tournaments.league.ratings import TableRow, official_table, online_update
 from hearts_tournaments.league.store import ACTIVE, PENDING, LeagueStore, Snapshot, Version
 from hearts_tournaments.outcome import GameOutcome
-from hearts_tournaments.runner import GamePlay, RunnerError, Terminated, until_terminated
+from hearts_tournaments.runner import GamePlay, RunnerError, Terminated, signing_key_for, until_terminated
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
 from hearts_tournaments.schedule import ScheduledGame
 from hearts_tournaments.snapshot import SnapshotError, check_snapshot
@@ -208,11 +209,18 @@ def run_league(
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise LeagueError(f"another `hearts league run` is playing {store.folder}") from None
+        try:
+            store.sign_with(signing_key_for(store.folder))
+        except RunnerError as exc:
+            raise LeagueError(str(exc)) from None
         loop = _Loop(store, stop, max(1, concurrency), emit)
         try:
             asyncio.run(until_terminated(loop.run()))
         except Terminated:
             raise KeyboardInterrupt from None  # SIGTERM stops a league as Ctrl-C does
+        finally:
+            with contextlib.suppress(OSError):
+                store.publish(store.folder)
         return loop.stored
 
 
@@ -419,6 +427,8 @@ class _Loop:
         )
         self.stored += 1
         self.games += len(outcomes)
+        with contextlib.suppress(OSError):  # written again after the next block, and at the end
+            self.store.publish(self.store.folder)
         log.info("league_block_stored", block=number)
         self.emit(f"block {number}: {' '.join(order)}")
         for vid, note in quarantine:

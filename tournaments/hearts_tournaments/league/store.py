@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import secrets
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hearts_tournaments import signing
 from hearts_tournaments.config import BOT_NAME_PATTERN, BotProtocol, BotSpec
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.outcome import GameOutcome
@@ -43,7 +45,8 @@ STATUSES = (PENDING, ACTIVE, ERROR, RETIRED, QUARANTINED)
 #: Bytes of a bot's files hashed at most (beyond that, ``add`` refuses: pack the bot smaller).
 MAX_HASHED_BYTES = 512 * 1024 * 1024
 
-_SCHEMA = """
+_SCHEMA = (
+    """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE entrants (name TEXT PRIMARY KEY, seq INTEGER NOT NULL);
 CREATE TABLE versions (
@@ -94,6 +97,9 @@ CREATE TABLE rating_history (block INTEGER NOT NULL, version TEXT NOT NULL, mu R
 CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, block INTEGER NOT NULL,
                      version TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL);
 """
+    + signing.SCHEMA
+    + ";"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +194,8 @@ def version_hash(spec: BotSpec) -> str:
 class LeagueStore(MetaDatabase):
     """An open league database (``create`` a new one, ``open`` an existing one)."""
 
+    _ID_META = "league_id"
+
     def __init__(self, folder: Path, db: sqlite3.Connection) -> None:
         self.folder = folder
         self._db = db
@@ -234,6 +242,7 @@ class LeagueStore(MetaDatabase):
                 ("schema", str(SCHEMA_VERSION)),
                 ("config", json.dumps(config.to_json())),
                 ("deal_secret", secret.hex()),
+                ("league_id", secrets.token_hex(16)),
             ]
             db.executemany("INSERT INTO meta VALUES (?, ?)", rows)
         return cls(folder, db)
@@ -259,6 +268,9 @@ class LeagueStore(MetaDatabase):
             raise LeagueError(f"{path} is not a league database: {exc}") from None
         if schema != str(SCHEMA_VERSION):
             raise LeagueError(f"{path} is a league of schema {schema}; this version reads {SCHEMA_VERSION}")
+        if not read_only:  # a league from before signatures gets their table (its games unsigned)
+            with contextlib.suppress(sqlite3.Error):
+                db.execute(signing.SCHEMA)
         return cls(folder, db)
 
     def _missing(self, key: str) -> Exception:
@@ -502,6 +514,7 @@ class LeagueStore(MetaDatabase):
     def _insert_game(
         self, outcome: GameOutcome, block: int | None, rotation: int, validates: str | None
     ) -> None:
+        summary = json.dumps(outcome.summary_json())
         self._db.execute(
             "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -510,11 +523,13 @@ class LeagueStore(MetaDatabase):
                 rotation,
                 validates,
                 outcome.game_id,
-                json.dumps(outcome.summary_json()),
+                summary,
                 outcome.record_json,
                 time.time(),
             ),
         )
+        if self.signer is not None:
+            self.signer.sign_next(self._db, outcome.key, summary, outcome.record_json)
         for seat, vid in enumerate(outcome.seats):
             self._db.execute(
                 "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
