@@ -22,10 +22,12 @@ it (docs/SECURITY.md).
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
 import sqlite3
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,21 +96,30 @@ def load_signing_key(path: Path | None = None, *, create: bool = True) -> Ed2551
 
 
 def _create(path: Path) -> Ed25519PrivateKey:
+    """A new key, written whole to a temporary file and linked into place: a process that finds
+    the file finds all of it, and of two processes making one at once, both use the first."""
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd, tmp = tempfile.mkstemp(prefix=".signing-key-", dir=path.parent)  # mode 0600
+    except OSError as exc:
+        raise SigningError(f"cannot create the signing key {path}: {exc.strerror}; set {KEY_ENV}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(pem)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(tmp, path)
     except FileExistsError:  # another process made it first: use that one
         return load_signing_key(path, create=False)
     except OSError as exc:
         raise SigningError(f"cannot create the signing key {path}: {exc.strerror}; set {KEY_ENV}") from None
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(pem)
-        handle.flush()
-        os.fsync(handle.fileno())
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
     return key
 
 
