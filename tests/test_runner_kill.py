@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import pytest
 from hearts_tournaments.config import parse_config
 from hearts_tournaments.runner import create_tournament, open_tournament
 from hearts_tournaments.schedule import make_schedule
-from hearts_tournaments.store import Store
+from hearts_tournaments.store import PARTIAL_SUFFIX, Store
 
 HANG_BOT = """
 import os
@@ -77,25 +78,72 @@ def _start(config: Path, folder: Path) -> subprocess.Popen[bytes]:
     )
 
 
+#: The moments of a start the kills are aimed at, each an event seen in the output folder (not a
+#: time): the folder made, the partial database made, written to, grown, linked into place.
+def _made(folder: Path) -> bool:
+    return folder.exists()
+
+
+def _partial(folder: Path, size: int) -> bool:
+    """The partial database has reached ``size`` bytes, or is already linked into place (each
+    moment counts as reached once it is past: a moment missed between two polls kills later)."""
+    if _whole(folder):
+        return True
+    with contextlib.suppress(OSError):
+        return any(p.stat().st_size >= size for p in folder.glob(f"*{PARTIAL_SUFFIX}"))
+    return False
+
+
+def _whole(folder: Path) -> bool:
+    return Store.path_in(folder).exists()
+
+
+MOMENTS: list[tuple[str, Callable[[Path], bool]]] = [
+    ("folder made", _made),
+    ("partial made", lambda f: _partial(f, 0)),
+    ("partial written", lambda f: _partial(f, 1)),
+    ("partial grown", lambda f: _partial(f, 8192)),
+    ("database linked", _whole),
+]
+
+
+def _kill_when(config: Path, folder: Path, moment: Callable[[Path], bool], after: int) -> None:
+    """Starts a run and SIGKILLs it ``after`` polls of the output folder past ``moment`` (or at
+    its exit, if the moment passes unseen between two polls)."""
+    runner = _start(config, folder)
+    try:
+        seen = 0
+        while runner.poll() is None:
+            if moment(folder):
+                seen += 1
+                if seen > after:
+                    break
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(runner.pid, signal.SIGKILL)
+        runner.wait(timeout=30)
+
+
 def test_a_kill_at_any_moment_of_the_start_leaves_no_database_or_a_whole_one(tmp_path: Path) -> None:
     config = _config(tmp_path)
     outcomes = {"none": 0, "whole": 0}
-    for step in range(36):
-        folder = tmp_path / f"out{step}"
-        runner = _start(config, folder)
-        time.sleep(0.3 + step * 0.04)
-        os.killpg(runner.pid, signal.SIGKILL)
-        runner.wait(timeout=30)
-        if not Store.path_in(folder).exists():
-            outcomes["none"] += 1  # `run` starts it afresh
-            continue
-        # Whatever is there is a whole tournament: `resume` takes it.
-        tournament = open_tournament(folder)
-        with tournament.store:
-            assert len(tournament.store.schedule().games) == 2
-            assert tournament.store.count() == 0
-        outcomes["whole"] += 1
-    assert outcomes["whole"] > 0, outcomes  # the kills reached past the creation
+    step = 0
+    for _name, moment in MOMENTS:
+        for after in (0, 1, 10, 100):
+            folder = tmp_path / f"out{step}"
+            step += 1
+            _kill_when(config, folder, moment, after)
+            if not Store.path_in(folder).exists():
+                outcomes["none"] += 1  # `run` starts it afresh
+                continue
+            # Whatever is there is a whole tournament: `resume` takes it.
+            tournament = open_tournament(folder)
+            with tournament.store:
+                assert len(tournament.store.schedule().games) == 2
+                assert tournament.store.count() == 0
+            outcomes["whole"] += 1
+    # The kills aimed after the link reached past the creation, whatever the machine's speed.
+    assert outcomes["whole"] >= 4, outcomes
     # A folder left without a database (maybe with a partial one) takes a new tournament.
     folder = tmp_path / "out0"
     if not Store.path_in(folder).exists():
