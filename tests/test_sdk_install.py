@@ -67,6 +67,38 @@ def test_importing_the_sdk_brings_no_server_code_and_configures_no_logging(sdk_p
     subprocess.run([str(sdk_python), "-c", probe], check=True, timeout=60)
 
 
+#: SDK modules that need an extra of the SDK (``pip install 'cancellation-hearts-sdk[EXTRA]'``):
+#: without it, importing them fails with one ModuleNotFoundError naming that extra's package.
+NEEDS_EXTRA = {"hearts_client.sim.pettingzoo": {"pettingzoo", "gymnasium", "numpy"}}
+
+
+def test_every_sdk_module_imports_and_the_stdio_bridge_runs_from_the_sdk_install(sdk_python: Path) -> None:
+    probe = "\n".join(
+        [
+            "import importlib, json, pkgutil, hearts_client",
+            "failed = {}",
+            "for info in pkgutil.walk_packages(hearts_client.__path__, 'hearts_client.'):",
+            "    try:",
+            "        importlib.import_module(info.name)",
+            "    except ImportError as exc:",
+            "        failed[info.name] = getattr(exc, 'name', None) or str(exc)",
+            "print(json.dumps(failed))",
+        ]
+    )
+    result = subprocess.run([str(sdk_python), "-c", probe], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    failed = json.loads(result.stdout)
+    unexpected = {m: n for m, n in failed.items() if str(n).split(".")[0] not in NEEDS_EXTRA.get(m, set())}
+    assert not unexpected, unexpected
+    bridge = subprocess.run(
+        [str(sdk_python), "-m", "hearts_client.stdio_bridge", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bridge.returncode == 0 and "JSON lines" in bridge.stdout, bridge.stderr
+
+
 def test_the_documented_bot_runs_from_the_sdk_install_against_hearts_host(
     sdk_python: Path, tmp_path: Path
 ) -> None:

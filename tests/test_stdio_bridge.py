@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import shutil
 import sys
 import time
@@ -63,10 +64,26 @@ class Played:
         return [d for d in self.record["decisions"] if d["seat"] == STDIO_SEAT]
 
 
+class _Records(logging.Handler):
+    """Keeps every record logged through the standard library (the SDK's loggers)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
 async def _play(tmp_path: Path, command: list[str], **config: Any) -> Played:
     records = tmp_path / "records"
     stderr_path = tmp_path / "bot.stderr"
-    with structlog.testing.capture_logs() as logs:
+    bridge_log = _Records()
+    sdk_logger = logging.getLogger("hearts_client")
+    sdk_logger.addHandler(bridge_log)
+    with contextlib.ExitStack() as stack:
+        stack.callback(sdk_logger.removeHandler, bridge_log)
+        logs = stack.enter_context(structlog.testing.capture_logs())
         async with running_server(records) as server:
             names = ["heuristic"] * PLAYERS
             names[STDIO_SEAT] = "stdio"
@@ -98,10 +115,12 @@ async def _play(tmp_path: Path, command: list[str], **config: Any) -> Played:
     assert outcome["error"] is None  # every decision of the record, the stdio seat's too, is legal
     # The SDK bots never faulted: whatever the stdio bot did stayed in its seat.
     assert all(f["seat"] == STDIO_SEAT for f in record["faults"])
-    # No traceback anywhere in the logs: nothing was logged with an exception.
+    # No traceback anywhere in the logs (the referee's, and the bridge's, which logs through the
+    # standard library like all of the SDK): nothing was logged with an exception.
     assert not [
         entry for entry in logs if entry.get("exc_info") or entry["log_level"] in ("error", "critical")
     ]
+    assert not [r.getMessage() for r in bridge_log.records if r.exc_info or r.levelno >= logging.ERROR]
     return Played(record, stats, tokens[STDIO_SEAT], stderr_path.read_text(errors="replace"), logs)
 
 

@@ -9,6 +9,7 @@ referee's logs; the fields are also attached to the record as ``fields``.
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 
@@ -39,3 +40,8 @@ class EventLogger:
 def get_logger(name: str) -> EventLogger:
     """The SDK's logger for module ``name``."""
     return EventLogger(name)
+
+
+def configure_stderr_logging(level: int = logging.INFO) -> None:
+    """Plain ``time LEVEL event key=value`` lines on stderr: for the SDK's entry points only."""
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")

@@ -20,7 +20,7 @@ import grpc
 from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from cancellation_hearts.v1 import referee_service_pb2_grpc as rgrpc
-from hearts_client._log import get_logger
+from hearts_client._log import configure_stderr_logging, get_logger
 from hearts_client.bot import Bot
 from hearts_core.rules import DEFAULT_MAX_HANDS, MoonChoice
 from hearts_core.view import HandSummary, TrickView
@@ -403,7 +403,6 @@ def main(bot: Bot, argv: list[str] | None = None) -> None:
     refuses the bot.
     """
     import argparse
-    import logging
     import os
     import sys
 
@@ -418,7 +417,7 @@ def main(bot: Bot, argv: list[str] | None = None) -> None:
         token = read_token(args.token, args.token_file)
     except TokenError as exc:
         parser.error(str(exc))
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
+    configure_stderr_logging()
     try:
         run(bot, args.server, token, name=args.name, tls_ca=args.tls_ca)
     except BotRunError as exc:

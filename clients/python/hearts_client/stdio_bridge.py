@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_client._log import configure_stderr_logging, get_logger
 from hearts_client.sdk import BotRunError, TokenError, play_seat, read_token
 from hearts_client.stdio_protocol import (
     MAX_LINE_BYTES,
@@ -57,7 +58,6 @@ from hearts_client.stdio_protocol import (
     rejected_message,
 )
 from hearts_core.lifetime import tied_argv
-from hearts_server.logs import configure_logging, get_logger
 
 log = get_logger(__name__)
 
@@ -577,7 +577,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         token = read_token(args.token, args.token_file)
     except TokenError as exc:
         parser.error(str(exc))
-    configure_logging()
+    configure_stderr_logging()
     return asyncio.run(_main_async(args, token))
 
 
