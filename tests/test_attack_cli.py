@@ -7,7 +7,6 @@ for every config key.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -202,7 +201,3 @@ def test_fresh_removes_only_what_the_runner_made(tmp_path: Path) -> None:
     remove_owned(tmp_path)
     assert [p for p in made if p.exists() and p.name != "tournament.db"] == []
     assert all(p.exists() for p in theirs)
-
-
-def test_the_cli_runner_module_is_importable() -> None:
-    assert "hearts_tournaments.cli" in sys.modules

@@ -490,8 +490,9 @@ def test_bots_run_below_the_referee_s_priority(tmp_path: Path, sandbox: SandboxK
     code = "import os\nprint('NICE', os.getpriority(os.PRIO_PROCESS, 0))"
     process, log = start_alone(tmp_path, code, Limits(), sandbox)
     assert process.returncode == 0, log
-    assert BOT_NICENESS > 0
-    assert f"NICE {os.getpriority(os.PRIO_PROCESS, 0) + BOT_NICENESS}" in log, log
+    (seen,) = [int(line.split()[1]) for line in log.splitlines() if line.startswith("NICE ")]
+    referee = os.getpriority(os.PRIO_PROCESS, 0)
+    assert seen > referee and seen == min(referee + BOT_NICENESS, 19), (seen, referee)
 
 
 def test_the_rlimits_are_set_without_prlimit_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
