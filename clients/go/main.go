@@ -129,19 +129,41 @@ func play(client pb.RefereeServiceClient, token, name string) (progressed bool, 
 			log.Printf("reconnected: hand %d, phase %s", m.Snapshot.View.GetHandIndex(), m.Snapshot.View.GetPhase())
 		case *pb.PlayResponse_DecisionRequest:
 			open, retried = m.DecisionRequest, false
-			_ = stream.Send(decide(open))
+			if answer := decide(open); answer != nil {
+				_ = stream.Send(answer)
+			} else { // a kind newer than this bot: the referee's default answers it in time
+				log.Printf("request %d: unknown decision kind %s, left to the referee", open.RequestId, open.Kind)
+			}
 		case *pb.PlayResponse_Rejection:
 			r := m.Rejection
-			log.Printf("rejected (request %d): %s: %s", r.RequestId, r.Code, r.Reason)
+			log.Printf("rejected (request %d): %s: %s", r.RequestId, r.RejectionCode, r.Reason)
 			// Answer the still-open request once more, with the safest answer there is.
-			if open != nil && r.RequestId == open.RequestId && !retried && r.Code != "STALE_REQUEST" {
-				retried = true
-				_ = stream.Send(fallback(open))
+			if open != nil && r.RequestId == open.RequestId && !retried && retryable(r.RejectionCode) {
+				if answer := fallback(open); answer != nil {
+					retried = true
+					_ = stream.Send(answer)
+				}
 			}
 		}
 	}
 }
 
+// retryable says whether a rejection is worth answering again within the same request: the
+// rule codes, UNKNOWN_CARD and WRONG_ANSWER; not STALE_REQUEST or NOT_YOUR_TURN (wait for the
+// next request), MALFORMED or UNEXPECTED (a bug here), nor a code newer than this bot.
+func retryable(code pb.RejectionCode) bool {
+	switch code {
+	case pb.RejectionCode_REJECTION_CODE_NOT_IN_HAND, pb.RejectionCode_REJECTION_CODE_MUST_FOLLOW_SUIT,
+		pb.RejectionCode_REJECTION_CODE_HEARTS_NOT_BROKEN, pb.RejectionCode_REJECTION_CODE_FIRST_LEAD_RESTRICTED,
+		pb.RejectionCode_REJECTION_CODE_BAD_PASS_COUNT, pb.RejectionCode_REJECTION_CODE_PASS_NOT_IN_HAND,
+		pb.RejectionCode_REJECTION_CODE_BAD_MOON_CHOICE, pb.RejectionCode_REJECTION_CODE_UNKNOWN_CARD,
+		pb.RejectionCode_REJECTION_CODE_WRONG_ANSWER:
+		return true
+	}
+	return false
+}
+
+// decide answers a request, or returns nil for a decision kind this bot does not know.
 func decide(req *pb.DecisionRequest) *pb.PlayRequest {
 	d := &pb.Decision{RequestId: req.RequestId}
 	switch req.Kind {
@@ -150,8 +172,10 @@ func decide(req *pb.DecisionRequest) *pb.PlayRequest {
 	case pb.DecisionKind_DECISION_KIND_PLAY:
 		card := choosePlay(req.LegalCards, req.View.GetCurrentTrick().GetCards())
 		d.Answer = &pb.Decision_PlayCard{PlayCard: &pb.PlayCard{Card: card}}
-	default: // DECISION_KIND_MOON
+	case pb.DecisionKind_DECISION_KIND_MOON:
 		d.Answer = &pb.Decision_ChooseMoon{ChooseMoon: &pb.ChooseMoon{Choice: pb.MoonChoice_MOON_CHOICE_SELF_MINUS_26}}
+	default:
+		return nil
 	}
 	return &pb.PlayRequest{Message: &pb.PlayRequest_Decision{Decision: d}}
 }
@@ -160,6 +184,9 @@ func decide(req *pb.DecisionRequest) *pb.PlayRequest {
 // three cards of the hand.
 func fallback(req *pb.DecisionRequest) *pb.PlayRequest {
 	answer := decide(req)
+	if answer == nil {
+		return nil
+	}
 	d := answer.GetDecision()
 	switch req.Kind {
 	case pb.DecisionKind_DECISION_KIND_PASS:

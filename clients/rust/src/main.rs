@@ -160,18 +160,33 @@ async fn play(
                 eprintln!("rust-bot: reconnected: hand {}, phase {:?}", view.hand_index, view.phase());
             }
             Some(play_response::Message::DecisionRequest(request)) => {
-                let _ = tx.send(decide(&request)).await;
+                match decide(&request) {
+                    Some(answer) => {
+                        let _ = tx.send(answer).await;
+                    }
+                    // A kind newer than this bot: the referee's default answers it in time.
+                    None => eprintln!(
+                        "rust-bot: request {}: unknown decision kind {}, left to the referee",
+                        request.request_id, request.kind
+                    ),
+                }
                 (open, retried) = (Some(request), false);
             }
             Some(play_response::Message::Rejection(r)) => {
-                eprintln!("rust-bot: rejected (request {}): {}: {}", r.request_id, r.code, r.reason);
+                eprintln!(
+                    "rust-bot: rejected (request {}): {:?}: {}",
+                    r.request_id,
+                    r.rejection_code(),
+                    r.reason
+                );
                 // Answer the still-open request once more, with the safest answer there is.
                 if let Some(request) = open.as_ref().filter(|q| q.request_id == r.request_id)
                     && !retried
-                    && r.code != "STALE_REQUEST"
+                    && retryable(r.rejection_code)
+                    && let Some(answer) = fallback(request)
                 {
                     retried = true;
-                    let _ = tx.send(fallback(request)).await;
+                    let _ = tx.send(answer).await;
                 }
             }
             None => {}
@@ -205,40 +220,91 @@ fn answer(request: &DecisionRequest, answer: decision::Answer) -> PlayRequest {
     PlayRequest { message: Some(play_request::Message::Decision(decision)) }
 }
 
-fn decide(request: &DecisionRequest) -> PlayRequest {
-    let view = request.view.clone().unwrap_or_default();
-    answer(
-        request,
-        match request.kind() {
-            DecisionKind::Pass => {
-                decision::Answer::PassCards(pb::PassCards { cards: strategy::choose_pass(&view.hand) })
-            }
-            DecisionKind::Play => {
-                let trick = view.current_trick.map(|t| t.cards).unwrap_or_default();
-                decision::Answer::PlayCard(pb::PlayCard {
-                    card: strategy::choose_play(&request.legal_cards, &trick),
-                })
-            }
-            _ => decision::Answer::ChooseMoon(pb::ChooseMoon { choice: MoonChoice::SelfMinus26.into() }),
-        },
+/// Whether a rejection is worth answering again within the same request: the rule codes,
+/// UNKNOWN_CARD and WRONG_ANSWER; not STALE_REQUEST or NOT_YOUR_TURN (wait for the next
+/// request), MALFORMED or UNEXPECTED (a bug here), nor a code newer than this bot.
+fn retryable(code: i32) -> bool {
+    use pb::RejectionCode as C;
+    matches!(
+        C::try_from(code),
+        Ok(C::NotInHand
+            | C::MustFollowSuit
+            | C::HeartsNotBroken
+            | C::FirstLeadRestricted
+            | C::BadPassCount
+            | C::PassNotInHand
+            | C::BadMoonChoice
+            | C::UnknownCard
+            | C::WrongAnswer)
     )
 }
 
+/// The bot's answer, or None for a decision kind this bot does not know.
+fn decide(request: &DecisionRequest) -> Option<PlayRequest> {
+    let view = request.view.clone().unwrap_or_default();
+    let chosen = match DecisionKind::try_from(request.kind).ok()? {
+        DecisionKind::Pass => {
+            decision::Answer::PassCards(pb::PassCards { cards: strategy::choose_pass(&view.hand) })
+        }
+        DecisionKind::Play => {
+            let trick = view.current_trick.map(|t| t.cards).unwrap_or_default();
+            decision::Answer::PlayCard(pb::PlayCard {
+                card: strategy::choose_play(&request.legal_cards, &trick),
+            })
+        }
+        DecisionKind::Moon => {
+            decision::Answer::ChooseMoon(pb::ChooseMoon { choice: MoonChoice::SelfMinus26.into() })
+        }
+        _ => return None,
+    };
+    Some(answer(request, chosen))
+}
+
 /// The plainest answer: the first legal card, or the first three cards of the hand.
-fn fallback(request: &DecisionRequest) -> PlayRequest {
+fn fallback(request: &DecisionRequest) -> Option<PlayRequest> {
     match request.kind() {
         DecisionKind::Pass => {
             let hand = request.view.as_ref().map(|v| v.hand.clone()).unwrap_or_default();
-            answer(
+            Some(answer(
                 request,
                 decision::Answer::PassCards(pb::PassCards { cards: hand.into_iter().take(3).collect() }),
-            )
+            ))
         }
         DecisionKind::Play => {
             let card = request.legal_cards.first().cloned().unwrap_or_default();
-            answer(request, decision::Answer::PlayCard(pb::PlayCard { card }))
+            Some(answer(request, decision::Answer::PlayCard(pb::PlayCard { card })))
         }
         _ => decide(request),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_only_what_the_enum_says_is_worth_it() {
+        assert!(retryable(pb::RejectionCode::MustFollowSuit as i32));
+        assert!(retryable(pb::RejectionCode::UnknownCard as i32));
+        assert!(!retryable(pb::RejectionCode::StaleRequest as i32));
+        assert!(!retryable(pb::RejectionCode::NotYourTurn as i32));
+        assert!(!retryable(pb::RejectionCode::Malformed as i32));
+        assert!(!retryable(pb::RejectionCode::Unspecified as i32));
+        assert!(!retryable(99)); // newer than this bot
+    }
+
+    #[test]
+    fn an_unknown_decision_kind_is_left_to_the_referee() {
+        let unknown = DecisionRequest { request_id: 7, kind: 42, ..Default::default() };
+        assert!(decide(&unknown).is_none() && fallback(&unknown).is_none());
+        let moon = DecisionRequest { request_id: 8, kind: DecisionKind::Moon as i32, ..Default::default() };
+        assert!(matches!(
+            decide(&moon).and_then(|r| r.message),
+            Some(play_request::Message::Decision(pb::Decision {
+                answer: Some(decision::Answer::ChooseMoon(_)),
+                ..
+            }))
+        ));
     }
 }
 
