@@ -90,6 +90,14 @@ def test_every_sdk_module_imports_and_the_stdio_bridge_runs_from_the_sdk_install
     failed = json.loads(result.stdout)
     unexpected = {m: n for m, n in failed.items() if str(n).split(".")[0] not in NEEDS_EXTRA.get(m, set())}
     assert not unexpected, unexpected
+    # Typed: each installed package says so (PEP 561), for a bot author's own mypy.
+    typed = (
+        "import pathlib, hearts_client, hearts_core, hearts_protocol\n"
+        "mods = (hearts_client, hearts_core, hearts_protocol)\n"
+        "print(all((pathlib.Path(m.__file__).parent / 'py.typed').is_file() for m in mods))"
+    )
+    found = subprocess.run([str(sdk_python), "-c", typed], capture_output=True, text=True, timeout=60)
+    assert found.stdout.strip() == "True", found.stderr
     bridge = subprocess.run(
         [str(sdk_python), "-m", "hearts_client.stdio_bridge", "--help"],
         capture_output=True,
