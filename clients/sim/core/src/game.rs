@@ -297,6 +297,32 @@ impl Game {
         Ok(game)
     }
 
+    /// A game at the first trick of hand `hand_index`, the passes already made: `hands` are
+    /// the hands after the passes. Later hands are dealt from `seed`.
+    pub fn resume_playing(
+        rules: Rules,
+        seed: &str,
+        hand_index: i64,
+        totals: &[i64],
+        history: Vec<[i32; MAX_PLAYERS]>,
+        hands: &[Hand],
+        kitty: Hand,
+    ) -> Result<Game, IllegalAction> {
+        let mut game = Game::manual(rules);
+        game.seed = Arc::from(seed);
+        game.auto_deal = true;
+        game.hand_index = hand_index - 1;
+        game.hands_done = hand_index;
+        game.history = history;
+        for (t, &v) in game.totals.iter_mut().zip(totals) {
+            *t = v;
+        }
+        game.start_hand(hands, kitty)?;
+        game.phase = Phase::Play;
+        game.to_play = game.leader;
+        Ok(game)
+    }
+
     fn deal_for(&self, index: i64) -> Deal {
         if let Some(Some(deal)) = self.preset.as_ref().and_then(|p| p.get(index as usize)) {
             return deal.clone();
@@ -451,8 +477,11 @@ impl Game {
         for &c in deal.iter().flatten().chain(kitty) {
             counts[c as usize] += 1;
             if counts[c as usize] > 2 {
-                return Err(IllegalAction::new(Illegal::BadDeal, "a card appears more than twice in the deal")
-                    .at(Some(index), None, None));
+                return Err(IllegalAction::new(Illegal::BadDeal, "a card appears more than twice in the deal").at(
+                    Some(index),
+                    None,
+                    None,
+                ));
             }
         }
         let hands: Vec<Hand> = deal
@@ -485,8 +514,11 @@ impl Game {
                 .at(Some(index), None, None));
         }
         if self.phase != Phase::Deal {
-            return Err(IllegalAction::new(Illegal::OutOfTurn, format!("hand {} is still in progress", self.hand_index))
-                .at(Some(index), None, None));
+            return Err(IllegalAction::new(
+                Illegal::OutOfTurn,
+                format!("hand {} is still in progress", self.hand_index),
+            )
+            .at(Some(index), None, None));
         }
         Ok(())
     }
@@ -582,7 +614,11 @@ impl Game {
             if bit & suit_mask == 0 && once & suit_mask != 0 {
                 return Err(IllegalAction::new(
                     Illegal::MustFollowSuit,
-                    format!("{} does not follow {}", cards::code(card), ["clubs", "diamonds", "hearts", "spades"][self.led as usize]),
+                    format!(
+                        "{} does not follow {}",
+                        cards::code(card),
+                        ["clubs", "diamonds", "hearts", "spades"][self.led as usize]
+                    ),
                 )
                 .at(h, p, s));
             }
@@ -611,15 +647,19 @@ impl Game {
             Phase::Play => self.play(action),
             Phase::Pass if action < 52 => self.pass_card(action),
             Phase::Moon if action >= 52 => self.choose_moon(action == MOON_OTHERS_PLUS_26),
-            Phase::Over | Phase::Deal => Err(IllegalAction::new(Illegal::OutOfTurn, "the game is over").at(
+            Phase::Over | Phase::Deal => {
+                Err(IllegalAction::new(Illegal::OutOfTurn, "the game is over").at(Some(self.hand_index), None, None))
+            }
+            Phase::Pass => Err(IllegalAction::new(Illegal::OutOfTurn, "a card is to be passed now").at(
                 Some(self.hand_index),
                 None,
-                None,
+                Some(self.pass_seat as i64),
             )),
-            Phase::Pass => Err(IllegalAction::new(Illegal::OutOfTurn, "a card is to be passed now")
-                .at(Some(self.hand_index), None, Some(self.pass_seat as i64))),
-            Phase::Moon => Err(IllegalAction::new(Illegal::OutOfTurn, "the moon shooter is to choose now")
-                .at(Some(self.hand_index), None, Some(self.to_play as i64))),
+            Phase::Moon => Err(IllegalAction::new(Illegal::OutOfTurn, "the moon shooter is to choose now").at(
+                Some(self.hand_index),
+                None,
+                Some(self.to_play as i64),
+            )),
         }
     }
 
@@ -638,8 +678,11 @@ impl Game {
     pub fn pass_card(&mut self, card: u8) -> Result<(), IllegalAction> {
         let seat = self.pass_seat as usize;
         if self.phase != Phase::Pass {
-            return Err(IllegalAction::new(Illegal::OutOfTurn, "no pass is expected now")
-                .at(Some(self.hand_index), None, Some(seat as i64)));
+            return Err(IllegalAction::new(Illegal::OutOfTurn, "no pass is expected now").at(
+                Some(self.hand_index),
+                None,
+                Some(seat as i64),
+            ));
         }
         if card >= 52 || self.hands[seat].once >> card & 1 == 0 {
             let name = if card < 52 { cards::code(card) } else { format!("action {card}") };
@@ -675,10 +718,18 @@ impl Game {
     pub fn apply_pass(&mut self, seat: usize, cards_: &[u8]) -> Result<(), IllegalAction> {
         let hand = Some(self.hand_index);
         if self.phase != Phase::Pass || seat >= self.rules.players {
-            return Err(IllegalAction::new(Illegal::OutOfTurn, "no pass is expected now").at(hand, None, Some(seat as i64)));
+            return Err(IllegalAction::new(Illegal::OutOfTurn, "no pass is expected now").at(
+                hand,
+                None,
+                Some(seat as i64),
+            ));
         }
         if self.passed[seat] != 0 {
-            return Err(IllegalAction::new(Illegal::OutOfTurn, "this seat has already passed").at(hand, None, Some(seat as i64)));
+            return Err(IllegalAction::new(Illegal::OutOfTurn, "this seat has already passed").at(
+                hand,
+                None,
+                Some(seat as i64),
+            ));
         }
         if cards_.len() != PASS_COUNT {
             return Err(IllegalAction::new(
@@ -815,8 +866,11 @@ impl Game {
     /// The moon shooter's choice: `others_plus_26` true adds 26 to everyone else.
     pub fn choose_moon(&mut self, others_plus_26: bool) -> Result<(), IllegalAction> {
         if self.phase != Phase::Moon {
-            return Err(IllegalAction::new(Illegal::OutOfTurn, "no moon choice is expected from this seat")
-                .at(Some(self.hand_index), None, None));
+            return Err(IllegalAction::new(Illegal::OutOfTurn, "no moon choice is expected from this seat").at(
+                Some(self.hand_index),
+                None,
+                None,
+            ));
         }
         self.finish_hand(Some(others_plus_26));
         Ok(())
@@ -837,8 +891,8 @@ impl Game {
             }
             _ => scores[..n].copy_from_slice(&self.points[..n]),
         }
-        for seat in 0..n {
-            self.totals[seat] += scores[seat] as i64;
+        for (total, &score) in self.totals[..n].iter_mut().zip(&scores[..n]) {
+            *total += i64::from(score);
         }
         self.history.push(scores);
         self.last_hand = HandEnd {

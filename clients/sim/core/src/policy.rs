@@ -276,10 +276,7 @@ fn discard(once: u64, twice: u64, p_twice: u64, shooter_wins: bool) -> u8 {
         let cs = once & mask;
         if cs != 0 {
             let card = highest(cs);
-            let key = (
-                rank(card) - cs.count_ones() as i32 - (twice & mask).count_ones() as i32,
-                cards::points(card),
-            );
+            let key = (rank(card) - cs.count_ones() as i32 - (twice & mask).count_ones() as i32, cards::points(card));
             if best < 0 || key > best_key {
                 best = card as i32;
                 best_key = key;

@@ -23,10 +23,8 @@ impl PyRandom {
     /// `random.Random(n)` for the big-endian byte string `be` read as a non-negative integer.
     pub fn from_be_bytes(be: &[u8]) -> PyRandom {
         // The integer's 32-bit words, least significant first, without leading zero words.
-        let mut words: Vec<u32> = be
-            .rchunks(4)
-            .map(|chunk| chunk.iter().fold(0u32, |acc, &b| (acc << 8) | b as u32))
-            .collect();
+        let mut words: Vec<u32> =
+            be.rchunks(4).map(|chunk| chunk.iter().fold(0u32, |acc, &b| (acc << 8) | b as u32)).collect();
         while words.len() > 1 && *words.last().unwrap_or(&1) == 0 {
             words.pop();
         }

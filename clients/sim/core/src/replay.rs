@@ -24,7 +24,13 @@ fn err_json(e: &IllegalAction) -> Value {
     Value::Object(out)
 }
 
-fn illegal(kind: Illegal, message: impl Into<String>, hand: Option<i64>, play: Option<i64>, seat: Option<i64>) -> IllegalAction {
+fn illegal(
+    kind: Illegal,
+    message: impl Into<String>,
+    hand: Option<i64>,
+    play: Option<i64>,
+    seat: Option<i64>,
+) -> IllegalAction {
     IllegalAction::new(kind, message).at(hand, play, seat)
 }
 
@@ -186,7 +192,9 @@ fn drive(game: &mut Game, rules: &Rules, hands: &[Value], rep: &mut Replay) -> R
                 let left = index % 2 == 0;
                 let direction = if left { "left" } else { "right" };
                 let dealer = rules.dealer(index) as i64;
-                if !py_eq_int(hand.get("dealer"), dealer) || hand.get("pass_direction").and_then(Value::as_str) != Some(direction) {
+                if !py_eq_int(hand.get("dealer"), dealer)
+                    || hand.get("pass_direction").and_then(Value::as_str) != Some(direction)
+                {
                     return Err(illegal(
                         Illegal::BadRotation,
                         format!("hand {index} must be dealt by seat {dealer} and pass {direction}"),
@@ -200,8 +208,10 @@ fn drive(game: &mut Game, rules: &Rules, hands: &[Value], rep: &mut Replay) -> R
                 };
                 let empty = Value::Array(Vec::new());
                 let kitty = parse_cards(Some(hand.get("kitty").unwrap_or(&empty)), Illegal::BadDeal, index, None)?;
-                let cards_: Vec<Vec<u8>> =
-                    deal.iter().map(|h| parse_cards(Some(h), Illegal::BadDeal, index, None)).collect::<Result<_, _>>()?;
+                let cards_: Vec<Vec<u8>> = deal
+                    .iter()
+                    .map(|h| parse_cards(Some(h), Illegal::BadDeal, index, None))
+                    .collect::<Result<_, _>>()?;
                 game.start_hand_cards(&cards_, &kitty)?;
             }
             Phase::Pass => {
@@ -220,7 +230,13 @@ fn drive(game: &mut Game, rules: &Rules, hands: &[Value], rep: &mut Replay) -> R
                 for (seat, codes) in passed.iter().enumerate() {
                     let s = Some(seat as i64);
                     let Value::Array(list) = codes else {
-                        return Err(illegal(Illegal::BadPass, format!("seat {seat}'s pass is not a list"), Some(index), None, None));
+                        return Err(illegal(
+                            Illegal::BadPass,
+                            format!("seat {seat}'s pass is not a list"),
+                            Some(index),
+                            None,
+                            None,
+                        ));
                     };
                     if list.len() != 3 {
                         return Err(illegal(
