@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml proto/python/pyproject.to
 # its sources change: the stamp is named after a hash of them (an editable install would not
 # rebuild Rust). cargo from PATH, else rustup's default place.
 CARGO_BIN := $(dir $(shell command -v cargo 2>/dev/null || echo $$HOME/.cargo/bin/cargo))
-SIM_SOURCES := $(shell find clients/sim -path clients/sim/target -prune -o -type f \( -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock -o -name pyproject.toml -o -name '*.pyi' \) -print | LC_ALL=C sort)
+SIM_SOURCES := $(shell find clients/sim -path clients/sim/target -prune -o -type f \( -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock -o -name pyproject.toml -o -name '*.pyi' -o -name config.toml \) -print | LC_ALL=C sort)
 SIM_STAMP := $(VENV)/.sim-$(shell cat $(SIM_SOURCES) | md5sum | cut -c1-8)
 
 $(VENV)/bin/python:

@@ -411,7 +411,7 @@ def test_vecgame_steps_like_separate_games() -> None:
     np = pytest.importorskip("numpy", reason="numpy is a dependency of the dev install")
     num, n = 16, 6
     vec = hearts_sim.VecGame(num, n, "vec", max_hands=1)
-    games = [hearts_sim.Game(n, f"vec/{i}/0", max_hands=1) for i in range(num)]
+    games = [hearts_sim.Game(n, f"vec/{i}/0", max_hands=1, deal="fast") for i in range(num)]
     episodes = [0] * num
     masks = np.zeros((num, 54), dtype=np.uint8)
     seats = np.zeros(num, dtype=np.int64)
@@ -437,7 +437,7 @@ def test_vecgame_steps_like_separate_games() -> None:
                 assert dones[i] == 1 and list(rewards[i]) == [-s for s in g.hand_scores_history()[-1]]
                 finished += 1
                 episodes[i] += 1
-                games[i] = hearts_sim.Game(n, f"vec/{i}/{episodes[i]}", max_hands=1)
+                games[i] = hearts_sim.Game(n, f"vec/{i}/{episodes[i]}", max_hands=1, deal="fast")
             else:
                 assert dones[i] == 0 and not rewards[i].any()
     assert finished >= num
@@ -447,6 +447,17 @@ def test_vecgame_steps_like_separate_games() -> None:
     with pytest.raises(hearts_sim.IllegalAction, match="game 0"):
         vec.step(bad)
     assert vec.step_random(500) >= 1
+
+
+def test_the_fast_deal_is_two_full_decks_and_reproducible() -> None:
+    for players in range(6, 12):
+        game = hearts_sim.Game(players, "fast", deal="fast")
+        cards = sorted(c for s in range(players) for c in game.hand(s)) + game.kitty()
+        assert sorted(cards) == sorted(list(range(52)) * 2)
+        assert game.hand(0) == hearts_sim.Game(players, "fast", deal="fast").hand(0)
+        assert game.hand(0) != hearts_sim.Game(players, "fast").hand(0)
+    with pytest.raises(ValueError, match="deal must be"):
+        hearts_sim.Game(8, deal="quick")
 
 
 def test_from_record_starts_any_hand() -> None:

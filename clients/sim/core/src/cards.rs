@@ -22,13 +22,7 @@ const SUITS: &[u8; 4] = b"CDHS";
 /// Penalty points of a card: 1 per heart, 13 for the Black Maria.
 #[inline]
 pub fn points(card: u8) -> i32 {
-    if card == BLACK_MARIA {
-        13
-    } else if card / 13 == HEARTS as u8 {
-        1
-    } else {
-        0
-    }
+    ((HEARTS_MASK >> card) & 1) as i32 + 13 * ((QS_BIT >> card) & 1) as i32
 }
 
 /// Points of a mask of cards (each once).

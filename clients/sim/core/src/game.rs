@@ -150,6 +150,15 @@ impl Rules {
     }
 }
 
+/// Where a game's hands come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DealMode {
+    /// The referee's deal from the seed (`hearts_core.deal.deal_hand`), byte for byte.
+    Referee,
+    /// [`crate::deal::fast_deal`]: the simulator's own shuffle, for training loops.
+    Fast,
+}
+
 /// A deal: per seat the cards, and the kitty.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deal {
@@ -180,6 +189,8 @@ pub struct TrickEnd {
 pub struct Game {
     rules: Rules,
     seed: Arc<str>,
+    seed_hash: u64,
+    deal_mode: DealMode,
     preset: Option<Arc<Vec<Option<Deal>>>>,
     auto_deal: bool,
     /// The generator of [`crate::policy`]'s random play; copied by `clone`.
@@ -222,8 +233,15 @@ pub struct Game {
 impl Game {
     /// A game whose hands are dealt from `seed` as the referee deals them.
     pub fn new(rules: Rules, seed: &str) -> Game {
+        Game::with_deal(rules, seed, DealMode::Referee)
+    }
+
+    /// A game whose hands are dealt from `seed` as `mode` says.
+    pub fn with_deal(rules: Rules, seed: &str, mode: DealMode) -> Game {
         let mut game = Game::manual(rules);
         game.seed = Arc::from(seed);
+        game.seed_hash = crate::deal::seed_hash(seed);
+        game.deal_mode = mode;
         game.auto_deal = true;
         game.deal_next();
         game
@@ -234,6 +252,8 @@ impl Game {
         Game {
             rules,
             seed: Arc::from(""),
+            seed_hash: crate::deal::seed_hash(""),
+            deal_mode: DealMode::Referee,
             preset: None,
             auto_deal: false,
             rng: Rng::new(0),
@@ -327,19 +347,17 @@ impl Game {
         if let Some(Some(deal)) = self.preset.as_ref().and_then(|p| p.get(index as usize)) {
             return deal.clone();
         }
-        let (hands, kitty) = deal_hand(self.rules.players, &self.seed, index as u32);
+        let (hands, kitty) = match self.deal_mode {
+            DealMode::Referee => deal_hand(self.rules.players, &self.seed, index as u32),
+            DealMode::Fast => crate::deal::fast_deal(self.rules.players, self.seed_hash, index as u32),
+        };
         Deal { hands, kitty }
     }
 
     fn deal_next(&mut self) {
         let index = self.hand_index + 1;
-        if self.preset.is_none() {
-            let (hands, kitty) = deal_hand(self.rules.players, &self.seed, index as u32);
-            self.begin_hand(&hands, kitty);
-        } else {
-            let deal = self.deal_for(index);
-            self.begin_hand(&deal.hands, deal.kitty);
-        }
+        let deal = self.deal_for(index);
+        self.begin_hand(&deal.hands, deal.kitty);
     }
 
     // ------------------------------------------------------------------ accessors
@@ -351,6 +369,9 @@ impl Game {
     }
     pub fn seed(&self) -> &str {
         &self.seed
+    }
+    pub fn deal_mode(&self) -> DealMode {
+        self.deal_mode
     }
     pub fn phase(&self) -> Phase {
         self.phase
@@ -808,7 +829,7 @@ impl Game {
         self.trick_len += 1;
         self.plays_in_hand += 1;
         if (self.trick_len as usize) < n {
-            self.to_play = ((player + 1) % n) as u8;
+            self.to_play = if player + 1 == n { 0 } else { player as u8 + 1 };
             return;
         }
         self.finish_trick();
@@ -816,9 +837,15 @@ impl Game {
 
     fn finish_trick(&mut self) {
         let n = self.rules.players;
+        // The trick's cards join the waiting ones (two copies at most of any card in all).
+        let mut trick = Hand::default();
         for &c in &self.trick[..n] {
-            self.pending.add(c);
+            let bit = 1u64 << c;
+            trick.twice |= trick.once & bit;
+            trick.once |= bit;
         }
+        self.pending.twice |= trick.twice | (self.pending.once & trick.once);
+        self.pending.once |= trick.once;
         self.pending_points += self.trick_points;
         if self.trick_points > 0 {
             self.hearts_broken = true;
@@ -830,7 +857,7 @@ impl Game {
         if single != 0 {
             let top = cards::top(single);
             let index = self.trick[..n].iter().position(|&c| c == top).unwrap_or(0);
-            let w = (leader + index) % n;
+            let w = if leader + index >= n { leader + index - n } else { leader + index };
             winner = w as i8;
             if self.kitty_taker < 0 {
                 self.kitty_taker = winner;

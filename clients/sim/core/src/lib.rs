@@ -15,4 +15,4 @@ pub mod pyrandom;
 pub mod replay;
 pub mod rng;
 
-pub use game::{Action, Game, Illegal, Phase, Rules, MOON_OTHERS_PLUS_26, MOON_SELF_MINUS_26, NUM_ACTIONS};
+pub use game::{Action, DealMode, Game, Illegal, Phase, Rules, MOON_OTHERS_PLUS_26, MOON_SELF_MINUS_26, NUM_ACTIONS};

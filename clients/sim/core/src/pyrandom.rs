@@ -11,13 +11,16 @@ pub struct PyRandom {
 }
 
 impl PyRandom {
-    fn init_genrand(seed: u32) -> PyRandom {
+    /// `init_genrand(seed)`, evaluated at compile time for the one seed `init_by_array` uses.
+    const fn init_genrand(seed: u32) -> [u32; N] {
         let mut mt = [0u32; N];
         mt[0] = seed;
-        for i in 1..N {
+        let mut i = 1;
+        while i < N {
             mt[i] = 1_812_433_253u32.wrapping_mul(mt[i - 1] ^ (mt[i - 1] >> 30)).wrapping_add(i as u32);
+            i += 1;
         }
-        PyRandom { mt, index: N }
+        mt
     }
 
     /// `random.Random(n)` for the big-endian byte string `be` read as a non-negative integer.
@@ -35,18 +38,20 @@ impl PyRandom {
     }
 
     fn init_by_array(key: &[u32]) -> PyRandom {
-        let mut r = Self::init_genrand(19_650_218);
+        const BASE: [u32; N] = PyRandom::init_genrand(19_650_218);
+        let mut r = PyRandom { mt: BASE, index: N };
         let mt = &mut r.mt;
         let (mut i, mut j) = (1usize, 0usize);
         let len = key.len();
+        // `prev` is mt[i - 1], kept in a register: each step depends on the one before.
+        let mut prev = mt[0];
         for _ in 0..N.max(len) {
-            mt[i] = (mt[i] ^ (mt[i - 1] ^ (mt[i - 1] >> 30)).wrapping_mul(1_664_525))
-                .wrapping_add(key[j])
-                .wrapping_add(j as u32);
+            prev = (mt[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_664_525)).wrapping_add(key[j].wrapping_add(j as u32));
+            mt[i] = prev;
             i += 1;
             j += 1;
             if i >= N {
-                mt[0] = mt[N - 1];
+                mt[0] = prev;
                 i = 1;
             }
             if j >= len {
@@ -54,10 +59,11 @@ impl PyRandom {
             }
         }
         for _ in 0..N - 1 {
-            mt[i] = (mt[i] ^ (mt[i - 1] ^ (mt[i - 1] >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
+            prev = (mt[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
+            mt[i] = prev;
             i += 1;
             if i >= N {
-                mt[0] = mt[N - 1];
+                mt[0] = prev;
                 i = 1;
             }
         }
@@ -71,11 +77,17 @@ impl PyRandom {
         const MATRIX_A: u32 = 0x9908_b0df;
         if self.index >= N {
             let mt = &mut self.mt;
-            for kk in 0..N {
-                let y = (mt[kk] & UPPER) | (mt[(kk + 1) % N] & LOWER);
-                let mag = if y & 1 != 0 { MATRIX_A } else { 0 };
-                mt[kk] = mt[(kk + M) % N] ^ (y >> 1) ^ mag;
+            let twist = |a: u32, b: u32, c: u32| {
+                let y = (a & UPPER) | (b & LOWER);
+                c ^ (y >> 1) ^ if y & 1 != 0 { MATRIX_A } else { 0 }
+            };
+            for kk in 0..N - M {
+                mt[kk] = twist(mt[kk], mt[kk + 1], mt[kk + M]);
             }
+            for kk in N - M..N - 1 {
+                mt[kk] = twist(mt[kk], mt[kk + 1], mt[kk + M - N]);
+            }
+            mt[N - 1] = twist(mt[N - 1], mt[0], mt[M - 1]);
             self.index = 0;
         }
         let mut y = self.mt[self.index];

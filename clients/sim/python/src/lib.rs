@@ -8,7 +8,7 @@
 use std::ffi::CStr;
 
 use hearts_sim_core::cards::{self, Hand};
-use hearts_sim_core::game::{Deal, Game as Core, IllegalAction as CoreIllegal, Phase, Rules, MAX_PLAYERS};
+use hearts_sim_core::game::{Deal, DealMode, Game as Core, IllegalAction as CoreIllegal, Phase, Rules, MAX_PLAYERS};
 use hearts_sim_core::obs::{obs_size, write_observation};
 use hearts_sim_core::policy::{self, Named};
 use hearts_sim_core::rng::Rng;
@@ -111,6 +111,14 @@ fn hand_of(obj: &Bound<'_, PyAny>) -> PyResult<Hand> {
     Ok(hand)
 }
 
+fn deal_mode(deal: &str) -> PyResult<DealMode> {
+    match deal {
+        "referee" => Ok(DealMode::Referee),
+        "fast" => Ok(DealMode::Fast),
+        other => Err(PyValueError::new_err(format!("deal must be 'referee' or 'fast', not {other:?}"))),
+    }
+}
+
 fn parse_policy(policy: &Bound<'_, PyAny>) -> PyResult<Option<Named>> {
     if let Ok(name) = policy.downcast::<PyString>() {
         let name = name.to_str()?;
@@ -134,21 +142,24 @@ pub struct Game {
 
 #[pymethods]
 impl Game {
+    /// `deal="referee"` deals as the referee (`hearts_core.deal.deal_hand`); `deal="fast"`
+    /// uses the simulator's own shuffle (native only: several times cheaper, not a record's).
     #[new]
-    #[pyo3(signature = (players, seed = None, *, target_score = 150, max_hands = 200, first_dealer = 0))]
+    #[pyo3(signature = (players, seed = None, *, target_score = 150, max_hands = 200, first_dealer = 0, deal = "referee"))]
     fn new(
         players: i64,
         seed: Option<&Bound<'_, PyAny>>,
         target_score: i64,
         max_hands: i64,
         first_dealer: i64,
+        deal: &str,
     ) -> PyResult<Game> {
         let rules = make_rules(players, target_score, max_hands, first_dealer)?;
         let seed = match seed {
             Some(s) => seed_text(s)?,
             None => "0".to_string(),
         };
-        Ok(Game { inner: Core::new(rules, &seed) })
+        Ok(Game { inner: Core::with_deal(rules, &seed, deal_mode(deal)?) })
     }
 
     #[getter]
@@ -715,6 +726,7 @@ pub struct VecGame {
     episodes: Vec<u64>,
     rules: Rules,
     seed: String,
+    deal: DealMode,
 }
 
 fn fnv1a(text: &str) -> u64 {
@@ -723,7 +735,7 @@ fn fnv1a(text: &str) -> u64 {
 
 impl VecGame {
     fn fresh(&self, i: usize, episode: u64) -> Core {
-        let mut g = Core::new(self.rules, &format!("{}/{i}/{episode}", self.seed));
+        let mut g = Core::with_deal(self.rules, &format!("{}/{i}/{episode}", self.seed), self.deal);
         g.rng = Rng::new(fnv1a(&self.seed) ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ episode.rotate_left(32));
         g
     }
@@ -739,9 +751,10 @@ impl VecGame {
 
 #[pymethods]
 impl VecGame {
-    /// `num_games` games of `players` seats; game i's deals come from seed "{seed}/{i}/{episode}".
+    /// `num_games` games of `players` seats; game i's deals come from seed "{seed}/{i}/{episode}"
+    /// (`deal="fast"` by default: the simulator's own shuffle; "referee" for the referee's).
     #[new]
-    #[pyo3(signature = (num_games, players, seed = None, *, target_score = 150, max_hands = 200, first_dealer = 0))]
+    #[pyo3(signature = (num_games, players, seed = None, *, target_score = 150, max_hands = 200, first_dealer = 0, deal = "fast"))]
     fn new(
         num_games: usize,
         players: i64,
@@ -749,7 +762,9 @@ impl VecGame {
         target_score: i64,
         max_hands: i64,
         first_dealer: i64,
+        deal: &str,
     ) -> PyResult<VecGame> {
+        let deal = deal_mode(deal)?;
         if num_games == 0 {
             return Err(PyValueError::new_err("num_games must be at least 1"));
         }
@@ -758,7 +773,7 @@ impl VecGame {
             Some(s) => seed_text(s)?,
             None => "0".into(),
         };
-        let mut v = VecGame { games: Vec::new(), episodes: vec![0; num_games], rules, seed };
+        let mut v = VecGame { games: Vec::new(), episodes: vec![0; num_games], rules, seed, deal };
         v.games = (0..num_games).map(|i| v.fresh(i, 0)).collect();
         Ok(v)
     }
@@ -916,6 +931,7 @@ impl VecGame {
     fn step_random(&mut self, py: Python<'_>, n_steps: u64) -> u64 {
         let seed = self.seed.clone();
         let rules = self.rules;
+        let mode = self.deal;
         let games = &mut self.games;
         let episodes = &mut self.episodes;
         py.allow_threads(|| {
@@ -931,7 +947,7 @@ impl VecGame {
                     hands += (g.hands_done() - before) as u64;
                     if g.is_over() {
                         *ep += 1;
-                        let mut fresh = Core::new(rules, &format!("{seed}/{i}/{ep}"));
+                        let mut fresh = Core::with_deal(rules, &format!("{seed}/{i}/{ep}"), mode);
                         fresh.rng = rng;
                         *g = fresh;
                     }
@@ -979,11 +995,12 @@ fn obs_size_of(players: usize) -> usize {
 /// Plays `hands` whole random hands of `players` seats inside the core, without the GIL
 /// (the benchmark's core loop). Returns the number of cards played.
 #[pyfunction]
-#[pyo3(signature = (players, hands, seed = 0))]
-fn play_random_hands(py: Python<'_>, players: i64, hands: u64, seed: u64) -> PyResult<u64> {
-    let rules = make_rules(players, 1_000_000, 1_000_000, 0)?;
+#[pyo3(signature = (players, hands, seed = 0, deal = "fast"))]
+fn play_random_hands(py: Python<'_>, players: i64, hands: u64, seed: u64, deal: &str) -> PyResult<u64> {
+    let rules = make_rules(players, 1 << 40, 1 << 40, 0)?;
+    let mode = deal_mode(deal)?;
     Ok(py.allow_threads(|| {
-        let mut game = Core::new(rules, &format!("bench/{seed}"));
+        let mut game = Core::with_deal(rules, &format!("bench/{seed}"), mode);
         game.rng = Rng::new(seed);
         let mut cards_played = 0;
         for _ in 0..hands {
