@@ -8,8 +8,8 @@ OpenSpiel's Hearts in cards per second (``x_openspiel``). OpenSpiel's figure is
 4 players x 13 cards = 52 cards, ours is 104 cards less the kitty (104 at 8 players).
 
 * ``core_loop``: whole random hands inside the core (``hearts_sim.play_random_hands``).
-* ``python_step``: Python chooses every action (``legal_actions`` + ``random.randrange`` +
-  ``apply_action``), passes included.
+* ``python_step``: Python chooses every action (``legal_actions``, a uniformly random index from
+  ``random.random``, ``apply_action``), passes included.
 * ``aec_step``: the PettingZoo AEC environment (``hearts_client.sim.pettingzoo``), observation
   and action mask at every step, a random legal action from the mask; hands counted as actions
   / 128 (24 passes and 104 cards at 8 players).
@@ -73,13 +73,13 @@ def core_loop(sim: Any, hands: int) -> float:
 
 def python_step(sim: Any, hands: int) -> float:
     game = sim.Game(PLAYERS, "bench", target_score=10**9, max_hands=10**9)
-    rng = random.Random(1)
+    rand = random.Random(1).random
 
     def work() -> float:
-        start = game.hand_index
-        while game.hand_index - start < hands:
+        end = game.hand_index + hands
+        while game.hand_index < end:
             legal = game.legal_actions()
-            game.apply_action(legal[rng.randrange(len(legal))])
+            game.apply_action(legal[int(rand() * len(legal))])
         return hands
 
     count, seconds = cpu(work)
@@ -100,7 +100,7 @@ def aec_step(hands: int) -> float | None:
     def work() -> float:
         actions = 0
         while actions < hands * ACTIONS_PER_HAND:
-            for agent in env.agent_iter():
+            for _agent in env.agent_iter():
                 observation, _reward, termination, truncation, _info = env.last()
                 if termination or truncation:
                     env.step(None)
@@ -224,7 +224,9 @@ def main() -> None:
     try:
         sim: Any = importlib.import_module("hearts_sim")
     except ImportError:
-        raise SystemExit("bench/sim.py: hearts_sim is not installed; run `make install` (it builds clients/sim)") from None
+        raise SystemExit(
+            "bench/sim.py: hearts_sim is not installed; run `make install` (it builds clients/sim)"
+        ) from None
     baseline = openspiel_cards_per_s(n(3000))
 
     def row(hands_per_s: float | None) -> dict[str, float | None]:

@@ -216,6 +216,8 @@ pub struct Game {
     dup: u64,
     trick_points: i32,
     tricks_done: u8,
+    /// `rules.hand_size()`, kept to spare a division per trick.
+    hand_size: u8,
     to_play: u8,
     hearts_broken: bool,
     points: [i32; MAX_PLAYERS],
@@ -277,6 +279,7 @@ impl Game {
             dup: 0,
             trick_points: 0,
             tricks_done: 0,
+            hand_size: rules.hand_size() as u8,
             to_play: 0,
             hearts_broken: false,
             points: [0; MAX_PLAYERS],
@@ -724,7 +727,9 @@ impl Game {
         let k = self.passed[seat] as usize;
         self.passes[seat][k] = card;
         self.passed[seat] += 1;
-        self.advance_pass_seat();
+        if self.passed[seat] as usize == PASS_COUNT {
+            self.advance_pass_seat();
+        }
     }
 
     fn advance_pass_seat(&mut self) {
@@ -870,7 +875,7 @@ impl Game {
         self.last_trick = TrickEnd { cards: self.trick, leader: self.leader, winner };
         self.tricks_done += 1;
         self.trick_len = 0;
-        if self.tricks_done as usize == self.rules.hand_size() {
+        if self.tricks_done == self.hand_size {
             self.finish_play();
         } else {
             self.leader = next as u8;

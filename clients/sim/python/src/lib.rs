@@ -67,6 +67,30 @@ fn writable<T: Element>(buf: &PyBuffer<T>, len: usize, what: &str) -> PyResult<(
     Ok(())
 }
 
+/// The set bits of a mask, lowest first (builds a list with no intermediate vector).
+struct Bits(u64);
+
+impl Iterator for Bits {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        if self.0 == 0 {
+            return None;
+        }
+        let bit = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(bit)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Bits {}
+
 /// Cards as a list of ints (a `Vec<u8>` would become `bytes`).
 fn ints(cards: Vec<u8>) -> Vec<u16> {
     cards.into_iter().map(u16::from).collect()
@@ -239,7 +263,7 @@ impl Game {
 
     /// The legal actions, sorted and distinct.
     fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, cards::mask_cards(self.inner.legal_mask()))
+        PyList::new(py, Bits(self.inner.legal_mask()))
     }
 
     /// The legal actions as a 54-bit int.
