@@ -227,7 +227,7 @@ def main() -> None:
         raise SystemExit(
             "bench/sim.py: hearts_sim is not installed; run `make install` (it builds clients/sim)"
         ) from None
-    baseline = openspiel_cards_per_s(n(3000))
+    baseline = openspiel_cards_per_s(n(20000))
 
     def row(hands_per_s: float | None) -> dict[str, float | None]:
         if hands_per_s is None:
@@ -239,10 +239,10 @@ def main() -> None:
     out: dict[str, Any] = {
         "players": PLAYERS,
         "openspiel_cards_per_s": round(baseline, 1) if baseline else None,
-        "core_loop": row(core_loop(sim, n(40000))),
-        "python_step": row(python_step(sim, n(1000))),
+        "core_loop": row(core_loop(sim, n(300000))),
+        "python_step": row(python_step(sim, n(8000))),
         "aec_step": row(aec_step(n(100))),
-        "vec": row(vec(sim, n(20000))),
+        "vec": row(vec(sim, n(60000))),
         "vec_numpy": row(vec_numpy(sim, n(2000))),
         "clones_per_s": round(clones_per_s(sim, n(300000)), 1),
         "heuristic_rollouts_per_s": round(heuristic_rollouts_per_s(sim, n(20000)), 1),

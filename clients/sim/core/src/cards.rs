@@ -110,6 +110,23 @@ impl Hand {
         true
     }
 
+    /// Removes one copy of a card known to be held, without branches.
+    #[inline]
+    pub fn take(&mut self, card: u8) {
+        let bit = 1u64 << card;
+        let t = self.twice & bit;
+        self.twice ^= t;
+        self.once ^= bit ^ t;
+    }
+
+    /// Adds a copy of a card held at most once, without branches.
+    #[inline]
+    pub fn put(&mut self, card: u8) {
+        let bit = 1u64 << card;
+        self.twice |= self.once & bit;
+        self.once |= bit;
+    }
+
     #[inline]
     pub fn count(&self, card: u8) -> u8 {
         ((self.once >> card) & 1) as u8 + ((self.twice >> card) & 1) as u8

@@ -29,18 +29,18 @@ fn split(players: usize, deck: &[u8; 104]) -> (Vec<Hand>, Hand) {
     let mut hands = vec![Hand::default(); players];
     for (seat, hand) in hands.iter_mut().enumerate() {
         for &c in &deck[seat * size..(seat + 1) * size] {
-            hand.add(c);
+            hand.put(c);
         }
     }
     let mut kitty = Hand::default();
     for &c in &deck[players * size..] {
-        kitty.add(c);
+        kitty.put(c);
     }
     (hands, kitty)
 }
 
 /// A deal from the simulator's own generator, for loops that need no referee-compatible deal
-/// (`DealMode::Fast`): a shuffle of the two decks by [`Rng::shuffle`], seeded by
+/// (`DealMode::Fast`): a Fisher-Yates shuffle of the two decks by [`Rng`], seeded by
 /// `Rng::new(seed_hash ^ (hand_index + 1) * 0x9E3779B97F4A7C15)`. Much cheaper than the
 /// referee's deal (SHA-256 plus CPython's Mersenne Twister seeding).
 pub fn fast_deal(players: usize, seed_hash: u64, hand_index: u32) -> (Vec<Hand>, Hand) {
@@ -49,7 +49,19 @@ pub fn fast_deal(players: usize, seed_hash: u64, hand_index: u32) -> (Vec<Hand>,
     for (i, c) in deck.iter_mut().enumerate() {
         *c = (i / 2) as u8;
     }
-    rng.shuffle(&mut deck);
+    // Fisher-Yates from the end, two 32-bit draws from each 64-bit output (high half first).
+    let mut i = deck.len() - 1;
+    while i > 0 {
+        let x = rng.next_u64();
+        for half in [x >> 32, x & 0xFFFF_FFFF] {
+            if i == 0 {
+                break;
+            }
+            let j = ((half * (i as u64 + 1)) >> 32) as usize;
+            deck.swap(i, j);
+            i -= 1;
+        }
+    }
     split(players, &deck)
 }
 

@@ -723,7 +723,7 @@ impl Game {
     #[inline]
     fn pass_unchecked(&mut self, card: u8) {
         let seat = self.pass_seat as usize;
-        self.hands[seat].remove(card);
+        self.hands[seat].take(card);
         let k = self.passed[seat] as usize;
         self.passes[seat][k] = card;
         self.passed[seat] += 1;
@@ -788,7 +788,7 @@ impl Game {
         for seat in 0..n {
             let target = if left { (seat + 1) % n } else { (seat + n - 1) % n };
             for k in 0..PASS_COUNT {
-                self.hands[target].add(self.passes[seat][k]);
+                self.hands[target].put(self.passes[seat][k]);
             }
         }
         self.phase = Phase::Play;
@@ -809,8 +809,8 @@ impl Game {
     fn play_unchecked(&mut self, card: u8) {
         let player = self.to_play as usize;
         let n = self.rules.players;
-        self.hands[player].remove(card);
-        self.played.add(card);
+        self.hands[player].take(card);
+        self.played.put(card);
         let bit = 1u64 << card;
         let suit = card / 13;
         if self.trick_len == 0 {
