@@ -7,7 +7,9 @@ OpenSpiel's Hearts in cards per second (``x_openspiel``). OpenSpiel's figure is
 ``pyspiel.evaluate_bots`` over uniform random C++ bots, the whole hand in C++; its hand is
 4 players x 13 cards = 52 cards, ours is 104 cards less the kitty (104 at 8 players).
 
-* ``core_loop``: whole random hands inside the core (``hearts_sim.play_random_hands``).
+* ``core_loop``: whole random hands inside the core (``hearts_sim.play_random_hands``), dealt by
+  the simulator's fast shuffle; ``core_loop_referee_deal``: the same with the referee's seeded
+  deal (SHA-256 and CPython's Mersenne Twister seeding, about half the time of a random hand).
 * ``python_step``: Python chooses every action (``legal_actions``, a uniformly random index from
   ``random.random``, ``apply_action``), passes included.
 * ``aec_step``: the PettingZoo AEC environment (``hearts_client.sim.pettingzoo``), observation
@@ -66,8 +68,8 @@ def openspiel_cards_per_s(hands: int) -> float | None:
     return count / seconds
 
 
-def core_loop(sim: Any, hands: int) -> float:
-    count, seconds = cpu(lambda: sim.play_random_hands(PLAYERS, hands, 1) / CARDS_PER_HAND)
+def core_loop(sim: Any, hands: int, deal: str = "fast") -> float:
+    count, seconds = cpu(lambda: sim.play_random_hands(PLAYERS, hands, 1, deal) / CARDS_PER_HAND)
     return count / seconds
 
 
@@ -240,6 +242,7 @@ def main() -> None:
         "players": PLAYERS,
         "openspiel_cards_per_s": round(baseline, 1) if baseline else None,
         "core_loop": row(core_loop(sim, n(300000))),
+        "core_loop_referee_deal": row(core_loop(sim, n(100000), "referee")),
         "python_step": row(python_step(sim, n(8000))),
         "aec_step": row(aec_step(n(100))),
         "vec": row(vec(sim, n(60000))),
@@ -259,6 +262,7 @@ def main() -> None:
         print(f"  OpenSpiel C++ Hearts, evaluate_bots, random bots: {baseline:,.0f} cards/s")
     for key, label in [
         ("core_loop", "(a) inside the core loop"),
+        ("core_loop_referee_deal", "    the same, the referee's deal"),
         ("python_step", "(b) Python chooses every action"),
         ("aec_step", "(c) PettingZoo AEC step, observation + mask"),
         ("vec", "(d) VecGame.step_random, 256 games, one core"),
