@@ -20,7 +20,9 @@ OpenSpiel's Hearts in cards per second (``x_openspiel``). OpenSpiel's figure is
   per game + ``step``).
 * ``clones_per_s`` (``Game.clone``), ``heuristic_rollouts_per_s`` (clone + heuristic play to the
   end of the hand, what a Monte Carlo bot does per world), ``sampled_worlds_per_s``
-  (``hearts_client.sim.sample_worlds`` when present, else ``hearts_client.sampler``).
+  (``hearts_sim.sample_worlds``, World objects included) and ``sampled_worlds_per_s_python``
+  (``hearts_client.sampler``, the same worlds), ``sampled_games_per_s`` (``hearts_sim.sample_games``:
+  a whole ``Game`` per sampled world, built in Rust).
 
 ``--json`` prints one JSON object: ``core_loop``, ``python_step``, ``aec_step``, ``vec`` (and
 ``vec_numpy``) each hold ``hands_per_s`` and ``x_openspiel``; ``openspiel_cards_per_s`` is the
@@ -175,7 +177,10 @@ def heuristic_rollouts_per_s(sim: Any, n: int) -> float:
     return count / seconds
 
 
-def sampled_worlds_per_s(n: int) -> tuple[float, str]:
+def sampled_worlds_per_s(sim: Any, n: int) -> tuple[float, float, float]:
+    """Worlds per second from ``hearts_sim.sample_worlds`` and from the SDK's Python sampler,
+    for an 8-player view 40 cards into a hand (the same worlds from the same seed)."""
+    from hearts_client.sampler import WorldSampler
     from hearts_core.deal import deal_hand
     from hearts_core.rules import Rules
     from hearts_core.state import State
@@ -190,27 +195,17 @@ def sampled_worlds_per_s(n: int) -> tuple[float, str]:
     for _ in range(40):
         state.play(rng.choice(state.legal_plays()))
     view = build_view(state, state.to_play)
-    try:
-        sim_package: Any = importlib.import_module("hearts_client.sim")
-        sample = sim_package.sample_worlds
-        label = f"hearts_client.sim.sample_worlds ({sim_package.BACKEND})"
+    native, native_s = cpu(lambda: len(sim.sample_worlds(view, n, 1)))
+    games, games_s = cpu(lambda: len(sim.sample_games(view, n, 1)))
 
-        def work() -> float:
-            return len(sample(view, n, 1))
+    def python() -> float:
+        sampler, stream = WorldSampler(view), random.Random(1)
+        for _ in range(n):
+            sampler.sample(stream)
+        return n
 
-    except (ImportError, AttributeError):
-        from hearts_client.sampler import WorldSampler
-
-        sampler = WorldSampler(view)
-        label = "hearts_client.sampler (Python)"
-
-        def work() -> float:
-            for _ in range(n):
-                sampler.sample(rng)
-            return n
-
-    count, seconds = cpu(work)
-    return count / seconds, label
+    count, seconds = cpu(python)
+    return native / native_s, count / seconds, games / games_s
 
 
 def main() -> None:
@@ -237,7 +232,7 @@ def main() -> None:
         ratio = hands_per_s * CARDS_PER_HAND / baseline if baseline else None
         return {"hands_per_s": round(hands_per_s, 1), "x_openspiel": round(ratio, 2) if ratio else None}
 
-    worlds, worlds_label = sampled_worlds_per_s(n(2000))
+    worlds, worlds_python, games = sampled_worlds_per_s(sim, n(5000))
     out: dict[str, Any] = {
         "players": PLAYERS,
         "openspiel_cards_per_s": round(baseline, 1) if baseline else None,
@@ -250,7 +245,8 @@ def main() -> None:
         "clones_per_s": round(clones_per_s(sim, n(300000)), 1),
         "heuristic_rollouts_per_s": round(heuristic_rollouts_per_s(sim, n(20000)), 1),
         "sampled_worlds_per_s": round(worlds, 1),
-        "sampler": worlds_label,
+        "sampled_worlds_per_s_python": round(worlds_python, 1),
+        "sampled_games_per_s": round(games, 1),
     }
     if args.json:
         print(json.dumps(out))
@@ -276,7 +272,11 @@ def main() -> None:
         print(f"  {label:<46} {figure['hands_per_s']:>12,.0f} hands/s  {ratio:>8}")
     print(f"  Game.clone: {out['clones_per_s']:,.0f}/s")
     print(f"  clone + heuristic play to the end of the hand: {out['heuristic_rollouts_per_s']:,.0f}/s")
-    print(f"  sampled worlds, {worlds_label}: {out['sampled_worlds_per_s']:,.0f}/s")
+    print(
+        f"  sampled worlds: hearts_sim.sample_worlds {worlds:,.0f}/s, "
+        f"the SDK's Python sampler {worlds_python:,.0f}/s; "
+        f"hearts_sim.sample_games (a Game per world) {games:,.0f}/s"
+    )
 
 
 if __name__ == "__main__":

@@ -502,3 +502,44 @@ def test_from_view_rebuilds_the_game_a_world_describes() -> None:
                 _finish_check(game, state)
             else:
                 _compare(game, state)
+
+
+def test_sample_worlds_draws_the_python_samplers_worlds_from_the_same_seed() -> None:
+    from hearts_client.sampler import WorldSampler
+
+    rng = random.Random(21)
+    compared = 0
+    for i in range(240):
+        players = 6 + i % 6
+        rules = Rules(players)
+        state = State(rules)
+        state.start_hand(*deal_hand(rules, f"worlds/{i}", i % 2))
+        passing_view = i % 8 == 0
+        for seat in range(players):
+            if passing_view and seat == 2:
+                break
+            state.pass_cards(seat, rng.sample(list(state.hands[seat]), 3))
+        if not passing_view:
+            for _ in range(rng.randrange(players * rules.hand_size)):
+                state.play(rng.choice(state.legal_plays()))
+        seat = state.to_play if state.phase is Phase.PLAYING else rng.randrange(players)
+        view = build_view(state, seat)
+        seed: int | str = rng.choice([i, f"seed-{i}", -i])
+        native = hearts_sim.sample_worlds(view, 12, seed)
+        sampler, stream = WorldSampler(view), random.Random(seed)
+        python = [sampler.sample(stream) for _ in range(12)]
+        assert native == python, (i, seed)
+        for game, world in zip(hearts_sim.sample_games(view, 12, seed), python, strict=True):
+            rebuilt = hearts_sim.Game.from_view(view, world)
+            assert [game.hand(s) for s in range(players)] == [rebuilt.hand(s) for s in range(players)]
+            assert game.kitty() == rebuilt.kitty() == sorted(int(c) for c in world.kitty)
+            assert (game.phase, game.current_player, game.legal_actions(), game.points()) == (
+                rebuilt.phase,
+                rebuilt.current_player,
+                rebuilt.legal_actions(),
+                rebuilt.points(),
+            )
+        compared += len(native)
+    assert compared == 240 * 12
+    with pytest.raises(ValueError, match="no hand in progress"):
+        hearts_sim.sample_worlds(build_view(State(Rules(6)), 0), 1, 0)

@@ -14,5 +14,6 @@ pub mod policy;
 pub mod pyrandom;
 pub mod replay;
 pub mod rng;
+pub mod sampler;
 
 pub use game::{Action, DealMode, Game, Illegal, Phase, Rules, MOON_OTHERS_PLUS_26, MOON_SELF_MINUS_26, NUM_ACTIONS};

@@ -37,6 +37,20 @@ impl PyRandom {
         Self::init_by_array(&words)
     }
 
+    /// `random.Random(seed)` for an int seed (its absolute value is used, as CPython does).
+    pub fn from_int(seed: i128) -> PyRandom {
+        Self::from_be_bytes(&seed.unsigned_abs().to_be_bytes())
+    }
+
+    /// `random.Random(seed)` for a str seed (version 2: the UTF-8 bytes followed by their SHA-512,
+    /// read as a big-endian integer).
+    pub fn from_text(seed: &str) -> PyRandom {
+        use sha2::{Digest, Sha512};
+        let mut bytes = seed.as_bytes().to_vec();
+        bytes.extend_from_slice(&Sha512::digest(seed.as_bytes()));
+        Self::from_be_bytes(&bytes)
+    }
+
     fn init_by_array(key: &[u32]) -> PyRandom {
         const BASE: [u32; N] = PyRandom::init_genrand(19_650_218);
         let mut r = PyRandom { mt: BASE, index: N };

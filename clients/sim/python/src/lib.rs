@@ -11,7 +11,9 @@ use hearts_sim_core::cards::{self, Hand};
 use hearts_sim_core::game::{Deal, DealMode, Game as Core, IllegalAction as CoreIllegal, Phase, Rules, MAX_PLAYERS};
 use hearts_sim_core::obs::{obs_size, write_observation};
 use hearts_sim_core::policy::{self, Named};
+use hearts_sim_core::pyrandom::PyRandom;
 use hearts_sim_core::rng::Rng;
+use hearts_sim_core::sampler::{TrickSeen, ViewFacts, WorldSampler};
 use hearts_sim_core::{replay as core_replay, NUM_ACTIONS};
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::create_exception;
@@ -655,7 +657,21 @@ fn from_record_value(value: &serde_json::Value, hand: i64) -> PyResult<Core> {
     Core::resume(rules, &seed, preset, hand, &totals, history).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-fn from_view(view: &Bound<'_, PyAny>, world: &Bound<'_, PyAny>, seed: Option<&Bound<'_, PyAny>>) -> PyResult<Core> {
+/// What a game rebuilt from a View needs besides the world's hidden cards.
+struct ViewStart {
+    rules: Rules,
+    passing: bool,
+    seat: usize,
+    passed: Vec<u8>,
+    hand_index: i64,
+    totals: Vec<i64>,
+    history: Vec<[i32; MAX_PLAYERS]>,
+    seed: String,
+    /// The cards played this hand in order (the trick in progress included), and who played each.
+    plays: Vec<(usize, u8)>,
+}
+
+fn view_start(view: &Bound<'_, PyAny>, seed: Option<&Bound<'_, PyAny>>) -> PyResult<ViewStart> {
     let rules_obj = view.getattr("rules")?;
     let rules = make_rules(
         rules_obj.getattr("players")?.extract()?,
@@ -668,8 +684,6 @@ fn from_view(view: &Bound<'_, PyAny>, world: &Bound<'_, PyAny>, seed: Option<&Bo
     if !matches!(phase.as_str(), "passing" | "playing" | "moon_choice") {
         return Err(PyValueError::new_err(format!("no hand in progress (phase {phase})")));
     }
-    let hand_index: i64 = view.getattr("hand_index")?.extract()?;
-    let totals: Vec<i64> = view.getattr("totals")?.extract()?;
     let mut history = Vec::new();
     for summary in view.getattr("history")?.try_iter()? {
         let scores: Vec<i32> = summary?.getattr("scores")?.extract()?;
@@ -677,70 +691,80 @@ fn from_view(view: &Bound<'_, PyAny>, world: &Bound<'_, PyAny>, seed: Option<&Bo
         row[..n.min(scores.len())].copy_from_slice(&scores[..n.min(scores.len())]);
         history.push(row);
     }
-    let world_hands: Vec<Hand> = world.getattr("hands")?.try_iter()?.map(|h| hand_of(&h?)).collect::<PyResult<_>>()?;
-    if world_hands.len() != n {
-        return Err(PyValueError::new_err(format!("the world has {} hands for {n} seats", world_hands.len())));
-    }
-    let kitty = hand_of(&world.getattr("kitty")?)?;
-    let seed = match seed {
-        Some(s) => seed_text(s)?,
-        None => String::new(),
-    };
-    // The cards played this hand, in order, with the trick in progress.
-    let mut plays: Vec<u8> = Vec::new();
-    for trick in view.getattr("tricks")?.try_iter()? {
-        for c in trick?.getattr("cards")?.try_iter()? {
-            plays.push(c?.extract()?);
-        }
-    }
+    let mut tricks: Vec<Bound<'_, PyAny>> = view.getattr("tricks")?.try_iter()?.collect::<PyResult<_>>()?;
     let current = view.getattr("current")?;
     if !current.is_none() {
-        for c in current.getattr("cards")?.try_iter()? {
-            plays.push(c?.extract()?);
-        }
+        tricks.push(current);
     }
-    let mut preset = vec![None; hand_index as usize + 1];
-    let err = |e: CoreIllegal| PyValueError::new_err(format!("the view and the world disagree: {e}"));
-    if phase == "passing" {
-        preset[hand_index as usize] = Some(Deal { hands: world_hands, kitty });
-        let mut game = Core::resume(rules, &seed, preset, hand_index, &totals, history).map_err(err)?;
-        let seat: usize = view.getattr("seat")?.extract()?;
-        let passed: Vec<u8> = view.getattr("passed")?.extract()?;
-        if !passed.is_empty() {
-            // The seat's own pass is known; the others are still to be chosen.
-            game.apply_pass(seat, &passed).map_err(err)?;
+    let mut plays = Vec::new();
+    for trick in tricks {
+        let leader: usize = trick.getattr("leader")?.extract()?;
+        let cards: Vec<u8> = trick.getattr("cards")?.extract()?;
+        plays.extend(cards.into_iter().enumerate().map(|(i, c)| ((leader + i) % n, c)));
+    }
+    Ok(ViewStart {
+        rules,
+        passing: phase == "passing",
+        seat: view.getattr("seat")?.extract()?,
+        passed: view.getattr("passed")?.extract()?,
+        hand_index: view.getattr("hand_index")?.extract()?,
+        totals: view.getattr("totals")?.extract()?,
+        history,
+        seed: match seed {
+            Some(s) => seed_text(s)?,
+            None => String::new(),
+        },
+        plays,
+    })
+}
+
+/// The game a view and a world describe: in the passing phase the world's hands as dealt (the
+/// view's own pass applied); later, the hands after the passes are the world's plus what each
+/// seat has played, and the known cards are played again from the first trick.
+fn game_from_view(start: &ViewStart, world: &[Hand], kitty: Hand) -> Result<Core, String> {
+    let err = |e: CoreIllegal| format!("the view and the world disagree: {e}");
+    let n = start.rules.players;
+    if world.len() != n {
+        return Err(format!("the world has {} hands for {n} seats", world.len()));
+    }
+    if start.passing {
+        let mut preset = vec![None; start.hand_index as usize + 1];
+        preset[start.hand_index as usize] = Some(Deal { hands: world.to_vec(), kitty });
+        let mut game =
+            Core::resume(start.rules, &start.seed, preset, start.hand_index, &start.totals, start.history.clone())
+                .map_err(err)?;
+        if !start.passed.is_empty() {
+            game.apply_pass(start.seat, &start.passed).map_err(err)?;
         }
         return Ok(game);
     }
-    // Playing or moon: the hands after the passes are the world's hands plus what each seat
-    // has played; start the hand there (passes done) and play the known cards again.
-    let mut start = world_hands.clone();
-    let mut seats_of = Vec::with_capacity(plays.len());
-    for trick in view.getattr("tricks")?.try_iter()? {
-        let trick = trick?;
-        let leader: usize = trick.getattr("leader")?.extract()?;
-        let len = trick.getattr("cards")?.len()?;
-        for i in 0..len {
-            seats_of.push((leader + i) % n);
+    let mut hands = world.to_vec();
+    for &(s, c) in &start.plays {
+        if c >= 52 || !hands[s].add(c) {
+            return Err("the view and the world disagree: a card is held three times".into());
         }
     }
-    if !current.is_none() {
-        let leader: usize = current.getattr("leader")?.extract()?;
-        let len = current.getattr("cards")?.len()?;
-        for i in 0..len {
-            seats_of.push((leader + i) % n);
-        }
-    }
-    for (&c, &s) in plays.iter().zip(&seats_of) {
-        if c >= 52 || !start[s].add(c) {
-            return Err(PyValueError::new_err("the view and the world disagree: a card is held three times"));
-        }
-    }
-    let mut game = Core::resume_playing(rules, &seed, hand_index, &totals, history, &start, kitty).map_err(err)?;
-    for &c in &plays {
+    let mut game = Core::resume_playing(
+        start.rules,
+        &start.seed,
+        start.hand_index,
+        &start.totals,
+        start.history.clone(),
+        &hands,
+        kitty,
+    )
+    .map_err(err)?;
+    for &(_, c) in &start.plays {
         game.play(c).map_err(err)?;
     }
     Ok(game)
+}
+
+fn from_view(view: &Bound<'_, PyAny>, world: &Bound<'_, PyAny>, seed: Option<&Bound<'_, PyAny>>) -> PyResult<Core> {
+    let start = view_start(view, seed)?;
+    let hands: Vec<Hand> = world.getattr("hands")?.try_iter()?.map(|h| hand_of(&h?)).collect::<PyResult<_>>()?;
+    let kitty = hand_of(&world.getattr("kitty")?)?;
+    game_from_view(&start, &hands, kitty).map_err(PyValueError::new_err)
 }
 
 /// Many games stepped together, for reinforcement learning: arrays in, arrays out.
@@ -982,6 +1006,106 @@ impl VecGame {
     }
 }
 
+fn view_facts(view: &Bound<'_, PyAny>) -> PyResult<ViewFacts> {
+    let phase: String = view.getattr("phase")?.str()?.to_string();
+    if !matches!(phase.as_str(), "passing" | "playing" | "moon_choice") {
+        return Err(PyValueError::new_err(format!("no hand in progress (phase {phase})")));
+    }
+    let mut tricks = Vec::new();
+    let current = view.getattr("current")?;
+    let all = view.getattr("tricks")?;
+    let mut items: Vec<Bound<'_, PyAny>> = all.try_iter()?.collect::<PyResult<_>>()?;
+    if !current.is_none() {
+        items.push(current);
+    }
+    for t in items {
+        tricks.push(TrickSeen {
+            leader: t.getattr("leader")?.extract()?,
+            cards: t.getattr("cards")?.extract()?,
+            complete: t.getattr("complete")?.extract()?,
+        });
+    }
+    Ok(ViewFacts {
+        players: view.getattr("rules")?.getattr("players")?.extract()?,
+        seat: view.getattr("seat")?.extract()?,
+        passing: phase == "passing",
+        hand: hand_of(&view.getattr("hand")?)?,
+        passed: view.getattr("passed")?.extract()?,
+        pass_left: view.getattr("pass_direction")?.str()?.to_str()? == "left",
+        hand_sizes: view.getattr("hand_sizes")?.extract()?,
+        kitty_size: view.getattr("kitty_size")?.extract()?,
+        tricks,
+    })
+}
+
+/// `n` worlds consistent with `view` (a hearts_core View), as hearts_client.sampler.World
+/// objects: exactly `[WorldSampler(view).sample(rng) for _ in range(n)]` with
+/// `rng = random.Random(seed)`, drawn in Rust without the GIL.
+#[pyfunction]
+#[pyo3(signature = (view, n, seed = None))]
+fn sample_worlds<'py>(
+    py: Python<'py>,
+    view: &Bound<'py, PyAny>,
+    n: usize,
+    seed: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let facts = view_facts(view)?;
+    let sampler = WorldSampler::new(&facts).map_err(PyValueError::new_err)?;
+    let mut rng = python_random(seed)?;
+    let worlds = py.allow_threads(|| (0..n).map(|_| sampler.sample(&mut rng)).collect::<Result<Vec<_>, String>>());
+    let worlds = worlds.map_err(PyValueError::new_err)?;
+    let world_cls = py.import("hearts_client.sampler")?.getattr("World")?;
+    let from_masks = py.import("hearts_core.cards")?.getattr("CardSet")?.getattr("from_masks")?;
+    let out = PyList::empty(py);
+    for (hands, kitty) in worlds {
+        let hs: Vec<Bound<'_, PyAny>> =
+            hands.iter().map(|h| from_masks.call1((h.once, h.twice))).collect::<PyResult<_>>()?;
+        let kw = PyDict::new(py);
+        kw.set_item("hands", PyTuple::new(py, hs)?)?;
+        kw.set_item("kitty", from_masks.call1((kitty.once, kitty.twice))?)?;
+        out.append(world_cls.call((), Some(&kw))?)?;
+    }
+    Ok(out)
+}
+
+/// `n` whole games consistent with `view`: `[Game.from_view(view, w, game_seed) for w in
+/// sample_worlds(view, n, seed)]`, built in Rust without the GIL (no World objects made).
+#[pyfunction]
+#[pyo3(signature = (view, n, seed = None, game_seed = None))]
+fn sample_games(
+    py: Python<'_>,
+    view: &Bound<'_, PyAny>,
+    n: usize,
+    seed: Option<&Bound<'_, PyAny>>,
+    game_seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<Game>> {
+    let facts = view_facts(view)?;
+    let start = view_start(view, game_seed)?;
+    let sampler = WorldSampler::new(&facts).map_err(PyValueError::new_err)?;
+    let mut rng = python_random(seed)?;
+    let games = py.allow_threads(|| {
+        (0..n)
+            .map(|_| {
+                let (hands, kitty) = sampler.sample(&mut rng)?;
+                game_from_view(&start, &hands, kitty)
+            })
+            .collect::<Result<Vec<_>, String>>()
+    });
+    Ok(games.map_err(PyValueError::new_err)?.into_iter().map(|inner| Game { inner }).collect())
+}
+
+fn python_random(seed: Option<&Bound<'_, PyAny>>) -> PyResult<PyRandom> {
+    Ok(match seed {
+        None => PyRandom::from_int(0),
+        Some(seed) => match seed.downcast::<PyString>() {
+            Ok(s) => PyRandom::from_text(s.to_str()?),
+            Err(_) => {
+                PyRandom::from_int(seed.extract().map_err(|_| PyTypeError::new_err("seed must be an int or a str"))?)
+            }
+        },
+    })
+}
+
 /// The conformance outcome of a game record (a dict), as `hearts_core.replay.replay`.
 #[pyfunction]
 fn replay<'py>(py: Python<'py>, record: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -1051,6 +1175,8 @@ fn hearts_sim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(replay_json, m)?)?;
     m.add_function(wrap_pyfunction!(deal_hand, m)?)?;
+    m.add_function(wrap_pyfunction!(sample_worlds, m)?)?;
+    m.add_function(wrap_pyfunction!(sample_games, m)?)?;
     m.add_function(wrap_pyfunction!(play_random_hands, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     let f = wrap_pyfunction!(obs_size_of, m)?;
