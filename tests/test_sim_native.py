@@ -28,6 +28,7 @@ from hearts_client.sampler import World
 from hearts_core.cards import CARDS, CardSet
 from hearts_core.deal import deal_hand
 from hearts_core.errors import HeartsError
+from hearts_core.record import state_to_record
 from hearts_core.replay import replay
 from hearts_core.rules import MoonChoice, Rules
 from hearts_core.state import Phase, State
@@ -188,7 +189,14 @@ def _finish_check(game: Any, state: State) -> None:
 
 
 def _lockstep(
-    players: int, seed: str, rng: random.Random, *, target: int, max_hands: int, heuristic: bool
+    players: int,
+    seed: str,
+    rng: random.Random,
+    *,
+    target: int,
+    max_hands: int,
+    heuristic: bool,
+    record_check: bool = False,
 ) -> int:
     """One random (or heuristic) game in both engines; returns the decisions compared."""
     rules = Rules(players, target_score=target, max_hands=max_hands, first_dealer=rng.randrange(players))
@@ -261,6 +269,10 @@ def _lockstep(
         if state.results and state.results[-1].index == hand_index:
             _finish_check(game, state)
     _compare(game, state)
+    if record_check:
+        record = state_to_record(state, seed=seed)
+        assert hearts_sim.replay(record) == replay(record)
+        assert hearts_sim.replay_json(json.dumps(record)) == json.dumps(replay(record), separators=(",", ":"))
     return decisions
 
 
