@@ -289,6 +289,7 @@ def test_two_thousand_random_games_in_lockstep_with_hearts_core() -> None:
             target=rng.choice([30, 60, 150]),
             max_hands=1 + i % 2,
             heuristic=False,
+            record_check=i % 10 == 0,
         )
     assert decisions > 2000 * 100
 
