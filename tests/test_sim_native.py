@@ -362,23 +362,30 @@ def test_play_out_named_and_callable_policies() -> None:
         c.play_out(lambda g: next(x for x in range(52) if x not in g.legal_actions()))
 
 
-def test_a_named_play_out_releases_the_gil() -> None:
-    started = threading.Event()
-    seen_running = []
-
-    def work() -> None:
-        started.set()
-        hearts_sim.play_random_hands(8, 200_000, 3)
-
-    worker = threading.Thread(target=work)
-    worker.start()
-    started.wait()
-    while worker.is_alive():  # this loop runs only while the worker is outside the GIL
-        seen_running.append(1)
-        if len(seen_running) > 1000:
-            break
-    worker.join()
-    assert len(seen_running) > 1
+def test_long_native_loops_release_the_gil() -> None:
+    # With a huge switch interval no thread is ever forced to give the GIL up: the waiting
+    # thread can run during the call only if the call itself releases the GIL, and it cannot
+    # run between the call's return and the check that follows.
+    calls = [
+        lambda: hearts_sim.play_random_hands(8, 200_000, 3),
+        lambda: hearts_sim.Game(8, "gil", max_hands=20_000, target_score=10**9).play_out("random", seed=1),
+        lambda: hearts_sim.VecGame(64, 8, "gil").step_random(3_000),
+    ]
+    interval = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(1000.0)
+        for call in calls:
+            go = threading.Event()
+            ran: list[int] = []
+            waiter = threading.Thread(target=lambda ran=ran, go=go: (go.wait(), ran.append(1)))
+            waiter.start()
+            go.set()
+            call()
+            during = len(ran)
+            waiter.join()
+            assert during == 1
+    finally:
+        sys.setswitchinterval(interval)
 
 
 def test_a_rust_panic_is_a_python_exception() -> None:
