@@ -5,7 +5,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml proto/python/pyproject.toml clients/python/pyproject.toml | md5sum | cut -c1-8)
 
-.PHONY: run test install dev lint typecheck proto clients browser bench clean sandbox
+.PHONY: run test install dev lint typecheck proto clients browser bench clean sandbox sim sim-test
+
+# The simulator's Rust (clients/sim) is built into a wheel and installed into the venv whenever
+# its sources change: the stamp is named after a hash of them (an editable install would not
+# rebuild Rust). cargo from PATH, else rustup's default place.
+CARGO_BIN := $(dir $(shell command -v cargo 2>/dev/null || echo $$HOME/.cargo/bin/cargo))
+SIM_SOURCES := $(shell find clients/sim -path clients/sim/target -prune -o -type f \( -name '*.rs' -o -name Cargo.toml -o -name Cargo.lock -o -name pyproject.toml -o -name '*.pyi' -o -name config.toml \) -print | LC_ALL=C sort)
+SIM_STAMP := $(VENV)/.sim-$(shell cat $(SIM_SOURCES) | md5sum | cut -c1-8)
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +26,23 @@ $(STAMP): pyproject.toml proto/python/pyproject.toml clients/python/pyproject.to
 
 # Bytecode for the project's own modules too: an editable install has none, and where
 # PYTHONDONTWRITEBYTECODE is set every bot process would compile them again at its start.
-install: $(STAMP)
+install: $(STAMP) $(SIM_STAMP)
 	@$(PY) -m compileall -q proto/python clients/python/hearts_client server tournaments >/dev/null
+
+## sim: build the simulator's extension module (hearts_sim) and install it into the venv
+sim: $(SIM_STAMP)
+
+$(SIM_STAMP): $(SIM_SOURCES) | $(STAMP)
+	@test -x $(CARGO_BIN)cargo || { echo "make: cargo not found: the simulator clients/sim is Rust; install it from https://rustup.rs (or put cargo on PATH) and run make again" >&2; exit 1; }
+	rm -rf clients/sim/target/wheels
+	PATH="$(CARGO_BIN):$$PATH" $(VENV)/bin/maturin build --release --locked -q -m clients/sim/python/Cargo.toml -i $(PY) -o clients/sim/target/wheels
+	$(PY) -m pip install -q --force-reinstall --no-deps clients/sim/target/wheels/cancellation_hearts_sim-*.whl
+	rm -f $(VENV)/.sim-* && touch $@
+
+## sim-test: the Rust core's own tests (every conformance vector, the referee's deals) and clippy
+sim-test: $(SIM_STAMP)
+	cd clients/sim && PATH="$(CARGO_BIN):$$PATH" cargo test --locked -q -p hearts_sim_core
+	cd clients/sim && PATH="$(CARGO_BIN):$$PATH" PYO3_PYTHON=$(abspath $(PY)) cargo clippy --locked -q --all-targets -- -D warnings
 
 ## sandbox: bubblewrap, the sandbox every tournament bot runs in (docs/SECURITY.md)
 sandbox:
@@ -31,7 +53,7 @@ run: install sandbox
 	$(VENV)/bin/hearts tournament run --demo
 
 ## test: lint, type-check, build the example clients and run the whole suite
-test: install sandbox lint typecheck clients browser
+test: install sandbox lint typecheck sim-test clients browser
 	$(PY) -m pytest -n auto -q
 
 lint: install
@@ -53,6 +75,7 @@ browser:
 
 bench: install
 	$(PY) bench/engine.py
+	$(PY) bench/sim.py
 	$(PY) bench/strength.py
 
 clean:

@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""Simulator speed (hearts_sim, clients/sim), beside OpenSpiel's C++ Hearts measured in the same run.
+
+Every figure is random 8-player play, in hands per second of this process's CPU time
+(time.process_time, so other work on the machine does not skew it), and its ratio to
+OpenSpiel's Hearts in cards per second (``x_openspiel``). OpenSpiel's figure is
+``pyspiel.evaluate_bots`` over uniform random C++ bots, the whole hand in C++; its hand is
+4 players x 13 cards = 52 cards, ours is 104 cards less the kitty (104 at 8 players).
+
+* ``core_loop``: whole random hands inside the core (``hearts_sim.play_random_hands``), dealt by
+  the simulator's fast shuffle; ``core_loop_referee_deal``: the same with the referee's seeded
+  deal (SHA-256 and CPython's Mersenne Twister seeding, about half the time of a random hand).
+* ``python_step``: Python chooses every action (``legal_actions``, a uniformly random index from
+  ``random.random``, ``apply_action``), passes included.
+* ``aec_step``: the PettingZoo AEC environment (``hearts_client.sim.pettingzoo``), observation
+  and action mask at every step, a random legal action from the mask; hands counted as actions
+  / 128 (24 passes and 104 cards at 8 players).
+* ``vec``: ``VecGame(256 games).step_random`` in the core, one thread (so it is per core);
+  ``vec_numpy`` is the same games stepped from numpy (``legal_masks`` + a random legal action
+  per game + ``step``).
+* ``clones_per_s`` (``Game.clone``), ``heuristic_rollouts_per_s`` (clone + heuristic play to the
+  end of the hand, what a Monte Carlo bot does per world), ``sampled_worlds_per_s``
+  (``hearts_sim.sample_worlds``, World objects included) and ``sampled_worlds_per_s_python``
+  (``hearts_client.sampler``, the same worlds), ``sampled_games_per_s`` (``hearts_sim.sample_games``:
+  a whole ``Game`` per sampled world, built in Rust).
+
+``--json`` prints one JSON object: ``core_loop``, ``python_step``, ``aec_step``, ``vec`` (and
+``vec_numpy``) each hold ``hands_per_s`` and ``x_openspiel``; ``openspiel_cards_per_s`` is the
+baseline (null when OpenSpiel is not installed: ``pip install open_spiel``; the ratios are null
+then).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+PLAYERS = 8
+CARDS_PER_HAND = 104 - 104 % PLAYERS
+OPENSPIEL_CARDS_PER_HAND = 52
+ACTIONS_PER_HAND = PLAYERS * 3 + CARDS_PER_HAND
+
+
+def cpu(work: Callable[[], float]) -> tuple[float, float]:
+    """Runs ``work`` (which returns a count); the count and the CPU seconds it took."""
+    start = time.process_time()
+    count = work()
+    return count, max(time.process_time() - start, 1e-9)
+
+
+def openspiel_cards_per_s(hands: int) -> float | None:
+    try:
+        pyspiel: Any = importlib.import_module("pyspiel")
+    except ImportError:
+        return None
+    game = pyspiel.load_game("hearts")
+    bots = [pyspiel.make_uniform_random_bot(p, 100 + p) for p in range(4)]
+
+    def work() -> float:
+        for i in range(hands):
+            pyspiel.evaluate_bots(game.new_initial_state(), bots, i)
+        return hands * OPENSPIEL_CARDS_PER_HAND
+
+    count, seconds = cpu(work)
+    return count / seconds
+
+
+def core_loop(sim: Any, hands: int, deal: str = "fast") -> float:
+    count, seconds = cpu(lambda: sim.play_random_hands(PLAYERS, hands, 1, deal) / CARDS_PER_HAND)
+    return count / seconds
+
+
+def python_step(sim: Any, hands: int) -> float:
+    game = sim.Game(PLAYERS, "bench", target_score=10**9, max_hands=10**9)
+    rand = random.Random(1).random
+
+    def work() -> float:
+        end = game.hand_index + hands
+        while game.hand_index < end:
+            legal = game.legal_actions()
+            game.apply_action(legal[int(rand() * len(legal))])
+        return hands
+
+    count, seconds = cpu(work)
+    return count / seconds
+
+
+def aec_step(hands: int) -> float | None:
+    try:
+        pettingzoo_env: Any = importlib.import_module("hearts_client.sim.pettingzoo")
+    except ImportError:
+        return None
+    import numpy as np
+
+    env = pettingzoo_env.env(players=PLAYERS, seed=1)
+    rng = np.random.default_rng(1)
+    env.reset(seed=1)
+
+    def work() -> float:
+        actions = 0
+        while actions < hands * ACTIONS_PER_HAND:
+            for _agent in env.agent_iter():
+                observation, _reward, termination, truncation, _info = env.last()
+                if termination or truncation:
+                    env.step(None)
+                    continue
+                legal = np.flatnonzero(observation["action_mask"])
+                env.step(int(legal[rng.integers(len(legal))]))
+                actions += 1
+                if actions >= hands * ACTIONS_PER_HAND:
+                    break
+            else:
+                env.reset(seed=int(rng.integers(1 << 30)))
+        return actions / ACTIONS_PER_HAND
+
+    count, seconds = cpu(work)
+    return count / seconds
+
+
+def vec(sim: Any, steps: int, games: int = 256) -> float:
+    batch = sim.VecGame(games, PLAYERS, "bench", target_score=10**9, max_hands=10**9)
+    count, seconds = cpu(lambda: batch.step_random(steps))
+    return count / seconds
+
+
+def vec_numpy(sim: Any, steps: int, games: int = 256) -> float:
+    import numpy as np
+
+    batch = sim.VecGame(games, PLAYERS, "bench", max_hands=10**9, target_score=10**9)
+    masks = np.zeros((games, sim.NUM_ACTIONS), dtype=np.uint8)
+    rewards = np.zeros((games, PLAYERS), dtype=np.float32)
+    dones = np.zeros(games, dtype=np.uint8)
+    rng = np.random.default_rng(1)
+
+    def work() -> float:
+        for _ in range(steps):
+            batch.legal_masks(masks)
+            # A random legal action per game: the argmax of random keys on the legal entries.
+            keys = rng.random(masks.shape, dtype=np.float32) * masks
+            batch.step(keys.argmax(axis=1), rewards, dones)
+        return steps * games / ACTIONS_PER_HAND
+
+    count, seconds = cpu(work)
+    return count / seconds
+
+
+def clones_per_s(sim: Any, n: int) -> float:
+    game = sim.Game(PLAYERS, "clone")
+    for _ in range(60):
+        game.apply_action(game.legal_actions()[0])
+
+    def work() -> float:
+        for _ in range(n):
+            game.clone()
+        return n
+
+    count, seconds = cpu(work)
+    return count / seconds
+
+
+def heuristic_rollouts_per_s(sim: Any, n: int) -> float:
+    game = sim.Game(PLAYERS, "rollout")
+    while game.phase != sim.PLAY:
+        game.apply_action(game.legal_actions()[0])
+
+    def work() -> float:
+        for _ in range(n):
+            game.clone().play_out("heuristic", hands=1)
+        return n
+
+    count, seconds = cpu(work)
+    return count / seconds
+
+
+def sampled_worlds_per_s(sim: Any, n: int) -> tuple[float, float, float]:
+    """Worlds per second from ``hearts_sim.sample_worlds`` and from the SDK's Python sampler,
+    for an 8-player view 40 cards into a hand (the same worlds from the same seed)."""
+    from hearts_client.sampler import WorldSampler
+    from hearts_core.deal import deal_hand
+    from hearts_core.rules import Rules
+    from hearts_core.state import State
+    from hearts_core.view import build_view
+
+    rules = Rules(PLAYERS)
+    state = State(rules)
+    state.start_hand(*deal_hand(rules, "worlds", 0))
+    rng = random.Random(3)
+    for seat in range(PLAYERS):
+        state.pass_cards(seat, rng.sample(list(state.hands[seat]), 3))
+    for _ in range(40):
+        state.play(rng.choice(state.legal_plays()))
+    view = build_view(state, state.to_play)
+    native, native_s = cpu(lambda: len(sim.sample_worlds(view, n, 1)))
+    games, games_s = cpu(lambda: len(sim.sample_games(view, n, 1)))
+
+    def python() -> float:
+        sampler, stream = WorldSampler(view), random.Random(1)
+        for _ in range(n):
+            sampler.sample(stream)
+        return n
+
+    count, seconds = cpu(python)
+    return native / native_s, count / seconds, games / games_s
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    parser.add_argument("--quick", action="store_true", help="a tenth of the work (a rough figure)")
+    args = parser.parse_args()
+    scale = 0.1 if args.quick else 1.0
+
+    def n(x: int) -> int:
+        return max(1, int(x * scale))
+
+    try:
+        sim: Any = importlib.import_module("hearts_sim")
+    except ImportError:
+        raise SystemExit(
+            "bench/sim.py: hearts_sim is not installed; run `make install` (it builds clients/sim)"
+        ) from None
+    baseline = openspiel_cards_per_s(n(20000))
+
+    def row(hands_per_s: float | None) -> dict[str, float | None]:
+        if hands_per_s is None:
+            return {"hands_per_s": None, "x_openspiel": None}
+        ratio = hands_per_s * CARDS_PER_HAND / baseline if baseline else None
+        return {"hands_per_s": round(hands_per_s, 1), "x_openspiel": round(ratio, 2) if ratio else None}
+
+    worlds, worlds_python, games = sampled_worlds_per_s(sim, n(5000))
+    out: dict[str, Any] = {
+        "players": PLAYERS,
+        "openspiel_cards_per_s": round(baseline, 1) if baseline else None,
+        "core_loop": row(core_loop(sim, n(300000))),
+        "core_loop_referee_deal": row(core_loop(sim, n(100000), "referee")),
+        "python_step": row(python_step(sim, n(8000))),
+        "aec_step": row(aec_step(n(100))),
+        "vec": row(vec(sim, n(60000))),
+        "vec_numpy": row(vec_numpy(sim, n(2000))),
+        "clones_per_s": round(clones_per_s(sim, n(300000)), 1),
+        "heuristic_rollouts_per_s": round(heuristic_rollouts_per_s(sim, n(20000)), 1),
+        "sampled_worlds_per_s": round(worlds, 1),
+        "sampled_worlds_per_s_python": round(worlds_python, 1),
+        "sampled_games_per_s": round(games, 1),
+    }
+    if args.json:
+        print(json.dumps(out))
+        return
+    print(f"random {PLAYERS}-player hands per CPU second (x OpenSpiel C++ Hearts in cards/s)")
+    if baseline is None:
+        print("  OpenSpiel: not installed (pip install open_spiel): no ratios")
+    else:
+        print(f"  OpenSpiel C++ Hearts, evaluate_bots, random bots: {baseline:,.0f} cards/s")
+    for key, label in [
+        ("core_loop", "(a) inside the core loop"),
+        ("core_loop_referee_deal", "    the same, the referee's deal"),
+        ("python_step", "(b) Python chooses every action"),
+        ("aec_step", "(c) PettingZoo AEC step, observation + mask"),
+        ("vec", "(d) VecGame.step_random, 256 games, one core"),
+        ("vec_numpy", "    VecGame.step from numpy, 256 games"),
+    ]:
+        figure = out[key]
+        if figure["hands_per_s"] is None:
+            print(f"  {label:<46} not available (hearts_client.sim.pettingzoo not installed)")
+            continue
+        ratio = f"{figure['x_openspiel']:.2f}x" if figure["x_openspiel"] else "-"
+        print(f"  {label:<46} {figure['hands_per_s']:>12,.0f} hands/s  {ratio:>8}")
+    print(f"  Game.clone: {out['clones_per_s']:,.0f}/s")
+    print(f"  clone + heuristic play to the end of the hand: {out['heuristic_rollouts_per_s']:,.0f}/s")
+    print(
+        f"  sampled worlds: hearts_sim.sample_worlds {worlds:,.0f}/s, "
+        f"the SDK's Python sampler {worlds_python:,.0f}/s; "
+        f"hearts_sim.sample_games (a Game per world) {games:,.0f}/s"
+    )
+
+
+if __name__ == "__main__":
+    main()
