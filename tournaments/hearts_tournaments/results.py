@@ -50,6 +50,7 @@ seat of B and the game counts once).
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -69,12 +70,14 @@ from hearts_tournaments.stats import (
     Interval,
     PairedDifference,
     PlacedGame,
+    PlackettLuceFit,
     SprtResult,
     SprtVerdict,
     bootstrap_plackett_luce,
     cluster_mean,
     paired_difference,
     sprt,
+    strength_difference,
     t_quantile,
 )
 
@@ -88,6 +91,7 @@ __all__ = [
     "Interval",
     "Meeting",
     "Pairing",
+    "Separation",
     "Standings",
     "compute_standings",
     "deal_warnings",
@@ -100,6 +104,9 @@ BOOTSTRAP_SAMPLES = 1000
 #: Below this many deals per bot, the intervals are wide (the t quantile of 4 degrees of
 #: freedom is 2.78 against 1.96 for many deals) and close bots cannot be told apart.
 FEW_DEALS = 6
+#: Paired differences over fewer shared deals are not shown as a second view of a
+#: neighbouring pair's separation (their t quantile alone is 2.57 or more).
+PAIRED_MIN_DEALS = FEW_DEALS
 #: Decimal places kept in the published figures.
 DIGITS = 6
 
@@ -128,6 +135,7 @@ class BotStanding:
     failed_games: int
     quarantined: bool
     bot_errors: int = 0
+    tier: int | None = None
 
     @property
     def too_few_deals(self) -> bool:
@@ -166,6 +174,7 @@ class BotStanding:
             "bot_errors": self.bot_errors,
             "failed_games": self.failed_games,
             "quarantined": self.quarantined,
+            "tier": self.tier,
         }
 
 
@@ -213,6 +222,58 @@ class Pairing:
             "ci95": _interval(d.interval),
             "likelihood_of_superiority": _num(d.below_zero),
             "separated": self.separated,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Separation:
+    """Whether two bots ranked next to each other are told apart by the strength model.
+
+    Attributes:
+        a: The better ranked bot.
+        b: The bot ranked just below it.
+        difference: ``a``'s strength minus ``b``'s (zero or more: the ranking's order).
+        interval: The 95% interval of the difference, from the bootstrap over deals that gives
+            the strength intervals, taken resample by resample (the covariance of the two
+            strengths is kept); None when either bot has no interval.
+        separated: Whether the interval lies above zero: their order is established.
+        shared_deals: Deals both played.
+        paired: The paired difference of mean place over the shared deals (the model-free
+            view), where they share at least :data:`PAIRED_MIN_DEALS` deals; else None.
+    """
+
+    a: str
+    b: str
+    difference: float | None
+    interval: Interval | None
+    separated: bool
+    shared_deals: int
+    paired: Pairing | None
+
+    def more_deals_factor(self) -> float | None:
+        """How many times the deals played would separate the pair if the measured difference
+        held, with the interval narrowing as one over the square root of the deals (None:
+        separated, or no interval; infinity when the difference is zero)."""
+        if self.separated or self.interval is None or self.difference is None:
+            return None
+        half = self.difference - self.interval.low
+        if self.difference <= 0 or half <= 0:
+            return math.inf
+        return (half / self.difference) ** 2
+
+    def to_json(self) -> dict[str, Any]:
+        """The pair as published."""
+        paired = self.paired
+        return {
+            "a": self.a,
+            "b": self.b,
+            "strength_difference": _num(self.difference),
+            "ci95": _interval(self.interval),
+            "separated": self.separated,
+            "shared_deals": self.shared_deals,
+            "paired_mean_place_difference": _num(paired.difference.mean) if paired else None,
+            "paired_ci95": _interval(paired.difference.interval) if paired else None,
+            "paired_separated": paired.separated if paired else None,
         }
 
 
@@ -296,6 +357,7 @@ class Standings:
     balance: dict[str, Any]
     bootstrap_samples: int
     gauntlet: GauntletStanding | None = None
+    separations: tuple[Separation, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -311,28 +373,65 @@ class Standings:
         return next(p for p in self.pairings if {p.a, p.b} == {a, b})
 
     def warnings(self) -> list[str]:
-        """Where the deals played are too few: bots without an interval, bots ranked next to
-        each other whose paired difference does not exclude zero."""
+        """Where the deals played are too few: bots without an interval, and (in one line, see
+        :meth:`separation_line`) the bots ranked next to each other whose order the strength
+        model does not establish."""
         out = [
             f"{line.bot} played {line.deals} deal(s): too few deals for an interval, ranked last"
             for line in self.standings
             if line.too_few_deals and line.games
         ]
-        ranked = [line.bot for line in self.standings if not line.too_few_deals]
-        for a, b in pairwise(ranked):
-            pair = self.pairing(a, b)
-            if pair.separated:
+        if any(not s.separated for s in self.separations):
+            out.append(self.separation_line())
+        return out
+
+    def more_deals(self) -> int | None:
+        """About how many more deals would separate half of the neighbouring pairs not
+        separated yet, at the differences measured so far (intervals narrowing as one over the
+        square root of the deals). None when every pair is separated or no deal was played;
+        -1 when half of them are ties that no number of deals separates at these estimates."""
+        factors = sorted(f for s in self.separations if (f := s.more_deals_factor()) is not None)
+        if not factors or not self.deals_played:
+            return None
+        middle = factors[(len(factors) - 1) // 2]
+        if not math.isfinite(middle):
+            return -1
+        return max(1, math.ceil(self.deals_played * (middle - 1)))
+
+    def separation_line(self) -> str:
+        """One line on how many neighbours in the ranking the strength model separates."""
+        pairs = self.separations
+        separated = sum(s.separated for s in pairs)
+        level = f"{CONFIDENCE:.0%}"
+        if not pairs:
+            return "no two ranked bots to separate yet"
+        line = (
+            f"{separated} of {len(pairs)} neighbouring pairs in the ranking separated at {level} "
+            "(strength difference from the bootstrap over deals; the tier column groups the rest)"
+        )
+        rest = len(pairs) - separated
+        more = self.more_deals()
+        if more is not None and more >= 0:
+            line += f"; play about {_round_up(more)} more deals to separate half of the other {rest}"
+        elif more is not None:
+            line += f"; most of the other {rest} are too close to separate at any practical number of deals"
+        paired = [s.paired for s in pairs if s.paired is not None]
+        if paired:
+            line += (
+                f"; paired differences over at least {PAIRED_MIN_DEALS} shared deals separate "
+                f"{sum(p.separated for p in paired)} of {len(paired)}"
+            )
+        return line
+
+    def tiers(self) -> list[list[str]]:
+        """The ranked bots in tiers: a new tier starts below each separated neighbour."""
+        out: list[list[str]] = []
+        for line in self.standings:
+            if line.tier is None:
                 continue
-            d = pair.difference
-            shown = (
-                f"{d.mean:+.2f} places ({d.interval.low:+.2f} to {d.interval.high:+.2f})"
-                if d.mean is not None and d.interval is not None
-                else "no interval"
-            )
-            out.append(
-                f"{d.clusters} shared deals do not separate {a} from {b} (paired difference {shown}): "
-                "their order is not established; play more deals"
-            )
+            if len(out) < line.tier:
+                out.append([])
+            out[line.tier - 1].append(line.bot)
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -366,6 +465,16 @@ class Standings:
             },
             "standings": [s.to_json() for s in self.standings],
             "paired": [p.to_json() for p in self.pairings],
+            "separation": {
+                "model": "strength",
+                "confidence": CONFIDENCE,
+                "paired_min_deals": PAIRED_MIN_DEALS,
+                "separated": sum(s.separated for s in self.separations),
+                "pairs": len(self.separations),
+                "more_deals_for_half": self.more_deals(),
+                "summary": self.separation_line(),
+                "neighbours": [s.to_json() for s in self.separations],
+            },
             "head_to_head": {
                 a: {
                     b: {"games": m.games, "ahead": _num(m.ahead), "share": _num(m.share)}
@@ -508,10 +617,19 @@ def compute_standings(
             s.bot,
         )
     )
-    ranked = tuple(replace(line, rank=index + 1) for index, line in enumerate(lines))
-    order = [line.bot for line in ranked]
+    order = [line.bot for line in lines]
     pairings = tuple(
         Pairing(a, b, paired_difference(deal_places[a], deal_places[b])) for a, b in combinations(order, 2)
+    )
+    separations = _separations(lines, fit, {(p.a, p.b): p for p in pairings})
+    tiers: dict[str, int] = {}
+    for s in separations:
+        tiers.setdefault(s.a, 1)
+        tiers[s.b] = tiers[s.a] + s.separated
+    if len(lines) and lines[0].strength_ci is not None:
+        tiers.setdefault(lines[0].bot, 1)
+    ranked = tuple(
+        replace(line, rank=index + 1, tier=tiers.get(line.bot)) for index, line in enumerate(lines)
     )
     return Standings(
         name=name,
@@ -532,7 +650,39 @@ def compute_standings(
         balance=balance,
         bootstrap_samples=fit.samples,
         gauntlet=_gauntlet(schedule, games_in_order, gauntlet) if gauntlet is not None else None,
+        separations=separations,
     )
+
+
+def _separations(
+    lines: Sequence[BotStanding], fit: PlackettLuceFit, pairings: Mapping[tuple[str, str], Pairing]
+) -> tuple[Separation, ...]:
+    """Each pair of bots ranked next to each other (among those with a strength interval):
+    their strength difference and whether it is separated from zero."""
+    ranked = [line.bot for line in lines if line.strength_ci is not None]
+    out = []
+    for a, b in pairwise(ranked):
+        interval = strength_difference(fit, a, b)
+        pair = pairings[(a, b)]
+        out.append(
+            Separation(
+                a=a,
+                b=b,
+                difference=fit.strength[a] - fit.strength[b],
+                interval=interval,
+                separated=interval is not None and interval.low > 0,
+                shared_deals=pair.difference.clusters,
+                paired=pair if pair.difference.clusters >= PAIRED_MIN_DEALS else None,
+            )
+        )
+    return tuple(out)
+
+
+def _round_up(n: int) -> str:
+    """A count of deals rounded up to two significant digits, with thousands separators."""
+    digits = len(str(n))
+    step = 10 ** max(0, digits - 2)
+    return f"{-(-n // step) * step:,}"
 
 
 def _gauntlet(schedule: Schedule, outcomes: Sequence[GameOutcome], spec: GauntletSpec) -> GauntletStanding:
