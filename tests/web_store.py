@@ -19,6 +19,7 @@ from hearts_tournaments.config import parse_config
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.runner import create_tournament
 from hearts_tournaments.schedule import ScheduledGame
+from hearts_tournaments.snapshot import compute_snapshot
 from hearts_tournaments.store import Store
 
 
@@ -100,8 +101,10 @@ def add_games(
     builtin: dict[str, str],
     target_score: int,
     faults: dict[str, int] | None = None,
+    snapshot: bool = True,
 ) -> None:
-    """Plays ``games`` and stores each one, as the runner would (a log file per seat too)."""
+    """Plays ``games`` and stores each one, as the runner would (a log file per seat too), and
+    then keeps the standings snapshot as a runner does at the end of a run (``snapshot``)."""
     faults = faults or {}
     with Store.open(folder) as store:
         for game in games:
@@ -114,3 +117,5 @@ def add_games(
                     lines.append('{"event": "thinking_too_long", "level": "warning"}')
                 log.write_text("\n".join(lines) + "\n", encoding="utf-8")
             store.add(outcome)
+    if snapshot:
+        compute_snapshot(folder)

@@ -50,10 +50,11 @@ seat of B and the game counts once).
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import combinations, pairwise
 from typing import Any
 
@@ -72,6 +73,7 @@ from hearts_tournaments.stats import (
     PlacedGame,
     PlackettLuceFit,
     SprtResult,
+    SprtSettings,
     SprtVerdict,
     bootstrap_plackett_luce,
     cluster_mean,
@@ -177,6 +179,34 @@ class BotStanding:
             "tier": self.tier,
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> BotStanding:
+        """The line of a published report (see :meth:`Standings.from_json`)."""
+        skill = data["openskill"]
+        return cls(
+            rank=data["rank"],
+            bot=data["bot"],
+            games=data["games"],
+            seats=data["seats"],
+            deals=data["deals"],
+            strength=data["strength"],
+            strength_ci=_interval_of(data["strength_ci95"]),
+            mean_place=data["mean_place"],
+            mean_place_ci=_interval_of(data["mean_place_ci95"]),
+            wins=data["wins"],
+            points_per_hand=data["points_per_hand"],
+            points_per_hand_ci=_interval_of(data["points_per_hand_ci95"]),
+            mean_score=data["mean_score"],
+            field_strength=data["field_strength"],
+            openskill_mu=skill["mu"],
+            openskill_sigma=skill["sigma"],
+            faults=data["faults"],
+            failed_games=data["failed_games"],
+            quarantined=data["quarantined"],
+            bot_errors=data.get("bot_errors", 0),
+            tier=data.get("tier"),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Meeting:
@@ -223,6 +253,17 @@ class Pairing:
             "likelihood_of_superiority": _num(d.below_zero),
             "separated": self.separated,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Pairing:
+        """The pair of a published report."""
+        difference = PairedDifference(
+            data["deals"],
+            data["mean_place_difference"],
+            _interval_of(data["ci95"]),
+            data["likelihood_of_superiority"],
+        )
+        return cls(data["a"], data["b"], difference)
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,6 +316,19 @@ class Separation:
             "paired_ci95": _interval(paired.difference.interval) if paired else None,
             "paired_separated": paired.separated if paired else None,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], pairings: Mapping[tuple[str, str], Pairing]) -> Separation:
+        """The pair of a published report (its paired view taken from ``pairings``)."""
+        return cls(
+            a=data["a"],
+            b=data["b"],
+            difference=data["strength_difference"],
+            interval=_interval_of(data["ci95"]),
+            separated=data["separated"],
+            shared_deals=data["shared_deals"],
+            paired=pairings[(data["a"], data["b"])] if data["paired_separated"] is not None else None,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,6 +390,25 @@ class GauntletStanding:
             "advantage_ci95": _interval(a.interval),
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> GauntletStanding:
+        """The gauntlet's section of a published report."""
+        settings = SprtSettings(data["h0"], data["h1"], data["alpha"], data["beta"], data["min_deals"])
+        stopped = data["stopped_at"]
+        result = SprtResult(
+            SprtVerdict(data["verdict"]),
+            data["llr"],
+            data["lower"],
+            data["upper"],
+            stopped if stopped is not None else data["deals"],
+            data["mean_advantage"],
+            stopped,
+        )
+        advantage = Estimate(
+            data["mean_advantage"], _interval_of(data["advantage_ci95"]), data["deals"], None
+        )
+        return cls(GauntletSpec(data["candidate"], settings), result, advantage)
+
 
 @dataclass(frozen=True, slots=True)
 class Standings:
@@ -358,6 +431,10 @@ class Standings:
     bootstrap_samples: int
     gauntlet: GauntletStanding | None = None
     separations: tuple[Separation, ...] = ()
+    #: The report these standings were read from (:meth:`from_json`): :meth:`to_json` gives it
+    #: back as it was, figure for figure (a figure derived from rounded ones may differ in the
+    #: last digit).
+    published: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def complete(self) -> bool:
@@ -436,6 +513,8 @@ class Standings:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON report (``schema_version`` 2), standings in rank order."""
+        if self.published is not None:
+            return copy.deepcopy(dict(self.published))
         return {
             "schema_version": SCHEMA_VERSION,
             "tournament": {
@@ -490,6 +569,45 @@ class Standings:
             "gauntlet": self.gauntlet.to_json() if self.gauntlet is not None else None,
             "warnings": self.warnings(),
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Standings:
+        """The standings of a published JSON report (:meth:`to_json`), as a snapshot is read:
+        ``Standings.from_json(s.to_json()).to_json() == s.to_json()``.
+
+        Raises:
+            KeyError, TypeError, ValueError: if ``data`` is not such a report.
+        """
+        if data.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(f"schema_version {data.get('schema_version')!r}, not {SCHEMA_VERSION}")
+        t = data["tournament"]
+        pairings = tuple(Pairing.from_json(p) for p in data["paired"])
+        by_pair = {(p.a, p.b): p for p in pairings}
+        return cls(
+            name=t["name"],
+            table_size=t["table_size"],
+            deals=t["deals"],
+            duplicate=t["duplicate"],
+            seed=t["seed"],
+            target_score=t["target_score"],
+            games_total=t["games_total"],
+            games_played=t["games_played"],
+            deals_played=t["deals_played"],
+            standings=tuple(BotStanding.from_json(line) for line in data["standings"]),
+            pairings=pairings,
+            head_to_head={
+                a: {b: Meeting(m["games"], m["ahead"]) for b, m in row.items()}
+                for a, row in data["head_to_head"].items()
+            },
+            quarantine=tuple(
+                Quarantine(q["bot"], q["after_game"], q["failed_games"]) for q in data["quarantined"]
+            ),
+            balance=data["balance"],
+            bootstrap_samples=data["ranking"]["bootstrap_samples"],
+            gauntlet=GauntletStanding.from_json(data["gauntlet"]) if data["gauntlet"] is not None else None,
+            separations=tuple(Separation.from_json(n, by_pair) for n in data["separation"]["neighbours"]),
+            published=copy.deepcopy(dict(data)),
+        )
 
 
 @dataclass(slots=True)
@@ -752,6 +870,10 @@ def _field_strength(
                     total[bot] += strength[rival]
                     count[bot] += 1
     return {bot: total[bot] / count[bot] for bot in bots if count[bot]}
+
+
+def _interval_of(data: Sequence[float] | None) -> Interval | None:
+    return None if data is None else Interval(data[0], data[1])
 
 
 def _interval(ci: Interval | None) -> list[float] | None:

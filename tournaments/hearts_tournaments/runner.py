@@ -41,6 +41,7 @@ import re
 import secrets
 import signal
 import tempfile
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +72,7 @@ from hearts_tournaments.outcome import GameOutcome, Quarantine, ScheduleQuaranti
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
 from hearts_tournaments.schedule import Progress, Schedule, ScheduledGame, make_schedule
+from hearts_tournaments.snapshot import Refresher, Snapshot, fingerprint, load_snapshot, save_snapshot
 from hearts_tournaments.stats import SprtVerdict
 from hearts_tournaments.stdio_entrant import start_stdio_bot
 from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder, store_patiently
@@ -243,14 +245,18 @@ def schedule_for(config: TournamentConfig, progress: Progress | None = None) -> 
     )
 
 
-def open_tournament(output: Path) -> Tournament:
+def open_tournament(output: Path, *, read_only: bool = False) -> Tournament:
     """Opens the tournament stored in ``output``, with its configuration as stored.
+
+    Args:
+        output: The tournament's folder.
+        read_only: Open its database read-only.
 
     Raises:
         StoreError: if ``output`` holds no tournament.
         ConfigError: if the stored configuration no longer reads (e.g. a built-in bot is gone).
     """
-    store = Store.open(output)
+    store = Store.open(output, read_only=read_only)
     try:
         config = parse_config(store.config_text, store.base_dir, default_name=store.meta("name"))
     except ConfigError:
@@ -284,8 +290,12 @@ def run_tournament(
     runner = _Runner(tournament, concurrency or tournament.config.concurrency, reporter or SilentReporter())
     kind = executor or tournament.config.executor
     address = tournament.config.ray_address if ray_address is None else ray_address
-    asyncio.run(until_terminated(runner.run(kind, address)))
-    return tournament_standings(tournament)
+    try:
+        asyncio.run(until_terminated(runner.run(kind, address)))
+    finally:
+        runner.refresher.close()
+    # The last background snapshot may be of every game already; else computed now, and kept.
+    return tournament_standings(tournament, cached=True)
 
 
 async def until_terminated(work: Coroutine[Any, Any, None]) -> None:
@@ -342,18 +352,43 @@ def check_sandbox(config: TournamentConfig, output: Path) -> list[str]:
     ]
 
 
-def tournament_standings(tournament: Tournament) -> Standings:
-    """The standings of the games stored so far."""
+def tournament_standings(tournament: Tournament, *, cached: bool = False) -> Standings:
+    """The standings of the games stored so far.
+
+    Args:
+        tournament: The tournament.
+        cached: Use the folder's standings snapshot when it is of exactly the games stored,
+            else compute them and keep them as the snapshot (see :mod:`.snapshot`). Without
+            it they are computed from the stored games, whatever the folder holds.
+    """
+    if not cached:
+        return fresh_snapshot(tournament).standings
+    kept = load_snapshot(tournament.output)
+    if kept is not None and kept.fingerprint == fingerprint(tournament.store):
+        return kept.standings
+    snapshot = fresh_snapshot(tournament)
+    try:
+        save_snapshot(tournament.output, snapshot)
+    except OSError as exc:
+        log.warning("standings_snapshot_not_written", folder=str(tournament.output), error=str(exc))
+    return snapshot.standings
+
+
+def fresh_snapshot(tournament: Tournament) -> Snapshot:
+    """The standings computed from the games stored now, with the fingerprint of those games."""
     store = tournament.store
-    return compute_standings(
+    started = time.monotonic()
+    outcomes = store.outcomes(records=False)
+    standings = compute_standings(
         name=tournament.config.name,
         schedule=store.schedule(),
-        outcomes=store.outcomes(records=False),
+        outcomes=outcomes,
         target_score=tournament.config.target_score,
         quarantine_after=tournament.config.quarantine_after,
         balance=store.balance(),
         gauntlet=tournament.config.gauntlet,
     )
+    return Snapshot(fingerprint(store, [o.key for o in outcomes]), standings, time.monotonic() - started)
 
 
 class _Runner:
@@ -384,6 +419,8 @@ class _Runner:
         self.external_token = take_env_secret(ADMIN_TOKEN_ENV)
         take_env_secret(DEAL_SECRET_ENV)  # used by `run` only, if at all: never handed down
         self.executor: GameExecutor | None = None
+        #: Keeps the standings snapshot fresh while games are played (for the live web pages).
+        self.refresher = Refresher(self.output)
 
     async def run(self, kind: ExecutorKind = ExecutorKind.LOCAL, ray_address: str = "") -> None:
         self._restore_record_files()
@@ -491,6 +528,7 @@ class _Runner:
             self.outcomes.append(dataclasses.replace(outcome, record_json=""))
         self._stored.set()
         self._stored = asyncio.Event()
+        self.refresher.poke()
         if not self.decided and self._gauntlet_decided():
             self.decided = True
 
