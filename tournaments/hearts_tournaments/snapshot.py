@@ -173,6 +173,7 @@ class Refresher:
         self._process: multiprocessing.process.BaseProcess | None = None
         self._lock = threading.Lock()
         self.computations = 0
+        self._finished = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="standings-refresher", daemon=True)
         self._thread.start()
 
@@ -203,9 +204,16 @@ class Refresher:
             with self._lock:
                 self._process = None
             self.computations += 1
+            self._finished.set()
             if process.exitcode:
                 log.warning("standings_snapshot_failed", folder=str(self.folder), exitcode=process.exitcode)
             self._stop.wait(REST * (time.monotonic() - started))
+
+    def wait_computed(self, timeout: float) -> bool:
+        """Waits until a computation finishes (since the last call); False on timeout."""
+        finished = self._finished.wait(timeout)
+        self._finished.clear()
+        return finished
 
     def close(self) -> None:
         """Stops: a computation under way is ended (the snapshot on disk stays as it was)."""

@@ -122,6 +122,7 @@ def verify_tournament(tournament: Tournament) -> Verification:
         target_score=config.target_score,
         quarantine_after=config.quarantine_after,
         balance=schedule.balance().to_json(),
+        gauntlet=config.gauntlet,
     )
     problems.extend(_compare_standings(reported, recomputed))
     # The snapshot `report` and the web read is a cache: it must be of these standings too.
