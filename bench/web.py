@@ -183,7 +183,8 @@ def main() -> int:
             f"{figures['games']} games ({figures['bots']} bots, table of {figures['table_size']}; "
             f"{figures['games_played_for_real']} played for real), store built in "
             f"{figures['store_build_seconds']} s ({figures['store_bytes'] / 1e6:.1f} MB); standings computed "
-            f"for the snapshot in {figures['snapshot_seconds']} s; load average {figures['load_average_1min']} "
+            f"for the snapshot in {figures['snapshot_seconds']} s; load average "
+            f"{figures['load_average_1min']} "
             f"on {figures['cores']} cores"
         )
         for name in ("leaderboard", "standings_fragment", "game_list", "replay"):
