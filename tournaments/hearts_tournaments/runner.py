@@ -72,7 +72,14 @@ from hearts_tournaments.outcome import GameOutcome, Quarantine, ScheduleQuaranti
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
 from hearts_tournaments.schedule import Progress, Schedule, ScheduledGame, make_schedule
-from hearts_tournaments.snapshot import Refresher, Snapshot, fingerprint, load_snapshot, save_snapshot
+from hearts_tournaments.snapshot import (
+    SNAPSHOT_NAME,
+    Refresher,
+    Snapshot,
+    fingerprint,
+    load_snapshot,
+    save_snapshot,
+)
 from hearts_tournaments.stats import SprtVerdict
 from hearts_tournaments.stdio_entrant import start_stdio_bot
 from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder, store_patiently
@@ -90,7 +97,16 @@ CONNECT_TIMEOUT_S = 10.0
 #: The runner's note of which process played which seat of each game (JSON lines).
 PROCESSES_LOG = "processes.jsonl"
 #: What the runner owns in an output folder (removed by ``--fresh``).
-OWNED = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", "records", "logs", "runner.log", PROCESSES_LOG)
+OWNED = (
+    DB_NAME,
+    f"{DB_NAME}-wal",
+    f"{DB_NAME}-shm",
+    "records",
+    "logs",
+    "runner.log",
+    PROCESSES_LOG,
+    SNAPSHOT_NAME,
+)
 
 
 #: The files the runner writes in ``records/`` (the referee's game records, and the temporary

@@ -31,7 +31,7 @@ from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.results import Standings
 from hearts_tournaments.runner import Tournament, fresh_snapshot, open_tournament
 from hearts_tournaments.schedule import Schedule
-from hearts_tournaments.snapshot import Snapshot, fingerprint, load_snapshot, save_snapshot, snapshot_path
+from hearts_tournaments.snapshot import Snapshot, fingerprint, load_snapshot, snapshot_path
 from hearts_tournaments.store import Store, StoreError
 
 #: Log lines shown per faulty game on a bot's page (the last ones of the file).
@@ -186,9 +186,9 @@ class TournamentSource:
     The game list is cached until a game is added. The standings come from the folder's
     snapshot (:mod:`hearts_tournaments.snapshot`, kept fresh by the runner while it plays)
     when it is of the games stored; else they are computed in a thread of this process with
-    its own read-only connection, and kept as the snapshot. A page waits for that computation
-    only while it is quick (the last one took under :data:`WAIT_FOR_QUICK_S`) or nothing at
-    all can be shown yet, and then at most :data:`FIRST_WAIT_S`; otherwise it shows the last
+    its own read-only connection, and kept in memory (the web writes nothing in the folder).
+    A page waits for that computation only while it is quick (the last one took under
+    :data:`WAIT_FOR_QUICK_S`) or nothing at all can be shown yet, and then at most :data:`FIRST_WAIT_S`; otherwise it shows the last
     standings (of fewer games: the page says so) and the event stream announces the fresh ones.
 
     Args:
@@ -284,10 +284,6 @@ class TournamentSource:
                 self._computing = None
                 self._done.set()
             return
-        try:
-            save_snapshot(self.folder, snapshot)
-        except OSError as exc:  # a folder the web may only read: keep them in memory
-            log.info("standings_snapshot_not_written", folder=str(self.folder), error=str(exc))
         with self._lock:
             self._computed = snapshot
             self._last_took = time.monotonic() - started
