@@ -188,8 +188,9 @@ class TournamentSource:
     when it is of the games stored; else they are computed in a thread of this process with
     its own read-only connection, and kept in memory (the web writes nothing in the folder).
     A page waits for that computation only while it is quick (the last one took under
-    :data:`WAIT_FOR_QUICK_S`) or nothing at all can be shown yet, and then at most :data:`FIRST_WAIT_S`; otherwise it shows the last
-    standings (of fewer games: the page says so) and the event stream announces the fresh ones.
+    :data:`WAIT_FOR_QUICK_S`) or when nothing at all can be shown yet, and then at most
+    :data:`FIRST_WAIT_S`; otherwise it shows the last standings (of fewer games: the page
+    says so) and the event stream announces the fresh ones.
 
     Args:
         folder: The tournament's output folder.
