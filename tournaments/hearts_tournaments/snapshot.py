@@ -25,8 +25,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import multiprocessing
 import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -140,7 +141,7 @@ def compute_snapshot(folder: Path) -> Snapshot:
     return snapshot
 
 
-def _child(folder: str, parent: int) -> None:
+def _child(folder: str, parent: int) -> int:
     """The background process: dies with its parent, runs below the bots, computes, saves."""
     with contextlib.suppress(OSError, AttributeError):
         import ctypes
@@ -148,17 +149,19 @@ def _child(folder: str, parent: int) -> None:
 
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: never outlive the parent
     if os.getppid() != parent:
-        return
+        return 1
     with contextlib.suppress(OSError):
         os.nice(NICE)
     compute_snapshot(Path(folder))
+    return 0
 
 
 class Refresher:
     """Keeps a folder's snapshot fresh in the background, one computation at a time.
 
     :meth:`poke` says the games changed; a thread then starts a computation in a fresh
-    process (``spawn``: never a fork of a process with gRPC threads) unless one is running,
+    Python process (``python -m hearts_tournaments.snapshot``: never a fork of a process with
+    gRPC threads) unless one is running,
     and after it rests :data:`REST` times as long as it took before the next. Nothing here
     ever blocks the caller.
 
@@ -170,7 +173,7 @@ class Refresher:
         self.folder = folder
         self._wanted = threading.Event()
         self._stop = threading.Event()
-        self._process: multiprocessing.process.BaseProcess | None = None
+        self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
         self.computations = 0
         self._finished = threading.Event()
@@ -187,26 +190,37 @@ class Refresher:
         self._wanted.set()
 
     def _loop(self) -> None:
-        context = multiprocessing.get_context("spawn")
+        command = [sys.executable, "-m", __name__, str(self.folder), str(os.getpid())]
         while not self._stop.is_set():
             self._wanted.wait()
             if self._stop.is_set():
                 return
             self._wanted.clear()
             started = time.monotonic()
-            process = context.Process(target=_child, args=(str(self.folder), os.getpid()), daemon=True)
             with self._lock:
                 if self._stop.is_set():
                     return
-                process.start()
+                try:
+                    process = subprocess.Popen(
+                        command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+                    )
+                except OSError as exc:
+                    log.warning("standings_snapshot_failed", folder=str(self.folder), error=str(exc))
+                    return
                 self._process = process
-            process.join()
+            _, errors = process.communicate()
             with self._lock:
                 self._process = None
             self.computations += 1
             self._finished.set()
-            if process.exitcode:
-                log.warning("standings_snapshot_failed", folder=str(self.folder), exitcode=process.exitcode)
+            if process.returncode and not self._stop.is_set():
+                tail = errors.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+                log.warning(
+                    "standings_snapshot_failed",
+                    folder=str(self.folder),
+                    exitcode=process.returncode,
+                    error=tail[0],
+                )
             self._stop.wait(REST * (time.monotonic() - started))
 
     def wait_computed(self, timeout: float) -> bool:
@@ -220,6 +234,10 @@ class Refresher:
         self._stop.set()
         self._wanted.set()
         with self._lock:
-            if self._process is not None and self._process.is_alive():
+            if self._process is not None and self._process.poll() is None:
                 self._process.kill()
         self._thread.join()
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1], int(sys.argv[2])))
