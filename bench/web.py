@@ -11,6 +11,8 @@ standings snapshot is computed and kept (``standings.json``; its time is reporte
 
 The real ``hearts web`` serves the folder in a subprocess, and it measures:
 
+* ``hearts tournament report --format json`` (a fresh process reading the snapshot), and how
+  long ``hearts web`` takes to start (it opens the folder before it listens);
 * the leaderboard's first request (the server reads the snapshot) and later ones;
 * the live table fragment, the game list (100 rows a page) and a replay page;
 * each page's weight in bytes, raw and as sent to a client that accepts gzip;
@@ -33,6 +35,7 @@ import http.client
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -110,6 +113,19 @@ def without_snapshot(base: str) -> dict[str, Any]:
     }
 
 
+def report_seconds(folder: Path) -> float:
+    """Wall seconds of ``hearts tournament report FOLDER --format json`` (a fresh process)."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "hearts_tournaments", "tournament", "report", str(folder), "--format", "json"],
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode:
+        raise SystemExit(f"report failed: {done.stderr.decode()[-500:]}")
+    return time.perf_counter() - started
+
+
 def measure(games: int, bots: int, repeat: int) -> dict[str, Any]:
     deals = max(1, games // TABLE)
     names = [(f"bot{i:02d}", "random") for i in range(bots)]
@@ -129,7 +145,10 @@ def measure(games: int, bots: int, repeat: int) -> dict[str, Any]:
         snapshot = compute_snapshot(folder)
         snapshot_s = time.perf_counter() - started
         store_bytes = (folder / "tournament.sqlite").stat().st_size
+        report_s = report_seconds(folder)
+        started = time.perf_counter()
         with web_server(folder) as base:
+            start_s = time.perf_counter() - started
             leaderboard = page_figures(base, "/", repeat)
             fragment = page_figures(base, "/fragment/standings", repeat)
             game_list = page_figures(base, "/games", repeat)
@@ -150,6 +169,8 @@ def measure(games: int, bots: int, repeat: int) -> dict[str, Any]:
         "store_build_seconds": round(build_s, 2),
         "snapshot_seconds": round(snapshot_s, 2),
         "snapshot_games": snapshot.standings.games_played,
+        "report_seconds": round(report_s, 2),
+        "server_start_seconds": round(start_s, 2),
         "store_bytes": store_bytes,
         "cores": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),
@@ -185,7 +206,8 @@ def main() -> int:
             f"{figures['store_build_seconds']} s ({figures['store_bytes'] / 1e6:.1f} MB); standings computed "
             f"for the snapshot in {figures['snapshot_seconds']} s; load average "
             f"{figures['load_average_1min']} "
-            f"on {figures['cores']} cores"
+            f"on {figures['cores']} cores; `hearts tournament report` {figures['report_seconds']} s, "
+            f"`hearts web` started in {figures['server_start_seconds']} s"
         )
         for name in ("leaderboard", "standings_fragment", "game_list", "replay"):
             page = figures[name]

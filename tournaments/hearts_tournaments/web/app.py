@@ -81,6 +81,7 @@ class _Folder:
                 return None
             self.inode = inode
             self.site = Site(self.source, live=True)
+            self.site.prepare()
         return self.site
 
     def version(self) -> int:
@@ -97,6 +98,8 @@ class _Folder:
 def make_app(folder: Path) -> Starlette:
     """The web app serving the tournament in ``folder`` (read-only)."""
     state = _Folder(folder)
+    # Opened now, not on the first request: reading a 10,000-game schedule takes a while.
+    state.get()
     fallback = Site(None, live=False)
 
     def missing() -> HTMLResponse:

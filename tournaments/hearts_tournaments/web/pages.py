@@ -139,6 +139,11 @@ class Site:
         self.env.filters["fmt"] = _fmt
         self.env.globals["suits"] = SUITS
 
+    def prepare(self) -> None:
+        """Compiles the live pages' templates ahead of their first request."""
+        for name in ("leaderboard.html", "standings_table.html", "games.html", "games_table.html"):
+            self.env.get_template(name)
+
     @property
     def source(self) -> Source:
         """The source (a site built without one renders error pages only)."""
