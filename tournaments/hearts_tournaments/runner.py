@@ -96,6 +96,10 @@ log = get_logger(__name__)
 CONNECT_TIMEOUT_S = 10.0
 #: The runner's note of which process played which seat of each game (JSON lines).
 PROCESSES_LOG = "processes.jsonl"
+#: From this many stored games on, the runner keeps the standings snapshot fresh in the
+#: background while it plays (below, computing them takes a fraction of a second: the web
+#: does it itself).
+BACKGROUND_SNAPSHOT_GAMES = 200
 #: What the runner owns in an output folder (removed by ``--fresh``).
 OWNED = (
     DB_NAME,
@@ -544,7 +548,8 @@ class _Runner:
             self.outcomes.append(dataclasses.replace(outcome, record_json=""))
         self._stored.set()
         self._stored = asyncio.Event()
-        self.refresher.poke()
+        if self.store.count() >= BACKGROUND_SNAPSHOT_GAMES:
+            self.refresher.poke()
         if not self.decided and self._gauntlet_decided():
             self.decided = True
 

@@ -10,11 +10,12 @@ only when its fingerprint is the store's: otherwise it is stale, and a reader ei
 for a fresh computation (``hearts tournament report``) or shows the stale one, says so, and
 has a fresh one computed in the background (the live web pages, see :class:`Refresher`).
 
-The runner keeps the snapshot fresh while it plays: after each stored game it asks its
-:class:`Refresher`, which computes in a separate process at low priority (the referee's clock
-times the bots; a computation in the runner's own process would hold its interpreter lock),
-never more than one at a time, and resting between two for a multiple of the time the last
-took, so the snapshots cost a bounded share of the machine.
+The runner keeps the snapshot fresh while it plays (from
+:data:`~hearts_tournaments.runner.BACKGROUND_SNAPSHOT_GAMES` stored games on): after each
+stored game it asks its :class:`Refresher`, which computes in a separate process at low
+priority (the referee's clock times the bots; a computation in the runner's own process would
+hold its interpreter lock), never more than one at a time, and resting between two for a
+multiple of the time the last took, so the snapshots cost a bounded share of the machine.
 
 A snapshot is a cache, never evidence: ``hearts tournament verify`` recomputes the standings
 from the records and reports a snapshot that differs.
