@@ -8,7 +8,7 @@ database, with the **fingerprint** of the games they are of (the database's crea
 and the keys of its games in the order stored; games are only ever added). A snapshot is used
 only when its fingerprint is the store's: otherwise it is stale, and a reader either waits
 for a fresh computation (``hearts tournament report``) or shows the stale one, says so, and
-has a fresh one computed in the background (the live web pages, see :class:`Refresher`).
+has a fresh one computed in the background (the live web pages).
 
 The runner keeps the snapshot fresh while it plays (from
 :data:`~hearts_tournaments.runner.BACKGROUND_SNAPSHOT_GAMES` stored games on): after each
