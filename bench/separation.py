@@ -1,10 +1,11 @@
 """How often a "separated" verdict of the standings is wrong, with real games of bots of known
 relative strength.
 
-A field of ``--bots`` bots (default 24) at tables of 8, in four strength levels: a bot of
-level ``p`` makes each decision as the built-in ``heuristic`` bot with probability ``p`` and
-as the built-in ``random`` bot otherwise (``p`` = 0, 1/3, 2/3, 1), so a higher level is
-stronger by construction and bots of one level are equally strong. Each trial schedules a
+A field of ``--bots`` bots (default 50) at tables of 8, in strength levels ``--levels``
+(default 0, 1/2, 1; as many bots of each): a bot of level ``p`` makes each decision as the
+built-in ``heuristic`` bot with probability ``p`` and as the built-in ``random`` bot
+otherwise. So a higher level is stronger by construction (the heuristic bot loses 1.3 points
+a hand against random's 6.4 in the same seats), and bots of one level are equally strong. Each trial schedules a
 fresh duplicate round robin (every deal in every seat rotation) with 4, 12 or 24 deals per
 bot, plays every game in-process (``hearts_core.local``, the real engine), computes the
 standings with the real :func:`hearts_tournaments.results.compute_standings` (1000
@@ -19,7 +20,7 @@ the share of all neighbouring pairs separated (the power).
 
 Usage::
 
-    bench/separation.py [--bots 24] [--trials 12] [--deals-per-bot 4 12 24] [--json]
+    bench/separation.py [--bots 50] [--trials 12] [--deals-per-bot 4 12 24] [--json]
 """
 
 from __future__ import annotations
@@ -46,21 +47,21 @@ from hearts_tournaments.results import BOOTSTRAP_SAMPLES, compute_standings
 from hearts_tournaments.schedule import Schedule, make_schedule
 
 TABLE = 8
-LEVELS = (0.0, 1 / 3, 2 / 3, 1.0)
+LEVELS = (0.0, 0.5, 1.0)
 TARGET = 30
 
 
 class Mixed:
-    """Plays each decision as ``heuristic`` with probability ``p``, else as ``random``."""
+    """Level ``p``: each decision as ``heuristic`` with probability ``p``, else as ``random``."""
 
     def __init__(self, p: float, seed: str) -> None:
         self.p = p
         self.rng = random.Random(seed)
         self.good = make_bot("heuristic", seed)
-        self.bad = make_bot("random", seed)
+        self.plain = make_bot("random", seed)
 
     def _pick(self) -> Any:
-        return self.good if self.rng.random() < self.p else self.bad
+        return self.good if self.rng.random() < self.p else self.plain
 
     def choose_pass(self, view: View) -> Sequence[Card]:
         return self._pick().choose_pass(view)
@@ -76,12 +77,12 @@ def level_of(bot: str) -> int:
     return int(bot.split("-")[0][1:])
 
 
-def play(schedule: Schedule, target: int) -> list[GameOutcome]:
+def play(schedule: Schedule, target: int, levels: Sequence[float]) -> list[GameOutcome]:
     rules = Rules(players=TABLE, target_score=target)
     out = []
     for game in schedule.games:
         players = [
-            Mixed(LEVELS[level_of(bot)], f"{game.key}:{seed}")
+            Mixed(levels[level_of(bot)], f"{game.key}:{seed}")
             for bot, seed in zip(game.seats, game.bot_seeds, strict=True)
         ]
         state = play_game(rules, game.seed, players)
@@ -107,10 +108,12 @@ def play(schedule: Schedule, target: int) -> list[GameOutcome]:
     return out
 
 
-def trial(bots: Sequence[str], deals_per_bot: int, seed: str, target: int, samples: int) -> dict[str, int]:
+def trial(
+    bots: Sequence[str], deals_per_bot: int, seed: str, target: int, samples: int, levels: Sequence[float]
+) -> dict[str, int]:
     deals = max(2, round(deals_per_bot * len(bots) / TABLE))
     schedule = make_schedule(list(bots), TABLE, deals, seed, duplicate=True)
-    outcomes = play(schedule, target)
+    outcomes = play(schedule, target, levels)
     standings = compute_standings(
         name="separation",
         schedule=schedule,
@@ -122,7 +125,7 @@ def trial(bots: Sequence[str], deals_per_bot: int, seed: str, target: int, sampl
     )
     counts = {"pairs": 0, "separated": 0, "wrong": 0, "equal_pairs": 0, "equal_separated": 0}
     for s in standings.separations:
-        a, b = level_of(s.a), level_of(s.b)
+        a, b = level_of(s.a), level_of(s.b)  # level indices: higher is stronger
         counts["pairs"] += 1
         counts["equal_pairs"] += a == b
         if s.separated:
@@ -132,14 +135,16 @@ def trial(bots: Sequence[str], deals_per_bot: int, seed: str, target: int, sampl
     return counts
 
 
-def measure(n_bots: int, trials: int, per_bot: Sequence[int], target: int, samples: int) -> dict[str, Any]:
-    bots = [f"L{i % len(LEVELS)}-{i:02d}" for i in range(n_bots)]
+def measure(
+    n_bots: int, trials: int, per_bot: Sequence[int], target: int, samples: int, levels: Sequence[float]
+) -> dict[str, Any]:
+    bots = [f"L{i % len(levels)}-{i:02d}" for i in range(n_bots)]
     rows = []
     for d in per_bot:
         started = time.perf_counter()
         total = {"pairs": 0, "separated": 0, "wrong": 0, "equal_pairs": 0, "equal_separated": 0}
         for t in range(trials):
-            for key, value in trial(bots, d, f"sep-{d}-{t}", target, samples).items():
+            for key, value in trial(bots, d, f"sep-{d}-{t}", target, samples, levels).items():
                 total[key] += value
         rows.append(
             {
@@ -154,11 +159,11 @@ def measure(n_bots: int, trials: int, per_bot: Sequence[int], target: int, sampl
                 "seconds": round(time.perf_counter() - started, 1),
             }
         )
-        print(f"  {d} deals per bot done in {rows[-1]['seconds']} s", file=sys.stderr)
+        print(f"  {d} deals per bot: {json.dumps(rows[-1])}", file=sys.stderr)
     return {
         "bots": n_bots,
         "table_size": TABLE,
-        "levels": [round(p, 4) for p in LEVELS],
+        "levels": [round(p, 4) for p in levels],
         "target_score": target,
         "bootstrap_samples": samples,
         "cores": os.cpu_count(),
@@ -170,20 +175,28 @@ def measure(n_bots: int, trials: int, per_bot: Sequence[int], target: int, sampl
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bots", type=int, default=24, help="bots in the field (several of each level)")
+    parser.add_argument("--bots", type=int, default=50, help="bots in the field (several of each level)")
     parser.add_argument("--trials", type=int, default=12, help="tournaments per deal count")
     parser.add_argument("--deals-per-bot", type=int, nargs="+", default=[4, 12, 24])
+    parser.add_argument(
+        "--levels", type=float, nargs="+", default=list(LEVELS), help="shares of heuristic decisions (0 to 1)"
+    )
     parser.add_argument("--target", type=int, default=TARGET, help="target score of every game")
     parser.add_argument("--samples", type=int, default=BOOTSTRAP_SAMPLES, help="bootstrap resamples")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
-    figures = measure(args.bots, args.trials, args.deals_per_bot, args.target, args.samples)
+    if sorted(args.levels) != args.levels or len(set(args.levels)) != len(args.levels):
+        parser.error("--levels must be increasing")
+    if not all(0 <= p <= 1 for p in args.levels):
+        parser.error("--levels must be shares between 0 and 1")
+    figures = measure(args.bots, args.trials, args.deals_per_bot, args.target, args.samples, args.levels)
     if args.json:
         print(json.dumps(figures))
         return 0
     print(
         f"{figures['bots']} bots at tables of {TABLE} in levels {figures['levels']} (share of heuristic "
-        f"decisions); target {args.target}; {args.samples} bootstrap resamples"
+        f"decisions); target {args.target}; {args.samples} bootstrap "
+        "resamples"
     )
     for row in figures["rows"]:
         wrong = "-" if row["wrong_share"] is None else f"{row['wrong_share']:.1%}"
