@@ -5,9 +5,9 @@ A field of ``--bots`` bots (default 50) at tables of 8, in strength levels ``--l
 (default 0, 1/2, 1; as many bots of each): a bot of level ``p`` makes each decision as the
 built-in ``heuristic`` bot with probability ``p`` and as the built-in ``random`` bot
 otherwise. So a higher level is stronger by construction (the heuristic bot loses 1.3 points
-a hand against random's 6.4 in the same seats), and bots of one level are equally strong. Each trial schedules a
-fresh duplicate round robin (every deal in every seat rotation) with 4, 12 or 24 deals per
-bot, plays every game in-process (``hearts_core.local``, the real engine), computes the
+a hand against random's 6.4 in the same seats), and bots of one level are equally strong.
+Each trial schedules a fresh duplicate round robin (every deal in every seat rotation) with
+4, 12 or 24 deals per bot, plays every game in-process (``hearts_core.local``, the real engine), computes the
 standings with the real :func:`hearts_tournaments.results.compute_standings` (1000
 bootstrap resamples, as published) and reads its verdicts on neighbours in the ranking:
 
@@ -37,6 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from hearts_client.bot import Bot
 from hearts_client.bots import make_bot
 from hearts_core.cards import Card
 from hearts_core.local import play_game
@@ -60,7 +61,7 @@ class Mixed:
         self.good = make_bot("heuristic", seed)
         self.plain = make_bot("random", seed)
 
-    def _pick(self) -> Any:
+    def _pick(self) -> Bot:
         return self.good if self.rng.random() < self.p else self.plain
 
     def choose_pass(self, view: View) -> Sequence[Card]:
