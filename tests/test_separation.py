@@ -8,8 +8,10 @@ must say how many the strength model separates in one line, not one line per pai
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
+import math
 import random
 import re
 from pathlib import Path
@@ -18,9 +20,9 @@ import pytest
 from typer.testing import CliRunner
 
 from hearts_tournaments.cli import app
-from hearts_tournaments.results import PAIRED_MIN_DEALS, compute_standings
+from hearts_tournaments.results import PAIRED_MIN_DEALS, Separation, compute_standings
 from hearts_tournaments.schedule import make_schedule
-from hearts_tournaments.stats import bootstrap_plackett_luce, strength_difference
+from hearts_tournaments.stats import Interval, bootstrap_plackett_luce, strength_difference
 from tests.test_tournament_results import simulated
 from tests.web_store import add_games, config_text, create
 
@@ -159,3 +161,30 @@ def test_equal_bots_are_rarely_separated_and_unequal_ones_often() -> None:
         bootstrap_samples=200,
     )
     assert sum(s.separated for s in result.separations) >= 6
+
+
+def test_more_deals_come_from_the_measured_widths() -> None:
+    # Half-width 0.4 around a difference of 0.2: four times the deals halve it to 0.2.
+    pair = Separation("a", "b", 0.2, Interval(-0.2, 0.6), False, 3, None)
+    assert pair.more_deals_factor() == pytest.approx(4.0)
+    tie = Separation("b", "c", 0.0, Interval(-0.3, 0.3), False, 3, None)
+    assert tie.more_deals_factor() == math.inf
+    done = Separation("c", "d", 1.0, Interval(0.5, 1.5), True, 3, None)
+    assert done.more_deals_factor() is None
+    schedule = make_schedule([f"b{i}" for i in range(4)], 4, 10, "1", duplicate=False)
+    base = compute_standings(
+        name="t",
+        schedule=schedule,
+        outcomes=[],
+        target_score=50,
+        quarantine_after=3,
+        balance=schedule.balance().to_json(),
+    )
+    played = dataclasses.replace(base, deals_played=10, separations=(pair, done))
+    assert played.more_deals() == 30  # 10 deals x (4 - 1)
+    assert "play about 30 more deals to separate half of the other 1" in played.separation_line()
+    assert "1 of 2 neighbouring pairs in the ranking separated at 95%" in played.separation_line()
+    ties = dataclasses.replace(played, separations=(tie, tie, pair))
+    assert ties.more_deals() == -1
+    assert "too close to separate at any practical number of deals" in ties.separation_line()
+    assert dataclasses.replace(played, separations=(done,)).more_deals() is None
