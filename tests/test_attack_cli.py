@@ -176,9 +176,13 @@ def test_config_values_past_the_bounds_are_one_config_error(extra: str) -> None:
 def test_fresh_removes_only_what_the_runner_made(tmp_path: Path) -> None:
     (tmp_path / "records").mkdir()
     (tmp_path / "logs" / "dice").mkdir(parents=True)
+    copy = tmp_path / "snapshots" / ("a2" * 26)  # a bot's files, as snapshot.take names them
+    copy.mkdir(parents=True)
     made = [
         tmp_path / "tournament.db",
         tmp_path / "runner.log",
+        tmp_path / "published.json",
+        copy / "0",
         tmp_path / "records" / "0123456789ab.json",
         tmp_path / "records" / "0123456789ab-2.json",
         tmp_path / "records" / ".0123456789ab.json.x1y2.tmp",
@@ -190,6 +194,7 @@ def test_fresh_removes_only_what_the_runner_made(tmp_path: Path) -> None:
         tmp_path / "logs" / "README.md",
         tmp_path / "logs" / "dice" / "my-analysis.txt",
         tmp_path / "keep.toml",
+        tmp_path / "snapshots" / "mine.txt",
     ]
     for path in made + theirs:
         path.write_text("x")

@@ -8,7 +8,12 @@ thousand-game tournament a matter of seconds.
 
 from __future__ import annotations
 
+import json
+import random
+import sqlite3
+import time
 from collections.abc import Iterable
+from contextlib import closing
 from pathlib import Path
 
 from hearts_client.bots import make_bot
@@ -19,6 +24,7 @@ from hearts_tournaments.config import parse_config
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.runner import create_tournament
 from hearts_tournaments.schedule import ScheduledGame
+from hearts_tournaments.standings_snapshot import compute_snapshot
 from hearts_tournaments.store import Store
 
 
@@ -94,14 +100,53 @@ def play(game: ScheduledGame, builtin: dict[str, str], target_score: int, faults
     )
 
 
+def add_synthetic(folder: Path, games: Iterable[ScheduledGame], skill: dict[str, float], seed: str) -> None:
+    """Stores ``games`` with made-up results, quickly (for bench/web.py's 10,000-game store).
+
+    Each seat's total is ``skill[bot]`` plus the deal's luck for that seat (shared by its
+    rotations) plus noise, one hand a game. There is no record: the game's page cannot be
+    shown, only the standings and the lists. Inserted as :meth:`Store.add` does, in one
+    transaction (one commit per game is what makes a real store slow to fill).
+    """
+    rng = random.Random(seed)
+    luck: dict[tuple[int, int], float] = {}
+    rows = []
+    for game in games:
+        totals = tuple(
+            max(0, round(skill[bot] + luck.setdefault((game.deal, seat), rng.gauss(0, 6)) + rng.gauss(0, 4)))
+            for seat, bot in enumerate(game.seats)
+        )
+        low, n = min(totals), len(totals)
+        outcome = GameOutcome(
+            key=game.key,
+            game_id=f"g-{game.key}",
+            seats=game.seats,
+            totals=totals,
+            places=tuple(1 + sum(1 for other in totals if other < mine) for mine in totals),
+            winners=tuple(s for s, t in enumerate(totals) if t == low),
+            hands=1,
+            faults=(0,) * n,
+            retired=(False,) * n,
+            absent=(False,) * n,
+            crashed=(False,) * n,
+            never_answered=(False,) * n,
+            record_json="",
+        )
+        rows.append((outcome.key, time.time(), json.dumps(outcome.summary_json()), ""))
+    with closing(sqlite3.connect(Store.path_in(folder))) as db, db:
+        db.executemany("INSERT INTO games (key, finished_at, summary, record) VALUES (?, ?, ?, ?)", rows)
+
+
 def add_games(
     folder: Path,
     games: Iterable[ScheduledGame],
     builtin: dict[str, str],
     target_score: int,
     faults: dict[str, int] | None = None,
+    snapshot: bool = True,
 ) -> None:
-    """Plays ``games`` and stores each one, as the runner would (a log file per seat too)."""
+    """Plays ``games`` and stores each one, as the runner would (a log file per seat too), and
+    then keeps the standings snapshot as a runner does at the end of a run (``snapshot``)."""
     faults = faults or {}
     with Store.open(folder) as store:
         for game in games:
@@ -114,3 +159,5 @@ def add_games(
                     lines.append('{"event": "thinking_too_long", "level": "warning"}')
                 log.write_text("\n".join(lines) + "\n", encoding="utf-8")
             store.add(outcome)
+    if snapshot:
+        compute_snapshot(folder)

@@ -12,7 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from hearts_tournaments.results import BotStanding, Interval, Pairing, Standings
+from hearts_tournaments.results import PAIRED_MIN_DEALS, BotStanding, Interval, Pairing, Standings
 from hearts_tournaments.schedule import Balance
 
 
@@ -51,6 +51,7 @@ CSV_COLUMNS = (
     "failed_games",
     "quarantined",
     "bot_errors",
+    "tier",
 )
 
 #: What a missing interval says.
@@ -62,6 +63,7 @@ ALL_PAIRS_UP_TO = 10
 #: The standings' columns: header and alignment.
 _COLUMNS = (
     ("#", "right"),
+    ("tier", "right"),
     ("bot", "left"),
     ("games", "right"),
     ("deals", "right"),
@@ -115,6 +117,7 @@ def _stdout_console() -> Console:
 def _row(line: BotStanding) -> list[str]:
     return [
         str(line.rank),
+        "-" if line.tier is None else str(line.tier),
         line.bot,
         str(line.games),
         str(line.deals),
@@ -137,13 +140,19 @@ def _pair_row(pair: Pairing) -> list[str]:
 
 
 def _shown_pairs(standings: Standings) -> tuple[list[Pairing], str]:
-    """The pairs the tables show, and the title's qualifier."""
+    """The pairs the tables show, and the title's qualifier.
+
+    In a large field only neighbours in the ranking that share enough deals for a paired
+    difference to say something (in a field of 50 at tables of 8 a pair shares 3 or 4 deals).
+    """
     if len(standings.standings) <= ALL_PAIRS_UP_TO:
         return list(standings.pairings), ""
     order = [line.bot for line in standings.standings]
+    shown = [standings.pairing(a, b) for a, b in pairwise(order)]
     return (
-        [standings.pairing(a, b) for a, b in pairwise(order)],
-        ", bots ranked next to each other (the JSON has every pair)",
+        [p for p in shown if p.difference.clusters >= PAIRED_MIN_DEALS],
+        f", bots ranked next to each other sharing at least {PAIRED_MIN_DEALS} deals "
+        "(the JSON has every pair)",
     )
 
 
@@ -152,19 +161,24 @@ def print_table(standings: Standings, console: Console) -> None:
     table = Table(title=f"Tournament {standings.name}: standings", title_justify="left")
     for header, justify in _COLUMNS:
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
-    for line in standings.standings:
-        table.add_row(*_row(line))
+    lines = standings.standings
+    for line, below in zip(lines, [*lines[1:], None], strict=True):
+        # A rule between two tiers: the bots above it are separated from those below.
+        boundary = below is not None and line.tier is not None and below.tier != line.tier
+        table.add_row(*_row(line), end_section=boundary)
     console.print(table)
     shown, which = _shown_pairs(standings)
-    pairs = Table(
-        title=f"Paired differences over shared deals{which} (first − second; negative: the first is better)",
-        title_justify="left",
-    )
-    for header, justify in _PAIR_COLUMNS:
-        pairs.add_column(header, justify=justify)  # type: ignore[arg-type]
-    for pair in shown:
-        pairs.add_row(*_pair_row(pair))
-    console.print(pairs)
+    if shown:
+        pairs = Table(
+            title=f"Paired differences over shared deals{which} (first − second; negative: the first is "
+            "better)",
+            title_justify="left",
+        )
+        for header, justify in _PAIR_COLUMNS:
+            pairs.add_column(header, justify=justify)  # type: ignore[arg-type]
+        for pair in shown:
+            pairs.add_row(*_pair_row(pair))
+        console.print(pairs)
     bots = [line.bot for line in standings.standings]
     matrix = Table(
         title="Head-to-head: how often the row bot finished ahead of the column bot", title_justify="left"
@@ -199,7 +213,9 @@ def notes(standings: Standings) -> list[str]:
         "Ranked by strength: a batch Plackett-Luce fit of every game's finishing order (log-strength "
         "against the mean bot; exp(a - b) is the odds that a finishes ahead of b), 95% t interval "
         f"with the standard error of a bootstrap over deals ({standings.bootstrap_samples} resamples); "
-        "ties by mean place.",
+        "ties by mean place. Tier: neighbours in the ranking whose strength difference does not "
+        "exclude zero share a tier (a rule between rows in the table: the order across it is "
+        "established at 95%).",
         "Mean place (1 = best) and points/hand: 95% Student-t intervals over deals (a deal and its "
         f"rotations are one unit); '{TOO_FEW_DEALS}' below 2 deals, and such a bot is ranked last.",
         "Field: the mean strength of the opponents a bot sat with (the schedule's residual "
@@ -256,6 +272,7 @@ def to_csv(standings: Standings) -> str:
             data["failed_games"],
             str(data["quarantined"]).lower(),
             data.get("bot_errors", 0),
+            data["tier"],
         ]
         writer.writerow("" if v is None else v for v in row)
     return buffer.getvalue()
@@ -272,14 +289,15 @@ def to_markdown(standings: Standings) -> str:
     ]
     lines += ["| " + " | ".join(_row(line)) + " |" for line in standings.standings]
     shown, which = _shown_pairs(standings)
-    lines += [
-        "",
-        f"Paired differences over shared deals{which} (first − second; negative: the first is better):",
-        "",
-        "| " + " | ".join(h for h, _ in _PAIR_COLUMNS) + " |",
-        "|" + "".join("--:|" if j == "right" else ":--|" for _, j in _PAIR_COLUMNS),
-    ]
-    lines += ["| " + " | ".join(_pair_row(pair)) + " |" for pair in shown]
+    if shown:
+        lines += [
+            "",
+            f"Paired differences over shared deals{which} (first − second; negative: the first is better):",
+            "",
+            "| " + " | ".join(h for h, _ in _PAIR_COLUMNS) + " |",
+            "|" + "".join("--:|" if j == "right" else ":--|" for _, j in _PAIR_COLUMNS),
+        ]
+        lines += ["| " + " | ".join(_pair_row(pair)) + " |" for pair in shown]
     bots = [line.bot for line in standings.standings]
     lines += [
         "",

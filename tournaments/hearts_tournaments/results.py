@@ -50,9 +50,11 @@ seat of B and the game counts once).
 
 from __future__ import annotations
 
+import copy
+import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import combinations, pairwise
 from typing import Any
 
@@ -69,12 +71,15 @@ from hearts_tournaments.stats import (
     Interval,
     PairedDifference,
     PlacedGame,
+    PlackettLuceFit,
     SprtResult,
+    SprtSettings,
     SprtVerdict,
     bootstrap_plackett_luce,
     cluster_mean,
     paired_difference,
     sprt,
+    strength_difference,
     t_quantile,
 )
 
@@ -88,6 +93,7 @@ __all__ = [
     "Interval",
     "Meeting",
     "Pairing",
+    "Separation",
     "Standings",
     "compute_standings",
     "deal_warnings",
@@ -100,6 +106,9 @@ BOOTSTRAP_SAMPLES = 1000
 #: Below this many deals per bot, the intervals are wide (the t quantile of 4 degrees of
 #: freedom is 2.78 against 1.96 for many deals) and close bots cannot be told apart.
 FEW_DEALS = 6
+#: Paired differences over fewer shared deals are not shown as a second view of a
+#: neighbouring pair's separation (their t quantile alone is 2.57 or more).
+PAIRED_MIN_DEALS = FEW_DEALS
 #: Decimal places kept in the published figures.
 DIGITS = 6
 
@@ -128,6 +137,7 @@ class BotStanding:
     failed_games: int
     quarantined: bool
     bot_errors: int = 0
+    tier: int | None = None
 
     @property
     def too_few_deals(self) -> bool:
@@ -166,7 +176,36 @@ class BotStanding:
             "bot_errors": self.bot_errors,
             "failed_games": self.failed_games,
             "quarantined": self.quarantined,
+            "tier": self.tier,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> BotStanding:
+        """The line of a published report (see :meth:`Standings.from_json`)."""
+        skill = data["openskill"]
+        return cls(
+            rank=data["rank"],
+            bot=data["bot"],
+            games=data["games"],
+            seats=data["seats"],
+            deals=data["deals"],
+            strength=data["strength"],
+            strength_ci=_interval_of(data["strength_ci95"]),
+            mean_place=data["mean_place"],
+            mean_place_ci=_interval_of(data["mean_place_ci95"]),
+            wins=data["wins"],
+            points_per_hand=data["points_per_hand"],
+            points_per_hand_ci=_interval_of(data["points_per_hand_ci95"]),
+            mean_score=data["mean_score"],
+            field_strength=data["field_strength"],
+            openskill_mu=skill["mu"],
+            openskill_sigma=skill["sigma"],
+            faults=data["faults"],
+            failed_games=data["failed_games"],
+            quarantined=data["quarantined"],
+            bot_errors=data.get("bot_errors", 0),
+            tier=data.get("tier"),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +253,82 @@ class Pairing:
             "likelihood_of_superiority": _num(d.below_zero),
             "separated": self.separated,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Pairing:
+        """The pair of a published report."""
+        difference = PairedDifference(
+            data["deals"],
+            data["mean_place_difference"],
+            _interval_of(data["ci95"]),
+            data["likelihood_of_superiority"],
+        )
+        return cls(data["a"], data["b"], difference)
+
+
+@dataclass(frozen=True, slots=True)
+class Separation:
+    """Whether two bots ranked next to each other are told apart by the strength model.
+
+    Attributes:
+        a: The better ranked bot.
+        b: The bot ranked just below it.
+        difference: ``a``'s strength minus ``b``'s (zero or more: the ranking's order).
+        interval: The 95% interval of the difference, from the bootstrap over deals that gives
+            the strength intervals, taken resample by resample (the covariance of the two
+            strengths is kept); None when either bot has no interval.
+        separated: Whether the interval lies above zero: their order is established.
+        shared_deals: Deals both played.
+        paired: The paired difference of mean place over the shared deals (the model-free
+            view), where they share at least :data:`PAIRED_MIN_DEALS` deals; else None.
+    """
+
+    a: str
+    b: str
+    difference: float | None
+    interval: Interval | None
+    separated: bool
+    shared_deals: int
+    paired: Pairing | None
+
+    def more_deals_factor(self) -> float | None:
+        """How many times the deals played would separate the pair if the measured difference
+        held, with the interval narrowing as one over the square root of the deals (None:
+        separated, or no interval; infinity when the difference is zero)."""
+        if self.separated or self.interval is None or self.difference is None:
+            return None
+        half = self.difference - self.interval.low
+        if self.difference <= 0 or half <= 0:
+            return math.inf
+        return (half / self.difference) ** 2
+
+    def to_json(self) -> dict[str, Any]:
+        """The pair as published."""
+        paired = self.paired
+        return {
+            "a": self.a,
+            "b": self.b,
+            "strength_difference": _num(self.difference),
+            "ci95": _interval(self.interval),
+            "separated": self.separated,
+            "shared_deals": self.shared_deals,
+            "paired_mean_place_difference": _num(paired.difference.mean) if paired else None,
+            "paired_ci95": _interval(paired.difference.interval) if paired else None,
+            "paired_separated": paired.separated if paired else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], pairings: Mapping[tuple[str, str], Pairing]) -> Separation:
+        """The pair of a published report (its paired view taken from ``pairings``)."""
+        return cls(
+            a=data["a"],
+            b=data["b"],
+            difference=data["strength_difference"],
+            interval=_interval_of(data["ci95"]),
+            separated=data["separated"],
+            shared_deals=data["shared_deals"],
+            paired=pairings[(data["a"], data["b"])] if data["paired_separated"] is not None else None,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,6 +390,25 @@ class GauntletStanding:
             "advantage_ci95": _interval(a.interval),
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> GauntletStanding:
+        """The gauntlet's section of a published report."""
+        settings = SprtSettings(data["h0"], data["h1"], data["alpha"], data["beta"], data["min_deals"])
+        stopped = data["stopped_at"]
+        result = SprtResult(
+            SprtVerdict(data["verdict"]),
+            data["llr"],
+            data["lower"],
+            data["upper"],
+            stopped if stopped is not None else data["deals"],
+            data["mean_advantage"],
+            stopped,
+        )
+        advantage = Estimate(
+            data["mean_advantage"], _interval_of(data["advantage_ci95"]), data["deals"], None
+        )
+        return cls(GauntletSpec(data["candidate"], settings), result, advantage)
+
 
 @dataclass(frozen=True, slots=True)
 class Standings:
@@ -296,6 +430,11 @@ class Standings:
     balance: dict[str, Any]
     bootstrap_samples: int
     gauntlet: GauntletStanding | None = None
+    separations: tuple[Separation, ...] = ()
+    #: The report these standings were read from (:meth:`from_json`): :meth:`to_json` gives it
+    #: back as it was, figure for figure (a figure derived from rounded ones may differ in the
+    #: last digit).
+    published: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def complete(self) -> bool:
@@ -311,32 +450,71 @@ class Standings:
         return next(p for p in self.pairings if {p.a, p.b} == {a, b})
 
     def warnings(self) -> list[str]:
-        """Where the deals played are too few: bots without an interval, bots ranked next to
-        each other whose paired difference does not exclude zero."""
+        """Where the deals played are too few: bots without an interval, and (in one line, see
+        :meth:`separation_line`) the bots ranked next to each other whose order the strength
+        model does not establish."""
         out = [
             f"{line.bot} played {line.deals} deal(s): too few deals for an interval, ranked last"
             for line in self.standings
             if line.too_few_deals and line.games
         ]
-        ranked = [line.bot for line in self.standings if not line.too_few_deals]
-        for a, b in pairwise(ranked):
-            pair = self.pairing(a, b)
-            if pair.separated:
+        if any(not s.separated for s in self.separations):
+            out.append(self.separation_line())
+        return out
+
+    def more_deals(self) -> int | None:
+        """About how many more deals would separate half of the neighbouring pairs not
+        separated yet, at the differences measured so far (intervals narrowing as one over the
+        square root of the deals). None when every pair is separated or no deal was played;
+        -1 when half of them are ties that no number of deals separates at these estimates."""
+        factors = sorted(f for s in self.separations if (f := s.more_deals_factor()) is not None)
+        if not factors or not self.deals_played:
+            return None
+        middle = factors[(len(factors) - 1) // 2]
+        if not math.isfinite(middle):
+            return -1
+        return max(1, math.ceil(self.deals_played * (middle - 1)))
+
+    def separation_line(self) -> str:
+        """One line on how many neighbours in the ranking the strength model separates."""
+        pairs = self.separations
+        separated = sum(s.separated for s in pairs)
+        level = f"{CONFIDENCE:.0%}"
+        if not pairs:
+            return "no two ranked bots to separate yet"
+        line = (
+            f"{separated} of {len(pairs)} neighbouring pairs in the ranking separated at {level} "
+            "(strength difference from the bootstrap over deals; the tier column groups the rest)"
+        )
+        rest = len(pairs) - separated
+        more = self.more_deals()
+        if more is not None and more >= 0:
+            line += f"; play about {_round_up(more)} more deals to separate half of the other {rest}"
+        elif more is not None:
+            line += f"; most of the other {rest} are too close to separate at any practical number of deals"
+        paired = [s.paired for s in pairs if s.paired is not None]
+        if paired:
+            line += (
+                f"; paired differences over at least {PAIRED_MIN_DEALS} shared deals separate "
+                f"{sum(p.separated for p in paired)} of {len(paired)}"
+            )
+        return line
+
+    def tiers(self) -> list[list[str]]:
+        """The ranked bots in tiers: a new tier starts below each separated neighbour."""
+        out: list[list[str]] = []
+        for line in self.standings:
+            if line.tier is None:
                 continue
-            d = pair.difference
-            shown = (
-                f"{d.mean:+.2f} places ({d.interval.low:+.2f} to {d.interval.high:+.2f})"
-                if d.mean is not None and d.interval is not None
-                else "no interval"
-            )
-            out.append(
-                f"{d.clusters} shared deals do not separate {a} from {b} (paired difference {shown}): "
-                "their order is not established; play more deals"
-            )
+            if len(out) < line.tier:
+                out.append([])
+            out[line.tier - 1].append(line.bot)
         return out
 
     def to_json(self) -> dict[str, Any]:
         """The JSON report (``schema_version`` 2), standings in rank order."""
+        if self.published is not None:
+            return copy.deepcopy(dict(self.published))
         return {
             "schema_version": SCHEMA_VERSION,
             "tournament": {
@@ -366,6 +544,16 @@ class Standings:
             },
             "standings": [s.to_json() for s in self.standings],
             "paired": [p.to_json() for p in self.pairings],
+            "separation": {
+                "model": "strength",
+                "confidence": CONFIDENCE,
+                "paired_min_deals": PAIRED_MIN_DEALS,
+                "separated": sum(s.separated for s in self.separations),
+                "pairs": len(self.separations),
+                "more_deals_for_half": self.more_deals(),
+                "summary": self.separation_line(),
+                "neighbours": [s.to_json() for s in self.separations],
+            },
             "head_to_head": {
                 a: {
                     b: {"games": m.games, "ahead": _num(m.ahead), "share": _num(m.share)}
@@ -381,6 +569,45 @@ class Standings:
             "gauntlet": self.gauntlet.to_json() if self.gauntlet is not None else None,
             "warnings": self.warnings(),
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Standings:
+        """The standings of a published JSON report (:meth:`to_json`), as a snapshot is read:
+        ``Standings.from_json(s.to_json()).to_json() == s.to_json()``.
+
+        Raises:
+            KeyError, TypeError, ValueError: if ``data`` is not such a report.
+        """
+        if data.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(f"schema_version {data.get('schema_version')!r}, not {SCHEMA_VERSION}")
+        t = data["tournament"]
+        pairings = tuple(Pairing.from_json(p) for p in data["paired"])
+        by_pair = {(p.a, p.b): p for p in pairings}
+        return cls(
+            name=t["name"],
+            table_size=t["table_size"],
+            deals=t["deals"],
+            duplicate=t["duplicate"],
+            seed=t["seed"],
+            target_score=t["target_score"],
+            games_total=t["games_total"],
+            games_played=t["games_played"],
+            deals_played=t["deals_played"],
+            standings=tuple(BotStanding.from_json(line) for line in data["standings"]),
+            pairings=pairings,
+            head_to_head={
+                a: {b: Meeting(m["games"], m["ahead"]) for b, m in row.items()}
+                for a, row in data["head_to_head"].items()
+            },
+            quarantine=tuple(
+                Quarantine(q["bot"], q["after_game"], q["failed_games"]) for q in data["quarantined"]
+            ),
+            balance=data["balance"],
+            bootstrap_samples=data["ranking"]["bootstrap_samples"],
+            gauntlet=GauntletStanding.from_json(data["gauntlet"]) if data["gauntlet"] is not None else None,
+            separations=tuple(Separation.from_json(n, by_pair) for n in data["separation"]["neighbours"]),
+            published=copy.deepcopy(dict(data)),
+        )
 
 
 @dataclass(slots=True)
@@ -508,10 +735,19 @@ def compute_standings(
             s.bot,
         )
     )
-    ranked = tuple(replace(line, rank=index + 1) for index, line in enumerate(lines))
-    order = [line.bot for line in ranked]
+    order = [line.bot for line in lines]
     pairings = tuple(
         Pairing(a, b, paired_difference(deal_places[a], deal_places[b])) for a, b in combinations(order, 2)
+    )
+    separations = _separations(lines, fit, {(p.a, p.b): p for p in pairings})
+    tiers: dict[str, int] = {}
+    for s in separations:
+        tiers.setdefault(s.a, 1)
+        tiers[s.b] = tiers[s.a] + s.separated
+    if len(lines) and lines[0].strength_ci is not None:
+        tiers.setdefault(lines[0].bot, 1)
+    ranked = tuple(
+        replace(line, rank=index + 1, tier=tiers.get(line.bot)) for index, line in enumerate(lines)
     )
     return Standings(
         name=name,
@@ -532,7 +768,39 @@ def compute_standings(
         balance=balance,
         bootstrap_samples=fit.samples,
         gauntlet=_gauntlet(schedule, games_in_order, gauntlet) if gauntlet is not None else None,
+        separations=separations,
     )
+
+
+def _separations(
+    lines: Sequence[BotStanding], fit: PlackettLuceFit, pairings: Mapping[tuple[str, str], Pairing]
+) -> tuple[Separation, ...]:
+    """Each pair of bots ranked next to each other (among those with a strength interval):
+    their strength difference and whether it is separated from zero."""
+    ranked = [line.bot for line in lines if line.strength_ci is not None]
+    out = []
+    for a, b in pairwise(ranked):
+        interval = strength_difference(fit, a, b)
+        pair = pairings[(a, b)]
+        out.append(
+            Separation(
+                a=a,
+                b=b,
+                difference=fit.strength[a] - fit.strength[b],
+                interval=interval,
+                separated=interval is not None and interval.low > 0,
+                shared_deals=pair.difference.clusters,
+                paired=pair if pair.difference.clusters >= PAIRED_MIN_DEALS else None,
+            )
+        )
+    return tuple(out)
+
+
+def _round_up(n: int) -> str:
+    """A count of deals rounded up to two significant digits, with thousands separators."""
+    digits = len(str(n))
+    step = 10 ** max(0, digits - 2)
+    return f"{-(-n // step) * step:,}"
 
 
 def _gauntlet(schedule: Schedule, outcomes: Sequence[GameOutcome], spec: GauntletSpec) -> GauntletStanding:
@@ -602,6 +870,10 @@ def _field_strength(
                     total[bot] += strength[rival]
                     count[bot] += 1
     return {bot: total[bot] / count[bot] for bot in bots if count[bot]}
+
+
+def _interval_of(data: Sequence[float] | None) -> Interval | None:
+    return None if data is None else Interval(data[0], data[1])
 
 
 def _interval(ci: Interval | None) -> list[float] | None:

@@ -40,8 +40,10 @@ import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import tempfile
+import time
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,6 +77,14 @@ from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
 from hearts_tournaments.schedule import Progress, Schedule, ScheduledGame, make_schedule
 from hearts_tournaments.snapshot import SnapshotError
+from hearts_tournaments.standings_snapshot import (
+    SNAPSHOT_NAME,
+    Refresher,
+    Snapshot,
+    fingerprint,
+    load_snapshot,
+    save_snapshot,
+)
 from hearts_tournaments.stats import SprtVerdict
 from hearts_tournaments.stdio_entrant import start_stdio_bot
 from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder, store_patiently
@@ -91,8 +101,22 @@ log = get_logger(__name__)
 CONNECT_TIMEOUT_S = 10.0
 #: The runner's note of which process played which seat of each game (JSON lines).
 PROCESSES_LOG = "processes.jsonl"
+#: From this many stored games on, the runner keeps the standings snapshot fresh in the
+#: background while it plays (below, computing them takes a fraction of a second: the web
+#: does it itself).
+BACKGROUND_SNAPSHOT_GAMES = 200
 #: What the runner owns in an output folder (removed by ``--fresh``).
-OWNED = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", "records", "logs", "runner.log", PROCESSES_LOG)
+OWNED = (
+    DB_NAME,
+    f"{DB_NAME}-wal",
+    f"{DB_NAME}-shm",
+    "records",
+    "logs",
+    "runner.log",
+    PROCESSES_LOG,
+    SNAPSHOT_NAME,
+    signing.PUBLISHED,
+)
 
 
 #: The files the runner writes in ``records/`` (the referee's game records, and the temporary
@@ -133,7 +157,13 @@ def remove_owned(output: Path) -> list[Path]:
                     removed.append(path)
             with contextlib.suppress(OSError):
                 folder.rmdir()  # only when empty
-    for folder in (records, logs):
+    copies = output / snapshot.STORE
+    if copies.is_dir() and not copies.is_symlink():
+        for path in copies.iterdir():
+            if path.is_dir() and not path.is_symlink() and snapshot.OWNED.fullmatch(path.name):
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+    for folder in (records, logs, copies):
         with contextlib.suppress(OSError):
             folder.rmdir()
     return removed
@@ -247,14 +277,18 @@ def schedule_for(config: TournamentConfig, progress: Progress | None = None) -> 
     )
 
 
-def open_tournament(output: Path) -> Tournament:
+def open_tournament(output: Path, *, read_only: bool = False) -> Tournament:
     """Opens the tournament stored in ``output``, with its configuration as stored.
+
+    Args:
+        output: The tournament's folder.
+        read_only: Open its database read-only.
 
     Raises:
         StoreError: if ``output`` holds no tournament.
         ConfigError: if the stored configuration no longer reads (e.g. a built-in bot is gone).
     """
-    store = Store.open(output)
+    store = Store.open(output, read_only=read_only)
     try:
         config = parse_config(store.config_text, store.base_dir, default_name=store.meta("name"))
     except ConfigError:
@@ -288,8 +322,12 @@ def run_tournament(
     runner = _Runner(tournament, concurrency or tournament.config.concurrency, reporter or SilentReporter())
     kind = executor or tournament.config.executor
     address = tournament.config.ray_address if ray_address is None else ray_address
-    asyncio.run(until_terminated(runner.run(kind, address)))
-    return tournament_standings(tournament)
+    try:
+        asyncio.run(until_terminated(runner.run(kind, address)))
+    finally:
+        runner.refresher.close()
+    # The last background snapshot may be of every game already; else computed now, and kept.
+    return tournament_standings(tournament, cached=True)
 
 
 async def until_terminated(work: Coroutine[Any, Any, None]) -> None:
@@ -419,18 +457,43 @@ def signing_key_for(output: Path) -> Ed25519PrivateKey:
         raise RunnerError(str(exc)) from None
 
 
-def tournament_standings(tournament: Tournament) -> Standings:
-    """The standings of the games stored so far."""
+def tournament_standings(tournament: Tournament, *, cached: bool = False) -> Standings:
+    """The standings of the games stored so far.
+
+    Args:
+        tournament: The tournament.
+        cached: Use the folder's standings snapshot when it is of exactly the games stored,
+            else compute them and keep them as the snapshot (see :mod:`.standings_snapshot`). Without
+            it they are computed from the stored games, whatever the folder holds.
+    """
+    if not cached:
+        return fresh_snapshot(tournament).standings
+    kept = load_snapshot(tournament.output)
+    if kept is not None and kept.fingerprint == fingerprint(tournament.store):
+        return kept.standings
+    computed = fresh_snapshot(tournament)
+    try:
+        save_snapshot(tournament.output, computed)
+    except OSError as exc:
+        log.warning("standings_snapshot_not_written", folder=str(tournament.output), error=str(exc))
+    return computed.standings
+
+
+def fresh_snapshot(tournament: Tournament) -> Snapshot:
+    """The standings computed from the games stored now, with the fingerprint of those games."""
     store = tournament.store
-    return compute_standings(
+    started = time.monotonic()
+    outcomes = store.outcomes(records=False)
+    standings = compute_standings(
         name=tournament.config.name,
         schedule=store.schedule(),
-        outcomes=store.outcomes(records=False),
+        outcomes=outcomes,
         target_score=tournament.config.target_score,
         quarantine_after=tournament.config.quarantine_after,
         balance=store.balance(),
         gauntlet=tournament.config.gauntlet,
     )
+    return Snapshot(fingerprint(store, [o.key for o in outcomes]), standings, time.monotonic() - started)
 
 
 class _Runner:
@@ -462,6 +525,8 @@ class _Runner:
         self.external_token = take_env_secret(ADMIN_TOKEN_ENV)
         take_env_secret(DEAL_SECRET_ENV)  # used by `run` only, if at all: never handed down
         self.executor: GameExecutor | None = None
+        #: Keeps the standings snapshot fresh while games are played (for the live web pages).
+        self.refresher = Refresher(self.output)
 
     async def run(self, kind: ExecutorKind = ExecutorKind.LOCAL, ray_address: str = "") -> None:
         self._restore_record_files()
@@ -582,6 +647,8 @@ class _Runner:
             self.outcomes.append(dataclasses.replace(outcome, record_json=""))
         self._stored.set()
         self._stored = asyncio.Event()
+        if self.store.count() >= BACKGROUND_SNAPSHOT_GAMES:
+            self.refresher.poke()
         if not self.decided and self._gauntlet_decided():
             self.decided = True
 

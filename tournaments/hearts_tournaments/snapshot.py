@@ -24,6 +24,7 @@ import base64
 import contextlib
 import hashlib
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -38,6 +39,8 @@ MAX_BYTES = 512 * 1024 * 1024
 MAX_ENTRIES = 200_000
 #: Where snapshots live inside a league or output folder.
 STORE = "snapshots"
+#: The names of what :func:`take` makes in a store: copies (a digest in base32) and unfinished ones.
+OWNED = re.compile(r"[a-z2-7]{52}|\.tmp-[0-9a-f]{16}")
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 

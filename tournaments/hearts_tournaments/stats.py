@@ -13,6 +13,8 @@ knowledge of the tournament store, so that tournaments, leagues and benchmarks s
   every game's finishing order (Newton's method on the log-posterior, ties handled as Breslow does in
   survival models), with a weak prior so that it always converges, and intervals from a
   bootstrap over clusters. The fit depends on the set of games only, never on their order.
+  :func:`strength_difference` is the interval of two bots' difference from the same
+  resamples (the covariance kept): whether two bots are separated by the model.
 * :func:`sprt`: a sequential probability ratio test on paired per-deal results (the normal
   approximation with an estimated variance that fishtest and fastchess use for two players),
   for gauntlets that stop as soon as the candidate is known to be stronger by ``h1`` or not
@@ -26,7 +28,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TypeVar
 
@@ -442,11 +444,18 @@ class PlackettLuceFit:
             over clusters (``C`` the bot's clusters), or None when the bot played fewer than
             :data:`MIN_CLUSTERS` clusters (or no bootstrap was asked for).
         samples: Bootstrap resamples drawn.
+        replicates: Per resample, the centred log-strength of every bot that played in it (in
+            the order drawn; empty without a bootstrap). A quantity of several bots (the
+            difference of two strengths) is bootstrapped from these, which keeps the
+            covariance of its parts: see :func:`strength_difference`.
+        clusters: Per bot, the clusters (deals) it played.
     """
 
     strength: dict[str, float]
     interval: dict[str, Interval | None]
     samples: int
+    replicates: tuple[dict[str, float], ...] = ()
+    clusters: dict[str, int] = field(default_factory=dict)
 
 
 def fit_plackett_luce(games: Sequence[PlacedGame], prior_games: float = PRIOR_GAMES) -> dict[str, float]:
@@ -500,6 +509,7 @@ def bootstrap_plackett_luce(
     }
     appearances = [sum(1 for m in membership if i in m) for i in range(len(names))]
     draws: list[list[float]] = [[] for _ in names]
+    replicates: list[dict[str, float]] = []
     gamma = [math.exp(t) for t in theta]
     terms = [_terms(cluster, gamma) for cluster in prepared]
     rng = random.Random(seed)
@@ -513,14 +523,45 @@ def bootstrap_plackett_luce(
                 for i in membership[c]:
                     present[i] = True
         fitted = _centred(_one_step(terms, weights, theta, prior_games), present)
+        replicate: dict[str, float] = {}
         for i, value in enumerate(fitted):
             if value is not None:
                 draws[i].append(value)
+                replicate[names[i]] = value
+        replicates.append(replicate)
     interval = {
         bot: _bootstrap_t_interval(strength[bot], draws[i], appearances[i], confidence)
         for i, bot in enumerate(names)
     }
-    return PlackettLuceFit(strength, interval, samples if len(prepared) >= MIN_CLUSTERS else 0)
+    return PlackettLuceFit(
+        strength,
+        interval,
+        samples if len(prepared) >= MIN_CLUSTERS else 0,
+        tuple(replicates),
+        {bot: appearances[i] for i, bot in enumerate(names)},
+    )
+
+
+def strength_difference(
+    fit: PlackettLuceFit, a: str, b: str, confidence: float = CONFIDENCE
+) -> Interval | None:
+    """The interval of ``strength[a] - strength[b]``, from the same bootstrap as the strengths.
+
+    The difference is taken in every resample in which both bots played, so the covariance
+    of the two strengths (they are fitted together, often from the same games) is kept: two
+    bots that met at every deal have a much narrower difference than their two intervals
+    suggest. The interval is built as each bot's own (:func:`_bootstrap_t_interval`), with
+    the fewer of the two bots' clusters: the t quantile of the bot with less evidence.
+
+    Returns:
+        None when either bot played fewer than :data:`MIN_CLUSTERS` clusters, or the fit has
+        no resamples.
+    """
+    if a not in fit.strength or b not in fit.strength:
+        return None
+    draws = [r[a] - r[b] for r in fit.replicates if a in r and b in r]
+    clusters = min(fit.clusters.get(a, 0), fit.clusters.get(b, 0))
+    return _bootstrap_t_interval(fit.strength[a] - fit.strength[b], draws, clusters, confidence)
 
 
 def _bootstrap_t_interval(

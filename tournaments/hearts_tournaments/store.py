@@ -469,6 +469,10 @@ class Store(MetaDatabase):
         for summary, key in self._db.execute("SELECT summary, key FROM games ORDER BY seq"):
             yield str(key), str(json.loads(summary)["game_id"])
 
+    def keys(self) -> list[str]:
+        """Keys of the stored games, in the order stored (cheap: no summaries are read)."""
+        return [str(row[0]) for row in self._db.execute("SELECT key FROM games ORDER BY seq")]
+
     def count(self) -> int:
         """How many games are stored."""
         row = self._db.execute("SELECT COUNT(*) FROM games").fetchone()

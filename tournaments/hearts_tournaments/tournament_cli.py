@@ -208,10 +208,14 @@ def report_command(
     folder: Annotated[Path, typer.Argument(help="The tournament's output folder.")],
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="Output form.")] = ReportFormat.TABLE,
 ) -> None:
-    """Print the standings of a tournament (finished or not)."""
+    """Print the standings of a tournament (finished or not).
+
+    They are computed once per set of games and kept in FOLDER/standings.json: a report of
+    the same games reads them from there (`verify` never does).
+    """
     tournament = _open(folder)
     with tournament.store:
-        standings = tournament_standings(tournament)
+        standings = tournament_standings(tournament, cached=True)
     text = render(standings, fmt)
     if text is not None:
         sys.stdout.write(text)

@@ -12,7 +12,9 @@ with a single changed row), so nothing in it is taken on trust. For every stored
   record file holds a game of the tournament that the database lacks (a deleted row).
 
 Then the standings are recomputed from the records alone and compared with what ``hearts
-tournament report`` shows, and the stored schedule with the one the stored configuration gives.
+tournament report`` shows (the stored games' standings, and the folder's standings snapshot
+when it is of these games: a cache is never trusted), and the stored schedule with the one the
+stored configuration gives.
 
 All of that a writer of the folder could recompute (the deal secret is in the database). What it
 cannot is the signatures (:mod:`hearts_tournaments.signing`): every game's signature and the
@@ -40,6 +42,7 @@ from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.runner import Tournament, schedule_for, tournament_standings
 from hearts_tournaments.schedule import ScheduledGame
+from hearts_tournaments.standings_snapshot import SNAPSHOT_NAME, fingerprint, load_snapshot
 from hearts_tournaments.tournament_secrets import deal_seed
 
 #: Problems printed per differing standings line before the rest are summarised.
@@ -141,8 +144,15 @@ def verify_tournament(tournament: Tournament, public_key: str | None = None) -> 
         target_score=config.target_score,
         quarantine_after=config.quarantine_after,
         balance=schedule.balance().to_json(),
+        gauntlet=config.gauntlet,
     )
     problems.extend(_compare_standings(reported, recomputed))
+    # The snapshot `report` and the web read is a cache: it must be of these standings too.
+    kept = load_snapshot(tournament.output)
+    if kept is not None and kept.fingerprint == fingerprint(store):
+        problems.extend(
+            f"{SNAPSHOT_NAME}: {p}" for p in _compare_standings(kept.standings, recomputed, "snapshot")
+        )
     signer, signed_by, key_problems = signing.expected_signer(tournament.output, public_key)
     problems.extend(key_problems)
     if signer is not None:
@@ -289,8 +299,14 @@ def _unstored_games(folder: Path, name: str, game_ids: set[str], keys: set[str])
             yield f"{label[len(name) + 1 :]}: the record file {path} holds a finished game the database lacks"
 
 
-def _compare_standings(reported: Standings, recomputed: Standings) -> Iterator[str]:
-    """One line per field of a bot's line that differs between the report and the records."""
+def _compare_standings(reported: Standings, recomputed: Standings, what: str = "report") -> Iterator[str]:
+    """One line per field of a bot's line that differs between the report and the records
+    (and, for a snapshot, one per other section that differs)."""
+    if what != "report":
+        theirs, truth_json = reported.to_json(), recomputed.to_json()
+        for section, value in theirs.items():
+            if section != "standings" and truth_json.get(section) != value:
+                yield f"{section} differs from the records' in the {what}"
     mine = {s["bot"]: s for s in recomputed.to_json()["standings"]}
     shown = 0
     for line in reported.to_json()["standings"]:
@@ -302,7 +318,7 @@ def _compare_standings(reported: Standings, recomputed: Standings) -> Iterator[s
                 shown += 1
                 if shown <= MAX_STANDING_PROBLEMS:
                     yield (
-                        f"standings: {line['bot']}: {field} is {_shown(value)} in the report but "
+                        f"standings: {line['bot']}: {field} is {_shown(value)} in the {what} but "
                         f"{_shown(truth.get(field))} from the records"
                     )
     if shown > MAX_STANDING_PROBLEMS:

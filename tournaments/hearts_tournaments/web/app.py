@@ -30,8 +30,8 @@ from starlette.staticfiles import StaticFiles
 from hearts_tournaments.league.web_source import LeagueSource
 from hearts_tournaments.store import DB_NAME
 from hearts_tournaments.web.links import Links
-from hearts_tournaments.web.pages import Site
-from hearts_tournaments.web.source import NotATournament, SourceError, TournamentSource
+from hearts_tournaments.web.pages import Page, Site
+from hearts_tournaments.web.source import NotATournament, SourceError, StandingsPending, TournamentSource
 
 #: A league folder's database: such a folder is shown through the league's source.
 LEAGUE_DB = "league.sqlite"
@@ -81,16 +81,25 @@ class _Folder:
                 return None
             self.inode = inode
             self.site = Site(self.source, live=True)
+            self.site.prepare()
         return self.site
 
     def version(self) -> int:
         site = self.get()
         return -1 if site is None else site.source.version()
 
+    def standings_generation(self) -> int:
+        """Changes when fresher standings can be shown (0 for a source without snapshots)."""
+        site = self.get()
+        source = None if site is None else site.source
+        return source.standings_generation() if isinstance(source, TournamentSource) else 0
+
 
 def make_app(folder: Path) -> Starlette:
     """The web app serving the tournament in ``folder`` (read-only)."""
     state = _Folder(folder)
+    # Opened now, not on the first request: reading a 10,000-game schedule takes a while.
+    state.get()
     fallback = Site(None, live=False)
 
     def missing() -> HTMLResponse:
@@ -101,19 +110,22 @@ def make_app(folder: Path) -> Starlette:
     def query(request: Request) -> dict[str, str]:
         return {k: v for k, v in request.query_params.items()}
 
+    def html(page: Page) -> HTMLResponse:
+        # Standings being computed for the first time: the browser asks again shortly.
+        headers = {"Retry-After": "2", "Refresh": "2"} if page.status == StandingsPending.status else None
+        return HTMLResponse(page.html, page.status, headers=headers)
+
     async def leaderboard(request: Request) -> Response:
         site = state.get()
         if site is None:
             return missing()
-        page = site.leaderboard(LINKS, query(request))
-        return HTMLResponse(page.html, page.status)
+        return html(site.leaderboard(LINKS, query(request)))
 
     async def standings_fragment(request: Request) -> Response:
         site = state.get()
         if site is None:
             return missing()
-        page = site.leaderboard(LINKS, query(request), fragment=True)
-        return HTMLResponse(page.html, page.status)
+        return html(site.leaderboard(LINKS, query(request), fragment=True))
 
     async def games(request: Request) -> Response:
         site = state.get()
@@ -133,15 +145,13 @@ def make_app(folder: Path) -> Starlette:
         site = state.get()
         if site is None:
             return missing()
-        page = site.h2h(LINKS)
-        return HTMLResponse(page.html, page.status)
+        return html(site.h2h(LINKS))
 
     async def bot(request: Request) -> Response:
         site = state.get()
         if site is None:
             return missing()
-        page = site.bot(LINKS, request.path_params["name"])
-        return HTMLResponse(page.html, page.status)
+        return html(site.bot(LINKS, request.path_params["name"]))
 
     async def game(request: Request) -> Response:
         site = state.get()
@@ -178,16 +188,19 @@ def make_app(folder: Path) -> Starlette:
     async def events(request: Request) -> Response:
         async def stream() -> AsyncIterator[str]:
             seen = state.version()
+            generation = state.standings_generation()
             yield f"retry: 3000\nevent: hello\ndata: {seen}\n\n"
             idle = 0.0
             while not await request.is_disconnected():
                 await asyncio.sleep(POLL_S)
                 try:
                     now = state.version()
+                    fresher = state.standings_generation()
                 except SourceError:
                     continue
-                if now != seen:
-                    seen = now
+                # A new game, or fresher standings of the games already announced.
+                if now != seen or fresher != generation:
+                    seen, generation = now, fresher
                     idle = 0.0
                     yield f"event: games\ndata: {now}\n\n"
                 else:

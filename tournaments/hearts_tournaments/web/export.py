@@ -43,7 +43,7 @@ def export_site(folder: Path, out: Path, *, seat_views: bool = True) -> ExportSu
         NotATournament: if ``folder`` holds no tournament.
         ExportError: if ``out`` cannot be written.
     """
-    source = TournamentSource(folder)
+    source = TournamentSource(folder, live=False)
     site = Site(source, live=False)
     top = Links(static_site=True, root="")
     nested = top.at_depth(1)

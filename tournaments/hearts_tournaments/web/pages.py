@@ -16,7 +16,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from hearts_tournaments.results import BotStanding, Interval, Standings
+from hearts_tournaments.results import PAIRED_MIN_DEALS, BotStanding, Interval, Standings
 from hearts_tournaments.web.links import Links
 from hearts_tournaments.web.meetings import share_intervals
 from hearts_tournaments.web.source import (
@@ -26,6 +26,7 @@ from hearts_tournaments.web.source import (
     NoSuchGame,
     Source,
     SourceError,
+    TournamentSource,
 )
 from hearts_tournaments.web.timeline import TimelineError, full_timeline, seat_timeline
 
@@ -39,6 +40,7 @@ SORT_KEYS: dict[str, Callable[[BotStanding], Any]] = {
     "points_per_hand": lambda s: s.points_per_hand,
     "mean_score": lambda s: s.mean_score,
     "strength": lambda s: s.strength,
+    "tier": lambda s: s.tier,
     "faults": lambda s: s.faults,
     "bot_errors": lambda s: s.bot_errors,
     "failed_games": lambda s: s.failed_games,
@@ -137,6 +139,11 @@ class Site:
         self.env.filters["fmt"] = _fmt
         self.env.globals["suits"] = SUITS
 
+    def prepare(self) -> None:
+        """Compiles the live pages' templates ahead of their first request."""
+        for name in ("leaderboard.html", "standings_table.html", "games.html", "games_table.html"):
+            self.env.get_template(name)
+
     @property
     def source(self) -> Source:
         """The source (a site built without one renders error pages only)."""
@@ -201,6 +208,10 @@ class Site:
             "strength_bars": _bars(lines, lambda s: s.strength, lambda s: s.strength_ci),
             "place_bars": _bars(lines, lambda s: s.mean_place, lambda s: s.mean_place_ci),
             "points_bars": _bars(lines, lambda s: s.points_per_hand, lambda s: s.points_per_hand_ci),
+            # A rule between tiers only where the rows are in rank order, none left out.
+            "in_rank_order": sort == "rank" and order == "asc" and len(lines) == len(standings.standings),
+            "stored": self.source.version() if isinstance(self.source, TournamentSource) else None,
+            "paired_min_deals": PAIRED_MIN_DEALS,
             "fragment_query": _encode(
                 {k: v for k, v in query.items() if k in ("sort", "order", "q", "quarantined")}
             ),

@@ -16,21 +16,32 @@ from __future__ import annotations
 
 import enum
 import json
+import threading
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import structlog
+
 from hearts_tournaments.config import ConfigError, parse_config
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.results import Standings
-from hearts_tournaments.runner import Tournament, tournament_standings
+from hearts_tournaments.runner import Tournament, fresh_snapshot, open_tournament
 from hearts_tournaments.schedule import Schedule
+from hearts_tournaments.standings_snapshot import Snapshot, fingerprint, load_snapshot, snapshot_path
 from hearts_tournaments.store import Store, StoreError
 
 #: Log lines shown per faulty game on a bot's page (the last ones of the file).
 LOG_TAIL = 40
+#: While computing the standings took less than this, a page waits for fresh ones.
+WAIT_FOR_QUICK_S = 0.25
+#: The longest a page waits when it has no standings at all to show.
+FIRST_WAIT_S = 0.5
+
+log = structlog.get_logger(__name__)
 
 
 class SourceError(Exception):
@@ -61,6 +72,13 @@ class Withheld(SourceError):
     """The game's deal still has games to play: its record would reveal their cards."""
 
     status = 403
+
+
+class StandingsPending(SourceError):
+    """The standings of these games are being computed for the first time (the folder holds no
+    snapshot of them yet); the page asks the browser to try again shortly."""
+
+    status = 503
 
 
 class CorruptRecord(SourceError):
@@ -165,17 +183,27 @@ class Source(Protocol):
 class TournamentSource:
     """A :class:`Source` over one tournament folder, opened read-only.
 
-    Standings and the game list are cached until a game is added.
+    The game list is cached until a game is added. The standings come from the folder's
+    snapshot (:mod:`hearts_tournaments.standings_snapshot`, kept fresh by the runner while it plays)
+    when it is of the games stored; else they are computed in a thread of this process with
+    its own read-only connection, and kept in memory (the web writes nothing in the folder).
+    A page waits for that computation only while it is quick (the last one took under
+    :data:`WAIT_FOR_QUICK_S`) or when nothing at all can be shown yet, and then at most
+    :data:`FIRST_WAIT_S`; otherwise it shows the last standings (of fewer games: the page
+    says so) and the event stream announces the fresh ones.
 
     Args:
         folder: The tournament's output folder.
+        live: Serve live pages (as above); else (a static export) every call waits for the
+            standings of the games stored.
 
     Raises:
         NotATournament: if the folder holds no readable tournament.
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, live: bool = True) -> None:
         self.folder = folder
+        self.live = live
         try:
             self._store = Store.open(folder, read_only=True)
             config = parse_config(
@@ -193,8 +221,16 @@ class TournamentSource:
         for game in self._schedule.games:
             self._deal_keys[game.deal].add(game.key)
         self._cache_version = -1
-        self._standings: Standings | None = None
         self._rows: tuple[GameRow, ...] = ()
+        self._fingerprint_of = (-1, "")
+        self._snapshot_key: tuple[int, int, int] | None = None
+        self._kept: Snapshot | None = None
+        self._computed: Snapshot | None = None
+        self._computing: threading.Thread | None = None
+        self._done = threading.Event()
+        self._last_took: float | None = None
+        self._generation = 0
+        self._lock = threading.Lock()
 
     def close(self) -> None:
         """Closes the database."""
@@ -208,6 +244,61 @@ class TournamentSource:
     def version(self) -> int:
         """How many games are stored (games are only ever added)."""
         return self._store.count()
+
+    def standings_generation(self) -> int:
+        """A number that changes whenever fresher standings can be shown (the event stream
+        sends it along with the game count)."""
+        self._kept_snapshot()
+        return self._generation
+
+    def _fingerprint(self) -> str:
+        count = self._store.count()
+        if self._fingerprint_of[0] != count:
+            self._fingerprint_of = (count, fingerprint(self._store))
+        return self._fingerprint_of[1]
+
+    def _kept_snapshot(self) -> Snapshot | None:
+        """The snapshot in the folder (read again only when the file changed)."""
+        try:
+            st = snapshot_path(self.folder).stat()
+        except OSError:
+            return self._kept
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if key != self._snapshot_key:
+            self._snapshot_key = key
+            kept = load_snapshot(self.folder)
+            if kept is not None:
+                self._kept = kept
+                self._generation += 1
+        return self._kept
+
+    def _compute(self) -> None:
+        """Computes the standings with a connection of this thread's own, and keeps them."""
+        started = time.monotonic()
+        try:
+            tournament = open_tournament(self.folder, read_only=True)
+            with tournament.store:
+                snapshot = fresh_snapshot(tournament)
+        except Exception as exc:  # the page says so; the thread must not die silently
+            log.error("web_standings_failed", folder=str(self.folder), error=repr(exc))
+            with self._lock:
+                self._computing = None
+                self._done.set()
+            return
+        with self._lock:
+            self._computed = snapshot
+            self._last_took = time.monotonic() - started
+            self._generation += 1
+            self._computing = None
+            self._done.set()
+
+    def _start_computing(self) -> threading.Event:
+        with self._lock:
+            if self._computing is None:
+                self._done = threading.Event()
+                self._computing = threading.Thread(target=self._compute, name="web-standings", daemon=True)
+                self._computing.start()
+            return self._done
 
     def _refresh(self) -> None:
         version = self.version()
@@ -230,14 +321,50 @@ class TournamentSource:
                 )
             )
         self._rows = tuple(rows)
-        self._standings = tournament_standings(self._tournament)
         self._cache_version = version
 
     def standings(self) -> Standings:
-        """The standings of the stored games (recomputed when a game is added)."""
-        self._refresh()
-        assert self._standings is not None
-        return self._standings
+        """The standings of the stored games, or the last ones while those are computed.
+
+        Raises:
+            StandingsPending: when no standings at all can be shown yet.
+        """
+        current = self._fingerprint()
+        kept = self._kept_snapshot()
+        if kept is not None and kept.fingerprint == current:
+            return kept.standings
+        computed = self._computed
+        if computed is not None and computed.fingerprint == current:
+            return computed.standings
+        last = max((s for s in (kept, computed) if s is not None), key=_games_of, default=None)
+        took = self._last_took if self._last_took is not None else kept.seconds if kept else None
+        quick = took is not None and took < WAIT_FOR_QUICK_S
+        ours = computed is not None and kept is not None and computed.fingerprint == kept.fingerprint
+        if (
+            not quick
+            and last is kept
+            and kept is not None
+            and not ours
+            and kept.refreshed_elsewhere(time.time())
+        ):
+            return kept.standings  # a runner keeps it fresh: its next snapshot will be announced
+        done = self._start_computing()
+        if not self.live:
+            done.wait()
+            if self._computed is None:
+                raise SourceError("the standings could not be computed; the server log has the details")
+            return self._computed.standings
+        if last is None or quick:
+            done.wait(FIRST_WAIT_S if last is None else 2 * WAIT_FOR_QUICK_S)
+            computed = self._computed
+            if computed is not None and (computed.fingerprint == current or last is None):
+                return computed.standings
+        if last is None:
+            raise StandingsPending(
+                f"the standings of {self._fingerprint_of[0]} games are being computed (the first time "
+                "for this folder); this page reloads when they are ready"
+            )
+        return last.standings
 
     def games(self) -> Sequence[GameRow]:
         """Every scheduled game, in schedule order."""
@@ -312,6 +439,10 @@ def log_tail(folder: Path, bot: str, key: str, seat: int, seats: Sequence[str]) 
     return LogExcerpt(str(path.relative_to(folder)), tuple(lines[-LOG_TAIL:]), len(lines) > LOG_TAIL)
 
 
+def _games_of(snapshot: Snapshot) -> int:
+    return snapshot.standings.games_played
+
+
 def _status(outcome: GameOutcome | None, deal_done: bool) -> GameStatus:
     if outcome is None:
         return GameStatus.PENDING
@@ -334,6 +465,7 @@ __all__ = [
     "NotATournament",
     "Source",
     "SourceError",
+    "StandingsPending",
     "TournamentSource",
     "Withheld",
 ]
