@@ -62,6 +62,7 @@ from hearts_tournaments.config import (
     ExecutorKind,
     Reuse,
     TournamentConfig,
+    names_seating,
     parse_config,
 )
 from hearts_tournaments.entrants import BotProcess, SeatAccess, check_files
@@ -70,7 +71,7 @@ from hearts_tournaments.gauntlet import gauntlet_schedule, gauntlet_verdict
 from hearts_tournaments.outcome import GameOutcome, Quarantine, ScheduleQuarantine
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
-from hearts_tournaments.schedule import Progress, Schedule, ScheduledGame, make_schedule
+from hearts_tournaments.schedule import Progress, Schedule, ScheduledGame, SeatingMode, make_schedule
 from hearts_tournaments.stats import SprtVerdict
 from hearts_tournaments.stdio_entrant import start_stdio_bot
 from hearts_tournaments.store import DB_NAME, Store, StoreError, private_folder, store_patiently
@@ -256,6 +257,11 @@ def open_tournament(output: Path) -> Tournament:
     except ConfigError:
         store.close()
         raise
+    if not names_seating(store.config_text):
+        # The default seating has changed over time: a tournament keeps the one it was
+        # scheduled with (a schedule stored before seatings were named is rotated).
+        stored = json.loads(store.meta("schedule")).get("seating", SeatingMode.ROTATE.value)
+        config = dataclasses.replace(config, seating=SeatingMode(stored))
     return Tournament(config, store, output)
 
 

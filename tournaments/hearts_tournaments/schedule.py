@@ -133,11 +133,92 @@ LABELS: dict[int, tuple[int, ...]] = {
 }
 
 
+#: The ``neighbours`` seating per table size: ``NEIGHBOURS[n][r][s]`` is the position of the
+#: deal's seating that sits at seat ``s`` in the deal's game ``r``. Each is a Latin square
+#: (every position holds every seat once over the deal's games) whose rows, read round the
+#: table, make every position the left neighbour of every other once or twice, where a Latin
+#: square can (6, 8 and 10 seats), and two seats left too as evenly as found. At odd sizes no
+#: Latin square does: at 5 seats every one of them leaves at least four ordered pairs never left
+#: neighbours (all 56 reduced squares counted), at 7 an exact solver (CP-SAT) finds none with
+#: every ordered pair left neighbours at least once; these leave the fewest found. Found by
+#: bench/seating_layouts.py (exact solver and annealing), checked by tests/test_seating_neighbours.py.
+NEIGHBOURS: dict[int, tuple[tuple[int, ...], ...]] = {
+    6: (
+        (0, 1, 2, 3, 4, 5),
+        (1, 0, 5, 4, 3, 2),
+        (2, 5, 3, 0, 1, 4),
+        (3, 4, 0, 2, 5, 1),
+        (4, 3, 1, 5, 2, 0),
+        (5, 2, 4, 1, 0, 3),
+    ),
+    7: (
+        (0, 1, 2, 3, 4, 5, 6),
+        (1, 6, 4, 2, 5, 0, 3),
+        (2, 3, 6, 1, 0, 4, 5),
+        (3, 5, 1, 4, 2, 6, 0),
+        (4, 0, 5, 6, 1, 3, 2),
+        (5, 4, 3, 0, 6, 2, 1),
+        (6, 2, 0, 5, 3, 1, 4),
+    ),
+    8: (
+        (0, 1, 2, 3, 4, 5, 6, 7),
+        (1, 5, 4, 0, 7, 2, 3, 6),
+        (2, 4, 6, 5, 3, 7, 1, 0),
+        (3, 0, 5, 6, 2, 1, 7, 4),
+        (4, 7, 3, 2, 0, 6, 5, 1),
+        (5, 2, 7, 1, 6, 4, 0, 3),
+        (6, 3, 1, 7, 5, 0, 4, 2),
+        (7, 6, 0, 4, 1, 3, 2, 5),
+    ),
+    9: (
+        (0, 1, 2, 3, 4, 5, 6, 7, 8),
+        (1, 4, 7, 0, 3, 6, 5, 8, 2),
+        (2, 6, 1, 8, 5, 3, 7, 4, 0),
+        (3, 0, 8, 6, 2, 4, 1, 5, 7),
+        (4, 8, 3, 5, 0, 7, 2, 1, 6),
+        (5, 2, 0, 7, 6, 8, 4, 3, 1),
+        (6, 3, 5, 1, 7, 2, 8, 0, 4),
+        (7, 5, 4, 2, 8, 1, 0, 6, 3),
+        (8, 7, 6, 4, 1, 0, 3, 2, 5),
+    ),
+    10: (
+        (0, 1, 2, 3, 4, 5, 6, 7, 8, 9),
+        (1, 6, 4, 7, 9, 0, 2, 5, 3, 8),
+        (2, 4, 8, 0, 3, 6, 9, 1, 5, 7),
+        (3, 7, 0, 4, 1, 8, 5, 9, 2, 6),
+        (4, 9, 3, 1, 7, 2, 8, 6, 0, 5),
+        (5, 0, 6, 8, 2, 7, 1, 3, 9, 4),
+        (6, 2, 9, 5, 8, 1, 4, 0, 7, 3),
+        (7, 5, 1, 9, 6, 3, 0, 8, 4, 2),
+        (8, 3, 5, 2, 0, 9, 7, 4, 6, 1),
+        (9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+    ),
+    11: (
+        (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10),
+        (1, 3, 8, 0, 2, 9, 5, 10, 7, 6, 4),
+        (2, 4, 3, 8, 6, 10, 1, 9, 0, 5, 7),
+        (3, 7, 5, 2, 8, 1, 0, 6, 4, 10, 9),
+        (4, 2, 9, 5, 3, 6, 10, 8, 1, 7, 0),
+        (5, 0, 10, 1, 9, 7, 4, 3, 2, 8, 6),
+        (6, 8, 4, 7, 5, 0, 9, 2, 10, 3, 1),
+        (7, 10, 6, 9, 1, 4, 8, 5, 3, 0, 2),
+        (8, 9, 0, 4, 10, 3, 7, 1, 6, 2, 5),
+        (9, 6, 1, 10, 7, 8, 2, 0, 5, 4, 3),
+        (10, 5, 7, 6, 0, 2, 3, 4, 9, 1, 8),
+    ),
+}
+
+
 class SeatingMode(enum.StrEnum):
     """How the games of one deal seat its bots (with duplicate deals)."""
 
     ROTATE = "rotate"
     PERMUTE = "permute"
+    NEIGHBOURS = "neighbours"
+
+
+#: The seating of a config that does not name one.
+DEFAULT_SEATING = SeatingMode.NEIGHBOURS
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +320,10 @@ class Balance:
             :func:`pair_feasibility`), or None.
         spread_two_impossible: Whether an exhaustive search proved that pairs cannot be
             within two either (few deals only).
+        neighbour_mean: The mean of the neighbour counts over ordered pairs of bots (the same
+            one and two seats left), or 0 with fewer bots than seats (copies count too).
+        neighbours_impossible: Why neighbour counts within one of the mean are provably
+            impossible (see :func:`neighbour_feasibility`), or None.
     """
 
     games: int
@@ -256,6 +341,21 @@ class Balance:
     seating: SeatingMode = SeatingMode.ROTATE
     pairs_impossible: str | None = None
     spread_two_impossible: bool = False
+    neighbour_mean: float = 0.0
+    neighbours_impossible: str | None = None
+
+    @property
+    def neighbour_band(self) -> tuple[int, int]:
+        """Neighbour counts within one of the mean: the mean rounded down and up."""
+        return math.floor(self.neighbour_mean), math.ceil(self.neighbour_mean)
+
+    @property
+    def neighbours_within_one(self) -> bool:
+        """Whether both neighbour counts (one and two seats left) are within one of the mean."""
+        low, high = self.neighbour_band
+        return self.neighbour_mean > 0 and all(
+            low <= lo and hi <= high for lo, hi in ((self.left_min, self.left_max), (self.second_min, self.second_max))
+        )
 
     @property
     def seat_spread(self) -> int:
@@ -294,6 +394,11 @@ class Balance:
             "second_left_neighbour": {"min": self.second_min, "max": self.second_max},
             "copies_adjacent": self.copies_adjacent,
             "within_one": self.within_one,
+            "neighbours": {
+                "mean": self.neighbour_mean,
+                "within_one": self.neighbours_within_one,
+                "impossible": self.neighbours_impossible,
+            },
         }
 
     @staticmethod
@@ -316,6 +421,8 @@ class Balance:
             seating=SeatingMode(data.get("seating", SeatingMode.ROTATE.value)),
             pairs_impossible=data.get("pairs_impossible"),
             spread_two_impossible=data.get("spread_two_impossible", False),
+            neighbour_mean=data.get("neighbours", {}).get("mean", 0.0),
+            neighbours_impossible=data.get("neighbours", {}).get("impossible"),
         )
 
     def lines(self) -> list[str]:
@@ -337,14 +444,30 @@ class Balance:
         else:
             pairs = "within one was not found, nor proven impossible"
         copies = f"; a bot's copies side by side {self.copies_adjacent} times" if self.copies_adjacent else ""
+        counts = (
+            f"seating {self.seating.value}: a given bot is its left neighbour in "
+            f"{self.left_min}..{self.left_max} games, two seats left in "
+            f"{self.second_min}..{self.second_max}{copies}"
+        )
+        if self.neighbour_mean <= 0:
+            judged = "(fewer bots than seats: these count a bot's copies, and no balance is claimed)"
+        else:
+            low, high = self.neighbour_band
+            band = f"{low}" if low == high else f"{low}..{high}"
+            within = f"within one of the mean {self.neighbour_mean:.2f} means {band}"
+            if self.neighbours_within_one:
+                judged = f"({within}): neighbours within one"
+            elif self.neighbours_impossible is not None:
+                judged = f"({within}): neighbours within one is provably impossible: {self.neighbours_impossible}"
+            else:
+                judged = f"({within}): neighbours within one was not found, nor proven impossible"
         return [
             f"{self.games} games on {self.deals} deals; each bot sits at {min(deals)}..{max(deals)} "
             f"deals' tables, holding {min(seats)}..{max(seats)} seats in all",
             f"every pair of bots shares a table on {self.pair_min}..{self.pair_max} deals ({pairs})",
-            f"a bot's games per seat position differ by at most {self.seat_spread}; "
-            f"seating {self.seating.value}: a given bot is its left neighbour in "
-            f"{self.left_min}..{self.left_max} games, two seats left in "
-            f"{self.second_min}..{self.second_max}{copies}: {verdict}",
+            f"a bot's games per seat position differ by at most {self.seat_spread}: deals, seats, pairs "
+            f"and seat positions {verdict}",
+            f"{counts} {judged}",
         ]
 
 
@@ -401,7 +524,7 @@ def make_schedule(
     deals: int,
     seed: str,
     duplicate: bool = True,
-    seating: SeatingMode = SeatingMode.ROTATE,
+    seating: SeatingMode = DEFAULT_SEATING,
     progress: Progress | None = None,
 ) -> Schedule:
     """Schedules a round-robin tournament.
@@ -649,6 +772,8 @@ def balance_of(
     b_over_n = b > n
     impossible = pair_feasibility(b, n, len(seatings)).impossible if b_over_n else None
     spread = int(upper.max() - upper.min())
+    duplicate = len(games) == len(seatings) * n and n > 1
+    mean = len(games) * n / (b * (b - 1)) if b >= n else 0.0
     return Balance(
         games=len(games),
         deals=len(seatings),
@@ -667,7 +792,36 @@ def balance_of(
         spread_two_impossible=spread > 2
         and impossible is not None
         and _spread_two_impossible(b, n, len(seatings)),
+        neighbour_mean=mean,
+        neighbours_impossible=neighbour_feasibility(b, n, len(seatings), duplicate) if b >= n else None,
     )
+
+
+def neighbour_feasibility(bots: int, table_size: int, deals: int, duplicate: bool = True) -> str | None:
+    """Why no schedule has every neighbour count within one of the mean, or None if no reason
+    below applies (which proves nothing).
+
+    With ``n`` seats a duplicate deal's ``n`` games hold ``n * n`` places one seat (and two
+    seats) to a bot's left for the ``n (n - 1)`` ordered pairs of its table: some pair sits
+    side by side in two of them, so the most is at least 2. Every ordered pair of bots must
+    also be neighbours at least as often as the mean rounded down, which a pair that never
+    shares a table is not.
+    """
+    b, n, t = bots, table_size, deals
+    games = t * n if duplicate else t
+    mean = games * n / (b * (b - 1))
+    low, high = math.floor(mean), math.ceil(mean)
+    if duplicate and high < 2:
+        return (
+            f"a deal's {n} games have {n * n} left-neighbour places for its {n * (n - 1)} ordered "
+            f"pairs, so some table-mates are neighbours twice, more than {high}"
+        )
+    if low >= 1 and t * comb(n, 2) < comb(b, 2):
+        return (
+            f"{t} deals seat at most {t * comb(n, 2)} of the {comb(b, 2)} pairs together, so some "
+            f"pairs are never neighbours, fewer than {low}"
+        )
+    return None
 
 
 def game_key(deal: int, rotation: int | None) -> str:
@@ -684,6 +838,8 @@ def game_positions(table_size: int, duplicate: bool, seating: SeatingMode) -> li
     n = table_size
     if not duplicate:
         return [tuple(range(n))]
+    if seating is SeatingMode.NEIGHBOURS and n in NEIGHBOURS:
+        return [tuple(layout) for layout in NEIGHBOURS[n]]
     if seating is SeatingMode.ROTATE or n not in LABELS:
         return [tuple((s - r) % n for s in range(n)) for r in range(n)]
     label = LABELS[n]
@@ -1519,6 +1675,12 @@ def _arrange(
         for k, p, p2, w in pair_of[i][j]:
             change[(k, table[p], table[p2])] += w
 
+    # Every ordered pair of a table's positions sits side by side in ``base`` of its games
+    # whatever the order: a pair's count is that times the deals it shares, plus what the
+    # order adds. The squares are of the whole count, so the extra games go to the pairs that
+    # share fewest deals.
+    bases = _neighbour_bases(n, duplicate, seating)
+    met = _pair_counts(tables, b) if b > n else np.zeros((b, b), dtype=np.int64)
     count = len(tables)
     # Permuted deals have many more weighted position pairs per swap, and need fewer swaps.
     moves = ARRANGE_MOVES * n * count * min(len(entries), 4 * n) // max(len(entries), 1)
@@ -1546,7 +1708,8 @@ def _arrange(
         delta = 0
         for (k, u, v), d in change.items():
             if d and u != v:
-                delta += weight[k] * (2 * counts[k - 1][(u, v)] * d + d * d)
+                whole = counts[k - 1][(u, v)] + bases[k - 1] * int(met[u, v])
+                delta += weight[k] * (2 * whole * d + d * d)
             elif d and k == 1:
                 delta += SELF_WEIGHT * d
         if delta > 0 and (
@@ -1654,6 +1817,16 @@ def _spread_copies(tables: list[list[int]], b: int, n: int, rng: random.Random) 
         tables[t] = new
         cost += delta
     return tables
+
+
+def _neighbour_bases(n: int, duplicate: bool, seating: SeatingMode) -> tuple[int, int]:
+    """Games of a deal in which every ordered pair of positions sits one (two) seats apart."""
+    layouts = game_positions(n, duplicate, seating)
+    out = []
+    for k in (1, 2):
+        w = Counter((layout[s], layout[(s + k) % n]) for layout in layouts for s in range(n))
+        out.append(min(w[(p, p2)] for p in range(n) for p2 in range(n) if p != p2))
+    return out[0], out[1]
 
 
 def _neighbour_entries(n: int, duplicate: bool, seating: SeatingMode) -> list[tuple[int, int, int, int]]:
