@@ -54,16 +54,17 @@ def check_latin(games: list[tuple[str, ...]]) -> None:
 #: The fewest ordered pairs of table-mates a deal's Latin square leaves outside "within one of
 #: the mean" (left neighbours in 1 or 2 of the deal's n games) that the searches found: none at
 #: even sizes; at odd sizes none is impossible (see the test below and bench/seating_layouts.py).
-FEWEST_FOUND_OUTSIDE = {6: 0, 7: 4, 8: 0, 9: 6, 10: 0, 11: 23}
+FEWEST_FOUND_OUTSIDE = {6: 0, 7: 4, 8: 0, 9: 6, 10: 0, 11: 10}
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_a_deals_games_give_every_table_mate_as_left_neighbour_within_one_of_the_mean(
     tmp_path: Path, size: int
 ) -> None:
-    # As many bots as seats, and more: each deal recounted on its own from the printed games.
-    for bots in (size, size + 3):
-        for deal, games in printed_games(tmp_path, bots, size, 3).items():
+    # As many bots as seats, and one more (a different bot sits out each deal): each deal
+    # recounted on its own from the printed games.
+    for bots, deals in ((size, 2), (size + 1, size + 1)):
+        for deal, games in printed_games(tmp_path, bots, size, deals).items():
             check_latin(games)
             mates = sorted(set(games[0]))
             pairs = [(a, b) for a in mates for b in mates if a != b]
