@@ -9,10 +9,11 @@ How a deal's games seat its bots (:class:`SeatingMode`, with ``duplicate``):
 
 * ``rotate``: game ``r`` moves the bot of position ``p`` to seat ``p + r``. Every bot keeps the
   same neighbours in all the deal's games.
-* ``permute``: game ``r`` seats position ``p`` where the label ``LABELS[n][p] - r`` sits, a
-  Latin square (every bot still holds every seat once) whose rows change the order around the
-  table: over a deal's games a bot has every other bot of its table as its left neighbour about
-  once (:data:`LABELS` are chosen so) instead of one of them ``n`` times.
+* ``permute`` (the default): game ``r`` seats position ``p`` where the label
+  ``LABELS[n][p] - r`` sits, a Latin square (every bot still holds every seat once) whose rows
+  change the order around the table: over a deal's games a bot has every other bot of its table
+  as its left neighbour once or twice at even sizes (at odd sizes all but one label difference:
+  see :data:`LABELS`) instead of one of them ``n`` times.
 
 Choosing the seatings (pure functions of the bots, the sizes and the seed):
 
@@ -121,8 +122,14 @@ SUGGEST_TRIES = 4
 #: Seat labels of the ``permute`` seating per table size: game ``r`` puts at seat ``s`` the
 #: position whose label is ``LABELS[n][s] - r`` (mod n). Chosen (by exhaustive search up to 9
 #: seats, sampling above) so that the label differences one and two seats apart cover every
-#: non-zero difference as evenly as possible: over a deal's games each bot then has every other
-#: bot of its table as a neighbour once or twice.
+#: non-zero difference as evenly as possible. At 6, 8 and 10 seats every bot then has every other
+#: bot of its table as its left neighbour once or twice over a deal's games (the mean is
+#: n / (n - 1), so that is within one of it); two seats left misses n or 2n ordered pairs. At 7, 9
+#: and 11 no labels can (the n differences would sum to 0 mod n, as the non-zero residues
+#: already do, so the extra one would be 0) and no Latin square at all could at 5 (every one of
+#: them counted) nor, by an exact solver, at 7: one difference, n ordered pairs of the table, is
+#: never left neighbours in the deal, and every other pair once or twice. Across deals the
+#: neighbour search (:func:`_arrange`) spreads those pairs over different bots.
 LABELS: dict[int, tuple[int, ...]] = {
     6: (0, 1, 4, 3, 5, 2),
     7: (0, 1, 2, 4, 6, 5, 3),
@@ -133,92 +140,16 @@ LABELS: dict[int, tuple[int, ...]] = {
 }
 
 
-#: The ``neighbours`` seating per table size: ``NEIGHBOURS[n][r][s]`` is the position of the
-#: deal's seating that sits at seat ``s`` in the deal's game ``r``. Each is a Latin square
-#: (every position holds every seat once over the deal's games) whose rows, read round the
-#: table, make every position the left neighbour of every other once or twice, where a Latin
-#: square can (6, 8 and 10 seats), and two seats left too as evenly as found. At odd sizes no
-#: Latin square does: at 5 seats every one of them leaves at least four ordered pairs never left
-#: neighbours (all 56 reduced squares counted), at 7 an exact solver (CP-SAT) finds none with
-#: every ordered pair left neighbours at least once; these leave the fewest found. Found by
-#: bench/seating_layouts.py (exact solver and annealing), checked by tests/test_seating_neighbours.py.
-NEIGHBOURS: dict[int, tuple[tuple[int, ...], ...]] = {
-    6: (
-        (0, 1, 2, 3, 4, 5),
-        (1, 0, 5, 4, 3, 2),
-        (2, 5, 3, 0, 1, 4),
-        (3, 4, 0, 2, 5, 1),
-        (4, 3, 1, 5, 2, 0),
-        (5, 2, 4, 1, 0, 3),
-    ),
-    7: (
-        (0, 1, 2, 3, 4, 5, 6),
-        (1, 6, 4, 2, 5, 0, 3),
-        (2, 3, 6, 1, 0, 4, 5),
-        (3, 5, 1, 4, 2, 6, 0),
-        (4, 0, 5, 6, 1, 3, 2),
-        (5, 4, 3, 0, 6, 2, 1),
-        (6, 2, 0, 5, 3, 1, 4),
-    ),
-    8: (
-        (0, 1, 2, 3, 4, 5, 6, 7),
-        (1, 5, 4, 0, 7, 2, 3, 6),
-        (2, 4, 6, 5, 3, 7, 1, 0),
-        (3, 0, 5, 6, 2, 1, 7, 4),
-        (4, 7, 3, 2, 0, 6, 5, 1),
-        (5, 2, 7, 1, 6, 4, 0, 3),
-        (6, 3, 1, 7, 5, 0, 4, 2),
-        (7, 6, 0, 4, 1, 3, 2, 5),
-    ),
-    9: (
-        (0, 1, 2, 3, 4, 5, 6, 7, 8),
-        (1, 4, 7, 0, 3, 6, 5, 8, 2),
-        (2, 6, 1, 8, 5, 3, 7, 4, 0),
-        (3, 0, 8, 6, 2, 4, 1, 5, 7),
-        (4, 8, 3, 5, 0, 7, 2, 1, 6),
-        (5, 2, 0, 7, 6, 8, 4, 3, 1),
-        (6, 3, 5, 1, 7, 2, 8, 0, 4),
-        (7, 5, 4, 2, 8, 1, 0, 6, 3),
-        (8, 7, 6, 4, 1, 0, 3, 2, 5),
-    ),
-    10: (
-        (0, 1, 2, 3, 4, 5, 6, 7, 8, 9),
-        (1, 6, 4, 7, 9, 0, 2, 5, 3, 8),
-        (2, 4, 8, 0, 3, 6, 9, 1, 5, 7),
-        (3, 7, 0, 4, 1, 8, 5, 9, 2, 6),
-        (4, 9, 3, 1, 7, 2, 8, 6, 0, 5),
-        (5, 0, 6, 8, 2, 7, 1, 3, 9, 4),
-        (6, 2, 9, 5, 8, 1, 4, 0, 7, 3),
-        (7, 5, 1, 9, 6, 3, 0, 8, 4, 2),
-        (8, 3, 5, 2, 0, 9, 7, 4, 6, 1),
-        (9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-    ),
-    11: (
-        (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10),
-        (1, 0, 3, 6, 10, 9, 5, 8, 4, 7, 2),
-        (2, 6, 1, 9, 8, 0, 7, 4, 10, 3, 5),
-        (3, 2, 8, 7, 0, 1, 10, 5, 9, 6, 4),
-        (4, 5, 10, 8, 6, 7, 1, 3, 0, 2, 9),
-        (5, 10, 4, 2, 7, 6, 0, 9, 3, 1, 8),
-        (6, 9, 7, 5, 3, 8, 2, 10, 1, 4, 0),
-        (7, 4, 6, 10, 2, 3, 9, 0, 5, 8, 1),
-        (8, 3, 5, 0, 9, 2, 4, 1, 7, 10, 6),
-        (9, 8, 0, 4, 1, 10, 3, 2, 6, 5, 7),
-        (10, 7, 9, 1, 5, 4, 8, 6, 2, 0, 3),
-    ),
-}
-
-
 class SeatingMode(enum.StrEnum):
     """How the games of one deal seat its bots (with duplicate deals)."""
 
     ROTATE = "rotate"
     PERMUTE = "permute"
-    NEIGHBOURS = "neighbours"
 
 
-#: The seating of a config that does not name one.
-DEFAULT_SEATING = SeatingMode.NEIGHBOURS
+#: The seating of a config that does not name one (``rotate`` before: a tournament stored then
+#: keeps it, see :func:`hearts_tournaments.runner.open_tournament`).
+DEFAULT_SEATING = SeatingMode.PERMUTE
 
 
 @dataclass(frozen=True, slots=True)
@@ -838,8 +769,6 @@ def game_positions(table_size: int, duplicate: bool, seating: SeatingMode) -> li
     n = table_size
     if not duplicate:
         return [tuple(range(n))]
-    if seating is SeatingMode.NEIGHBOURS and n in NEIGHBOURS:
-        return [tuple(layout) for layout in NEIGHBOURS[n]]
     if seating is SeatingMode.ROTATE or n not in LABELS:
         return [tuple((s - r) % n for s in range(n)) for r in range(n)]
     label = LABELS[n]
