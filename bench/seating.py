@@ -51,7 +51,9 @@ def names(n: int) -> list[str]:
     return ["weak"] + [f"s{i}" for i in range(1, n)]
 
 
-def play(n: int, deals: int, seating: SeatingMode, seed: str, scheduled: bool) -> list[tuple[int, tuple[str, ...], tuple[int, ...]]]:
+def play(
+    n: int, deals: int, seating: SeatingMode, seed: str, scheduled: bool
+) -> list[tuple[int, tuple[str, ...], tuple[int, ...]]]:
     """Every game of the schedule: (deal, seats, places)."""
     if scheduled:
         schedule = make_schedule(names(n), n, deals, seed, True, seating)
@@ -172,12 +174,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "noise": round(noise, 3),
                     "bias": round(max(predicted.values()) - min(predicted.values()), 3),
                     "right_after_weak": round(effect[1] - statistics.fmean(effect.values()), 3),
-                    "offset_effects": [round(effect[k] - statistics.fmean(effect.values()), 3) for k in range(1, n)],
+                    "offset_effects": [
+                        round(effect[k] - statistics.fmean(effect.values()), 3) for k in range(1, n)
+                    ],
                 }
             )
     elapsed = time.perf_counter() - start
     if args.json:
-        json.dump({"weak": WEAK, "strong": STRONG, "scheduled": args.scheduled, "rows": rows, "seconds": round(elapsed, 1)}, sys.stdout, indent=2)
+        json.dump(
+            {
+                "weak": WEAK,
+                "strong": STRONG,
+                "scheduled": args.scheduled,
+                "rows": rows,
+                "seconds": round(elapsed, 1),
+            },
+            sys.stdout,
+            indent=2,
+        )
         sys.stdout.write("\n")
         return 0
     print(f"one {WEAK} bot and n - 1 {STRONG} bots at a table of n; places 1..n")

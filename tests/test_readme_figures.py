@@ -20,7 +20,8 @@ def row(starts: str) -> str:
 def test_the_prose_under_the_figures_quotes_the_schedule_grid_row() -> None:
     within, impossible, neither = map(int, re.findall(r"\d+", row("schedule grid"))[:3])
     prose = re.search(
-        r"reached in (\d+) of the (\d+) cases of the schedule grid and proven impossible in (\d+); (\d+) are\s+neither",
+        r"reached in (\d+) of the (\d+) cases of the schedule grid and proven impossible in (\d+);"
+        r" (\d+) are\s+neither",
         README,
     )
     assert prose is not None, "the prose no longer quotes the grid"

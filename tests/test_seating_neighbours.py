@@ -22,7 +22,9 @@ def config_text(bots: int, size: int, deals: int, extra: str = "") -> str:
     return f"[tournament]\ntable_size = {size}\ndeals = {deals}\n{extra}\n\n{entries}\n"
 
 
-def printed_games(tmp_path: Path, bots: int, size: int, deals: int, extra: str = "") -> dict[str, list[tuple[str, ...]]]:
+def printed_games(
+    tmp_path: Path, bots: int, size: int, deals: int, extra: str = ""
+) -> dict[str, list[tuple[str, ...]]]:
     """The games the schedule command prints, per deal: ``d003-r02  b1 b4 ...`` lines."""
     config = tmp_path / f"t{bots}-{size}-{deals}.toml"
     config.write_text(config_text(bots, size, deals, extra))
@@ -116,5 +118,8 @@ def test_at_five_seats_no_latin_square_makes_every_table_mate_a_left_neighbour()
 
     extend()
     assert len(found) == 56  # the number of reduced Latin squares of order 5
-    fewest = min(sum(1 for a in range(size) for b in range(size) if a != b and not circular_lefts(sq)[(a, b)]) for sq in found)
+    fewest = min(
+        sum(1 for a in range(size) for b in range(size) if a != b and not circular_lefts(sq)[(a, b)])
+        for sq in found
+    )
     assert fewest == 4

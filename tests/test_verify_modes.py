@@ -82,7 +82,9 @@ def test_a_tournament_scheduled_before_the_default_seating_changed_still_verifie
     with db:
         text = db.execute("SELECT value FROM meta WHERE key = 'config_toml'").fetchone()[0]
         assert 'seating = "rotate"' in text
-        db.execute("UPDATE meta SET value = ? WHERE key = 'config_toml'", (text.replace('seating = "rotate"\n', ""),))
+        db.execute(
+            "UPDATE meta SET value = ? WHERE key = 'config_toml'", (text.replace('seating = "rotate"\n', ""),)
+        )
         balance = json.loads(db.execute("SELECT value FROM meta WHERE key = 'balance'").fetchone()[0])
         balance.pop("neighbours")
         db.execute("UPDATE meta SET value = ? WHERE key = 'balance'", (json.dumps(balance),))
@@ -98,4 +100,4 @@ def test_a_tournament_scheduled_before_the_default_seating_changed_still_verifie
     # against the seating the tournament was made with, not today's default.
     config.write_text(SIX.format(deals=2, seating="", extra=""))
     fresh = _hearts("tournament", "schedule", str(config))
-    assert "seating neighbours" in fresh.stdout
+    assert "seating permute" in fresh.stdout

@@ -285,7 +285,8 @@ class Balance:
         """Whether both neighbour counts (one and two seats left) are within one of the mean."""
         low, high = self.neighbour_band
         return self.neighbour_mean > 0 and all(
-            low <= lo and hi <= high for lo, hi in ((self.left_min, self.left_max), (self.second_min, self.second_max))
+            low <= lo and hi <= high
+            for lo, hi in ((self.left_min, self.left_max), (self.second_min, self.second_max))
         )
 
     @property
@@ -389,7 +390,9 @@ class Balance:
             if self.neighbours_within_one:
                 judged = f"({within}): neighbours within one"
             elif self.neighbours_impossible is not None:
-                judged = f"({within}): neighbours within one is provably impossible: {self.neighbours_impossible}"
+                judged = (
+                    f"({within}): neighbours within one is provably impossible: {self.neighbours_impossible}"
+                )
             else:
                 judged = f"({within}): neighbours within one was not found, nor proven impossible"
         return [
