@@ -4,6 +4,8 @@ size, with the default seating."""
 
 from __future__ import annotations
 
+import math
+import re
 from collections import Counter
 from itertools import permutations
 from pathlib import Path
@@ -123,3 +125,39 @@ def test_at_five_seats_no_latin_square_makes_every_table_mate_a_left_neighbour()
         for sq in found
     )
     assert fewest == 4
+
+
+@pytest.mark.parametrize(("bots", "size", "deals"), [(12, 6, 15), (8, 7, 8), (6, 6, 4)])
+def test_the_printed_neighbour_counts_and_their_verdict_are_what_the_printed_games_give(
+    tmp_path: Path, bots: int, size: int, deals: int
+) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(config_text(bots, size, deals))
+    result = CliRunner().invoke(app, ["tournament", "schedule", str(config)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    games = [tuple(line.partition("  ")[2].split()) for line in lines if re.match(r"d\d{3}-r\d{2}  ", line)]
+    names = sorted({bot for g in games for bot in g})
+    pairs = [(a, b) for a in names for b in names if a != b]
+    # "balanced within one" speaks of deals, seats, pairs and positions: never on the line
+    # with the neighbour counts, which have a verdict of their own.
+    for line in lines:
+        assert not ("balanced within one" in line and "neighbour" in line), line
+    (line,) = [line for line in lines if "left neighbour in" in line]
+    shown = re.search(
+        r"left neighbour in (\d+)\.\.(\d+) games, two seats left in (\d+)\.\.(\d+) "
+        r"\(within one of the mean ([\d.]+) means (\d+)(?:\.\.(\d+))?\): (.*)$",
+        line,
+    )
+    assert shown is not None, line
+    mean = len(games) * size / (len(names) * (len(names) - 1))
+    assert float(shown.group(5)) == pytest.approx(mean, abs=0.005)
+    low, high = math.floor(mean), math.ceil(mean)
+    assert (int(shown.group(6)), int(shown.group(7) or shown.group(6))) == (low, high)
+    within = True
+    for offset, (lo, hi) in ((1, shown.group(1, 2)), (2, shown.group(3, 4))):
+        counts = lefts(games, offset)
+        recounted = [counts[p] for p in pairs]
+        assert (min(recounted), max(recounted)) == (int(lo), int(hi))
+        within = within and low <= min(recounted) and max(recounted) <= high
+    assert (shown.group(8) == "neighbours within one") == within
