@@ -1612,7 +1612,8 @@ def _arrange(
     # order adds. The squares are of the whole count, so the extra games go to the pairs that
     # share fewest deals.
     bases = _neighbour_bases(n, duplicate, seating)
-    met = _pair_counts(tables, b) if b > n else np.zeros((b, b), dtype=np.int64)
+    # (Plain lists: indexed in the hot loop; not needed when no pair of positions has a base.)
+    met = _pair_counts(tables, b).tolist() if b > n and any(bases) else [[0] * b for _ in range(b)]
     count = len(tables)
     # Permuted deals have many more weighted position pairs per swap, and need fewer swaps.
     moves = ARRANGE_MOVES * n * count * min(len(entries), 4 * n) // max(len(entries), 1)
@@ -1640,7 +1641,7 @@ def _arrange(
         delta = 0
         for (k, u, v), d in change.items():
             if d and u != v:
-                whole = counts[k - 1][(u, v)] + bases[k - 1] * int(met[u, v])
+                whole = counts[k - 1][(u, v)] + bases[k - 1] * met[u][v]
                 delta += weight[k] * (2 * whole * d + d * d)
             elif d and k == 1:
                 delta += SELF_WEIGHT * d
