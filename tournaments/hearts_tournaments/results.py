@@ -65,6 +65,7 @@ from hearts_tournaments.outcome import GameOutcome, Quarantine, quarantined
 from hearts_tournaments.schedule import Balance, Schedule
 from hearts_tournaments.stats import (
     CONFIDENCE,
+    FULL_REFIT_CLUSTERS,
     MIN_CLUSTERS,
     Estimate,
     Interval,
@@ -361,7 +362,8 @@ class Standings:
                 "interval_unit": "deal",
                 "mean_interval": "student-t, cluster-robust",
                 "strength_interval": (
-                    "student-t, bootstrap standard error (refitted up to 8 deals, one step beyond)"
+                    f"student-t, bootstrap standard error (refitted up to {FULL_REFIT_CLUSTERS} deals, "
+                    "one step beyond)"
                 ),
                 "bootstrap_samples": self.bootstrap_samples,
                 "min_deals": MIN_CLUSTERS,
