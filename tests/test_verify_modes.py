@@ -1,5 +1,6 @@
 """`hearts tournament verify` accepts an untouched tournament of every schedule kind: a
-``permute`` seating and a gauntlet, not only the default rotate round robin."""
+``permute`` seating (the default) and a gauntlet, not only a rotated round robin; and one
+scheduled before the default changed."""
 
 from __future__ import annotations
 
