@@ -3,8 +3,8 @@
 A table of ``n`` seats holds ``n`` bots: one weak (``random``) and ``n - 1`` copies of the same
 strong bot (``heuristic``, each with its own seed). The strong bots are alike, so whatever
 separates their mean places is the seating: who sits right after the weak bot (it passes
-them poor cards and leads into them) gains. For each seating (``rotate``, ``permute``,
-``neighbours``) and table size every deal seats the bots in one order, the weak bot at
+them poor cards and leads into them) gains. For each seating (``rotate``, ``permute``) and
+table size every deal seats the bots in one order, the weak bot at
 position 0, and is played in the seating's ``n`` games (its Latin square of positions); with
 ``--scheduled`` the real scheduler orders each deal's table instead (it also spreads who sits
 where across deals). Every game is played by ``hearts_core.local``; the same deals and bot

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from hearts_tournaments.cli import app
-from hearts_tournaments.schedule import LABELS
+from hearts_tournaments.schedule import LABELS, make_schedule, neighbour_feasibility
 
 SIZES = range(6, 12)
 
@@ -163,3 +163,20 @@ def test_the_printed_neighbour_counts_and_their_verdict_are_what_the_printed_gam
         assert (min(recounted), max(recounted)) == (int(lo), int(hi))
         within = within and low <= min(recounted) and max(recounted) <= high
     assert (shown.group(8) == "neighbours within one") == within
+
+
+def test_neighbours_within_one_is_proven_impossible_only_for_the_reasons_given() -> None:
+    # Mean below 1 (3 deals for 20 bots): within one allows at most 1, but a deal's 36 left
+    # places over its 30 ordered pairs give some pair 2.
+    few = neighbour_feasibility(20, 6, 3)
+    assert few is not None and "neighbours twice" in few
+    # Mean 1.03 (25 deals for 30 bots) needs every pair at least once, but 25 tables seat only
+    # 375 of the 435 pairs together.
+    sparse = neighbour_feasibility(30, 6, 25)
+    assert sparse is not None and "never neighbours" in sparse
+    assert 25 * 6 * 6 / (30 * 29) >= 1 and 25 * 15 < 435
+    assert neighbour_feasibility(12, 6, 15) is None
+    # And the report carries the reason.
+    balance = make_schedule([f"b{i}" for i in range(20)], 6, 3, "1").balance()
+    assert balance.neighbours_impossible == few and not balance.neighbours_within_one
+    assert "neighbours within one is provably impossible" in balance.lines()[-1]
