@@ -20,6 +20,8 @@ Three models of the games (``--model``):
   rotation; each tournament draws its deals from the pool without replacement and the truth
   is the pool's mean place (so coverage is slightly above what an endless supply of deals
   would give, by the finite-population correction).
+  With ``--measure strength`` it is the **strength** intervals' coverage (the ranking key, as
+  for ``pl`` below) in real games, the truth being the strength fitted to the whole pool.
 * ``pl``: finishing orders drawn from a Plackett-Luce model with known strengths (``PL_STRENGTH``):
   the coverage of the **strength** intervals (one-step bootstrap over deals, 200 resamples,
   with a t quantile). The old standings had no interval for their rating (OpenSkill's
@@ -28,7 +30,7 @@ Three models of the games (``--model``):
 
 Usage::
 
-    bench/intervals.py [--model synthetic|engine] [--trials 400] [--json]
+    bench/intervals.py [--model synthetic|engine|pl] [--measure mean_place|strength] [--trials 400] [--json]
 """
 
 from __future__ import annotations
@@ -269,6 +271,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--truth-deals", type=int, default=20_000, help="synthetic: deals for the truth")
     parser.add_argument("--pool", type=int, default=300, help="engine: deals in the pool")
     parser.add_argument("--bots", default="heuristic,random,heuristic", help="engine: three built-in bots")
+    parser.add_argument(
+        "--measure",
+        choices=("mean_place", "strength"),
+        default="mean_place",
+        help="engine: the intervals of mean place (default) or of strength, the ranking key",
+    )
     parser.add_argument("--seed", default="intervals")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of lines")
     args = parser.parse_args(argv)
@@ -306,6 +314,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                     sums[bot][0] += place
                     sums[bot][1] += 1
         truth = {bot: p / n for bot, (p, n) in sums.items()}
+        if args.measure == "strength":
+            # The strength of the whole pool, fitted by the standings' own code: what a
+            # tournament of endless deals would estimate.
+            everything = fixed_schedule(len(pool), args.seed)
+            every_game = [
+                outcome_of(everything, d * TABLE + r, totals, hands)
+                for d, games in enumerate(pool)
+                for r, (totals, hands) in enumerate(games)
+            ]
+            fitted = compute_standings(
+                name="truth",
+                schedule=everything,
+                outcomes=every_game,
+                target_score=100,
+                quarantine_after=3,
+                balance=everything.balance().to_json(),
+                bootstrap_samples=0,
+            )
+            truth = {line.bot: line.strength for line in fitted.standings if line.strength is not None}
 
         def tournament(schedule: Schedule, rng: random.Random) -> list[GameOutcome]:
             chosen = rng.sample(range(len(pool)), len(schedule.seatings))
@@ -315,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     outcomes.append(outcome_of(schedule, seating.deal * TABLE + r, totals, hands))
             return outcomes
 
-    strength = args.model == "pl"
+    strength = args.model == "pl" or args.measure == "strength"
     figures = [coverage(d, args.trials, tournament, truth, args.seed, strength) for d in DEAL_COUNTS]
     elapsed = time.perf_counter() - start
     if args.json:

@@ -24,6 +24,7 @@ from hearts_core.record import places_of, record_json, state_to_record
 from hearts_core.rules import Rules
 from hearts_tournaments import signing
 from hearts_tournaments.outcome import GameOutcome
+from hearts_tournaments.standings_snapshot import SNAPSHOT_NAME
 from hearts_tournaments.store import Store
 from hearts_tournaments.tournament_secrets import deal_seed
 from hearts_tournaments.verify import _check_game
@@ -106,6 +107,7 @@ def _forge(out: Path, key: str) -> None:
             (json.dumps(rebuilt.summary_json()), text, key),
         )
     (out / "records" / f"{record['game_id']}.json").write_text(text)
+    (out / SNAPSHOT_NAME).unlink(missing_ok=True)  # and drops the cached standings: report recomputes
 
 
 def _verify(out: Path, key: Path, *extra: str) -> subprocess.CompletedProcess[str]:

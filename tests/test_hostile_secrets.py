@@ -34,6 +34,7 @@ from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_core.deal import derive_seed, keyed_seed
 from hearts_server.server import make_server
+from hearts_tournaments.standings_snapshot import SNAPSHOT_NAME
 from tests.conftest import hearts
 from tests.harness import create_table, running_server
 from tests.hostile_secrets.spy_bot import REPORT_PREFIX, play_seat
@@ -236,6 +237,7 @@ def test_verify_catches_a_tampered_row(copy: Path) -> None:
             data = json.loads(summary)
             data["places"] = [1 if bot == "spy" else 6 for bot in data["seats"]]
             db.execute("UPDATE games SET summary = ? WHERE seq = ?", (json.dumps(data), seq))
+    (copy / SNAPSHOT_NAME).unlink(missing_ok=True)  # the forger drops the cached standings too
     report = json.loads(hearts("tournament", "report", str(copy), "--format", "json").stdout)
     assert report["standings"][0]["bot"] == "spy" and report["standings"][0]["mean_place"] == 1.0
     result = _verify(copy)

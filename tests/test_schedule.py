@@ -414,7 +414,7 @@ def config_text(bots: int, deals: int, extra: str = "") -> str:
 
 
 def test_the_seating_key_is_read_and_checked(tmp_path: Path) -> None:
-    assert parse_config(config_text(3, 2), tmp_path).seating is SeatingMode.ROTATE
+    assert parse_config(config_text(3, 2), tmp_path).seating is SeatingMode.PERMUTE  # rotate before
     assert parse_config(config_text(3, 2, 'seating = "permute"'), tmp_path).seating is SeatingMode.PERMUTE
     for bad in ('"shuffle"', "1", "true"):
         with pytest.raises(ConfigError) as caught:

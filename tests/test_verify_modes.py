@@ -1,8 +1,11 @@
 """`hearts tournament verify` accepts an untouched tournament of every schedule kind: a
-``permute`` seating and a gauntlet, not only the default rotate round robin."""
+``permute`` seating (the default) and a gauntlet, not only a rotated round robin; and one
+scheduled before the default changed."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +61,44 @@ def test_verify_accepts_an_untouched_tournament(tmp_path: Path, seating: str, ex
     verified = _hearts("tournament", "verify", str(output))
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert verified.stdout.startswith("verify: ok"), verified.stdout
+
+
+SIX = BASE.replace('seating = "{seating}"\n', "{seating}") + "".join(
+    f'\n[[bots]]\nname = "dice{i}"\nbuiltin = "random"\n' for i in range(3, 6)
+)
+
+
+def test_a_tournament_scheduled_before_the_default_seating_changed_still_verifies_and_resumes(
+    tmp_path: Path,
+) -> None:
+    # Six bots at six seats, so the seating decides who sits next to whom. The tournament is
+    # played rotated; then its stored configuration loses its seating line and its balance
+    # report the newer keys: what a tournament run before "neighbours" became the default holds.
+    config = tmp_path / "t.toml"
+    config.write_text(SIX.format(deals=2, seating='seating = "rotate"\n', extra=""))
+    output = tmp_path / "out"
+    played = _hearts("tournament", "run", str(config), "--output", str(output))
+    assert played.returncode == 0, played.stderr
+    db = sqlite3.connect(output / "tournament.sqlite")
+    with db:
+        text = db.execute("SELECT value FROM meta WHERE key = 'config_toml'").fetchone()[0]
+        assert 'seating = "rotate"' in text
+        db.execute(
+            "UPDATE meta SET value = ? WHERE key = 'config_toml'", (text.replace('seating = "rotate"\n', ""),)
+        )
+        balance = json.loads(db.execute("SELECT value FROM meta WHERE key = 'balance'").fetchone()[0])
+        balance.pop("neighbours")
+        db.execute("UPDATE meta SET value = ? WHERE key = 'balance'", (json.dumps(balance),))
+        # Half the games were never played: resume has to play them on the stored seating.
+        db.execute("DELETE FROM games WHERE key LIKE 'd001-%'")
+    db.close()
+    resumed = _hearts("tournament", "resume", str(output))
+    assert resumed.returncode == 0, resumed.stderr
+    verified = _hearts("tournament", "verify", str(output))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.startswith("verify: ok"), verified.stdout
+    # The same configuration scheduled today seats its deals differently: verify compared
+    # against the seating the tournament was made with, not today's default.
+    config.write_text(SIX.format(deals=2, seating="", extra=""))
+    fresh = _hearts("tournament", "schedule", str(config))
+    assert "seating permute" in fresh.stdout

@@ -33,7 +33,7 @@ from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYE
 from hearts_server.table.settings import LIMITS as TABLE_LIMITS
 from hearts_tournaments.gauntlet import GauntletSpec
 from hearts_tournaments.sandbox import LIMIT_KEYS, Limits, SandboxKind
-from hearts_tournaments.schedule import SeatingMode
+from hearts_tournaments.schedule import DEFAULT_SEATING, SeatingMode
 from hearts_tournaments.stats import SprtSettings
 
 #: Bot names end up in file names (logs) and in tables: keep them plain.
@@ -151,8 +151,9 @@ class TournamentConfig:
         max_hands: Each game also ends after this many hands.
         output: The folder for the database, records and logs.
         duplicate: Play each deal once per rotation of its table's seats.
-        seating: How a duplicate deal's games seat its bots: ``rotate`` (the same order
-            turned) or ``permute`` (a different order in every game, so neighbours vary).
+        seating: How a duplicate deal's games seat its bots: ``permute`` (the default: a
+            different order in every game, so neighbours vary) or ``rotate`` (the same order
+            turned; the default before, which a tournament stored then keeps).
         decision_ms: The referee's limit per decision.
         time_bank_ms: Thinking time per seat per game.
         max_faults: Faults that retire a seat for the rest of a game.
@@ -186,7 +187,7 @@ class TournamentConfig:
     max_hands: int = DEFAULT_MAX_HANDS
     output: Path = Path("runs")
     duplicate: bool = True
-    seating: SeatingMode = SeatingMode.ROTATE
+    seating: SeatingMode = DEFAULT_SEATING
     decision_ms: int = DEFAULT_DECISION_MS
     time_bank_ms: int = DEFAULT_TIME_BANK_MS
     max_faults: int = DEFAULT_MAX_FAULTS
@@ -304,6 +305,15 @@ def demo_config_text() -> str:
         return text
     # The demo file keeps montecarlo in a block of its own, marked so it can be cut out.
     return re.sub(r"# montecarlo:begin.*?# montecarlo:end\n", "", text, flags=re.DOTALL)
+
+
+def names_seating(text: str) -> bool:
+    """Whether a config's text sets ``tournament.seating`` (rather than taking the default)."""
+    try:
+        section = tomllib.loads(text).get("tournament", {})
+    except tomllib.TOMLDecodeError:
+        return False
+    return isinstance(section, dict) and "seating" in section
 
 
 def parse_config(text: str, base_dir: Path, default_name: str = "tournament") -> TournamentConfig:
@@ -442,8 +452,9 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
     if not isinstance(duplicate, bool):
         raise ConfigError("tournament.duplicate", f"must be true or false, not {_shown(duplicate)}")
     out["duplicate"] = duplicate
-    seating = section.get("seating", SeatingMode.ROTATE.value)
-    modes = " or ".join(f'"{m.value}"' for m in SeatingMode)
+    seating = section.get("seating", DEFAULT_SEATING.value)
+    values = [f'"{m.value}"' for m in SeatingMode]
+    modes = ", ".join(values[:-1]) + " or " + values[-1]
     if not isinstance(seating, str) or seating not in {m.value for m in SeatingMode}:
         raise ConfigError("tournament.seating", f"must be {modes}, not {_shown(seating)}")
     out["seating"] = SeatingMode(seating)

@@ -17,7 +17,8 @@ seat-games to the means, but one game to ``games``):
   mean bot: ``exp(a - b)`` is the odds that ``a`` finishes ahead of ``b``. It uses every
   game at once, so it does not depend on the order of the games, and it accounts for the
   opponents each bot actually met. Its 95% interval is ``strength -+ t * se``, the standard
-  error from a (one-step) bootstrap over deals.
+  error from a bootstrap over deals (each resample refitted up to
+  :data:`hearts_tournaments.stats.FULL_REFIT_CLUSTERS` deals, one Newton step beyond).
 * **mean place**: finishing place, 1 = lowest total; tied totals share the better place. The
   tie-breaker. Its 95% interval is a Student-t interval over deals (cluster-robust standard
   error of the ratio of place sums to seats), near nominal coverage already at a few deals.
@@ -66,6 +67,7 @@ from hearts_tournaments.outcome import GameOutcome, Quarantine, quarantined
 from hearts_tournaments.schedule import Balance, Schedule
 from hearts_tournaments.stats import (
     CONFIDENCE,
+    FULL_REFIT_CLUSTERS,
     MIN_CLUSTERS,
     Estimate,
     Interval,
@@ -537,7 +539,10 @@ class Standings:
                 "confidence": CONFIDENCE,
                 "interval_unit": "deal",
                 "mean_interval": "student-t, cluster-robust",
-                "strength_interval": "student-t, one-step bootstrap standard error",
+                "strength_interval": (
+                    f"student-t, bootstrap standard error (refitted up to {FULL_REFIT_CLUSTERS} deals, "
+                    "one step beyond)"
+                ),
                 "bootstrap_samples": self.bootstrap_samples,
                 "min_deals": MIN_CLUSTERS,
                 "online_rating_model": "openskill.PlackettLuce (schedule order)",

@@ -67,6 +67,7 @@ from hearts_tournaments.config import (
     ExecutorKind,
     Reuse,
     TournamentConfig,
+    names_seating,
     parse_config,
 )
 from hearts_tournaments.entrants import BotProcess, SeatAccess, check_files, snapshot_spec
@@ -75,7 +76,7 @@ from hearts_tournaments.gauntlet import gauntlet_schedule, gauntlet_verdict
 from hearts_tournaments.outcome import GameOutcome, Quarantine, ScheduleQuarantine
 from hearts_tournaments.results import Standings, compute_standings
 from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
-from hearts_tournaments.schedule import Progress, Schedule, ScheduledGame, make_schedule
+from hearts_tournaments.schedule import Progress, Schedule, ScheduledGame, SeatingMode, make_schedule
 from hearts_tournaments.snapshot import SnapshotError
 from hearts_tournaments.standings_snapshot import (
     SNAPSHOT_NAME,
@@ -294,6 +295,11 @@ def open_tournament(output: Path, *, read_only: bool = False) -> Tournament:
     except ConfigError:
         store.close()
         raise
+    if not names_seating(store.config_text):
+        # The default seating has changed over time: a tournament keeps the one it was
+        # scheduled with (a schedule stored before seatings were named is rotated).
+        stored = json.loads(store.meta("schedule")).get("seating", SeatingMode.ROTATE.value)
+        config = dataclasses.replace(config, seating=SeatingMode(stored))
     return Tournament(config, store, output)
 
 

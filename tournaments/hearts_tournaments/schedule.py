@@ -9,10 +9,11 @@ How a deal's games seat its bots (:class:`SeatingMode`, with ``duplicate``):
 
 * ``rotate``: game ``r`` moves the bot of position ``p`` to seat ``p + r``. Every bot keeps the
   same neighbours in all the deal's games.
-* ``permute``: game ``r`` seats position ``p`` where the label ``LABELS[n][p] - r`` sits, a
-  Latin square (every bot still holds every seat once) whose rows change the order around the
-  table: over a deal's games a bot has every other bot of its table as its left neighbour about
-  once (:data:`LABELS` are chosen so) instead of one of them ``n`` times.
+* ``permute`` (the default): game ``r`` seats position ``p`` where the label
+  ``LABELS[n][p] - r`` sits, a Latin square (every bot still holds every seat once) whose rows
+  change the order around the table: over a deal's games a bot has every other bot of its table
+  as its left neighbour once or twice at even sizes (at odd sizes all but one label difference:
+  see :data:`LABELS`) instead of one of them ``n`` times.
 
 Choosing the seatings (pure functions of the bots, the sizes and the seed):
 
@@ -121,8 +122,14 @@ SUGGEST_TRIES = 4
 #: Seat labels of the ``permute`` seating per table size: game ``r`` puts at seat ``s`` the
 #: position whose label is ``LABELS[n][s] - r`` (mod n). Chosen (by exhaustive search up to 9
 #: seats, sampling above) so that the label differences one and two seats apart cover every
-#: non-zero difference as evenly as possible: over a deal's games each bot then has every other
-#: bot of its table as a neighbour once or twice.
+#: non-zero difference as evenly as possible. At 6, 8 and 10 seats every bot then has every other
+#: bot of its table as its left neighbour once or twice over a deal's games (the mean is
+#: n / (n - 1), so that is within one of it); two seats left misses n or 2n ordered pairs. At 7, 9
+#: and 11 no labels can (the n differences would sum to 0 mod n, as the non-zero residues
+#: already do, so the extra one would be 0) and no Latin square at all could at 5 (every one of
+#: them counted) nor, by an exact solver, at 7: one difference, n ordered pairs of the table, is
+#: never left neighbours in the deal, and every other pair once or twice. Across deals the
+#: neighbour search (:func:`_arrange`) spreads those pairs over different bots.
 LABELS: dict[int, tuple[int, ...]] = {
     6: (0, 1, 4, 3, 5, 2),
     7: (0, 1, 2, 4, 6, 5, 3),
@@ -138,6 +145,11 @@ class SeatingMode(enum.StrEnum):
 
     ROTATE = "rotate"
     PERMUTE = "permute"
+
+
+#: The seating of a config that does not name one (``rotate`` before: a tournament stored then
+#: keeps it, see :func:`hearts_tournaments.runner.open_tournament`).
+DEFAULT_SEATING = SeatingMode.PERMUTE
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +251,10 @@ class Balance:
             :func:`pair_feasibility`), or None.
         spread_two_impossible: Whether an exhaustive search proved that pairs cannot be
             within two either (few deals only).
+        neighbour_mean: The mean of the neighbour counts over ordered pairs of bots (the same
+            one and two seats left), or 0 with fewer bots than seats (copies count too).
+        neighbours_impossible: Why neighbour counts within one of the mean are provably
+            impossible (see :func:`neighbour_feasibility`), or None.
     """
 
     games: int
@@ -256,6 +272,22 @@ class Balance:
     seating: SeatingMode = SeatingMode.ROTATE
     pairs_impossible: str | None = None
     spread_two_impossible: bool = False
+    neighbour_mean: float = 0.0
+    neighbours_impossible: str | None = None
+
+    @property
+    def neighbour_band(self) -> tuple[int, int]:
+        """Neighbour counts within one of the mean: the mean rounded down and up."""
+        return math.floor(self.neighbour_mean), math.ceil(self.neighbour_mean)
+
+    @property
+    def neighbours_within_one(self) -> bool:
+        """Whether both neighbour counts (one and two seats left) are within one of the mean."""
+        low, high = self.neighbour_band
+        return self.neighbour_mean > 0 and all(
+            low <= lo and hi <= high
+            for lo, hi in ((self.left_min, self.left_max), (self.second_min, self.second_max))
+        )
 
     @property
     def seat_spread(self) -> int:
@@ -294,6 +326,11 @@ class Balance:
             "second_left_neighbour": {"min": self.second_min, "max": self.second_max},
             "copies_adjacent": self.copies_adjacent,
             "within_one": self.within_one,
+            "neighbours": {
+                "mean": self.neighbour_mean,
+                "within_one": self.neighbours_within_one,
+                "impossible": self.neighbours_impossible,
+            },
         }
 
     @staticmethod
@@ -316,6 +353,8 @@ class Balance:
             seating=SeatingMode(data.get("seating", SeatingMode.ROTATE.value)),
             pairs_impossible=data.get("pairs_impossible"),
             spread_two_impossible=data.get("spread_two_impossible", False),
+            neighbour_mean=data.get("neighbours", {}).get("mean", 0.0),
+            neighbours_impossible=data.get("neighbours", {}).get("impossible"),
         )
 
     def lines(self) -> list[str]:
@@ -337,14 +376,32 @@ class Balance:
         else:
             pairs = "within one was not found, nor proven impossible"
         copies = f"; a bot's copies side by side {self.copies_adjacent} times" if self.copies_adjacent else ""
+        counts = (
+            f"seating {self.seating.value}: a given bot is its left neighbour in "
+            f"{self.left_min}..{self.left_max} games, two seats left in "
+            f"{self.second_min}..{self.second_max}{copies}"
+        )
+        if self.neighbour_mean <= 0:
+            judged = "(fewer bots than seats: these count a bot's copies, and no balance is claimed)"
+        else:
+            low, high = self.neighbour_band
+            band = f"{low}" if low == high else f"{low}..{high}"
+            within = f"within one of the mean {self.neighbour_mean:.2f} means {band}"
+            if self.neighbours_within_one:
+                judged = f"({within}): neighbours within one"
+            elif self.neighbours_impossible is not None:
+                judged = (
+                    f"({within}): neighbours within one is provably impossible: {self.neighbours_impossible}"
+                )
+            else:
+                judged = f"({within}): neighbours within one was not found, nor proven impossible"
         return [
             f"{self.games} games on {self.deals} deals; each bot sits at {min(deals)}..{max(deals)} "
             f"deals' tables, holding {min(seats)}..{max(seats)} seats in all",
             f"every pair of bots shares a table on {self.pair_min}..{self.pair_max} deals ({pairs})",
-            f"a bot's games per seat position differ by at most {self.seat_spread}; "
-            f"seating {self.seating.value}: a given bot is its left neighbour in "
-            f"{self.left_min}..{self.left_max} games, two seats left in "
-            f"{self.second_min}..{self.second_max}{copies}: {verdict}",
+            f"a bot's games per seat position differ by at most {self.seat_spread}: deals, seats, pairs "
+            f"and seat positions {verdict}",
+            f"{counts} {judged}",
         ]
 
 
@@ -401,7 +458,7 @@ def make_schedule(
     deals: int,
     seed: str,
     duplicate: bool = True,
-    seating: SeatingMode = SeatingMode.ROTATE,
+    seating: SeatingMode = DEFAULT_SEATING,
     progress: Progress | None = None,
 ) -> Schedule:
     """Schedules a round-robin tournament.
@@ -649,6 +706,8 @@ def balance_of(
     b_over_n = b > n
     impossible = pair_feasibility(b, n, len(seatings)).impossible if b_over_n else None
     spread = int(upper.max() - upper.min())
+    duplicate = len(games) == len(seatings) * n and n > 1
+    mean = len(games) * n / (b * (b - 1)) if b >= n else 0.0
     return Balance(
         games=len(games),
         deals=len(seatings),
@@ -667,7 +726,36 @@ def balance_of(
         spread_two_impossible=spread > 2
         and impossible is not None
         and _spread_two_impossible(b, n, len(seatings)),
+        neighbour_mean=mean,
+        neighbours_impossible=neighbour_feasibility(b, n, len(seatings), duplicate) if b >= n else None,
     )
+
+
+def neighbour_feasibility(bots: int, table_size: int, deals: int, duplicate: bool = True) -> str | None:
+    """Why no schedule has every neighbour count within one of the mean, or None if no reason
+    below applies (which proves nothing).
+
+    With ``n`` seats a duplicate deal's ``n`` games hold ``n * n`` places one seat (and two
+    seats) to a bot's left for the ``n (n - 1)`` ordered pairs of its table: some pair sits
+    side by side in two of them, so the most is at least 2. Every ordered pair of bots must
+    also be neighbours at least as often as the mean rounded down, which a pair that never
+    shares a table is not.
+    """
+    b, n, t = bots, table_size, deals
+    games = t * n if duplicate else t
+    mean = games * n / (b * (b - 1))
+    low, high = math.floor(mean), math.ceil(mean)
+    if duplicate and high < 2:
+        return (
+            f"a deal's {n} games have {n * n} left-neighbour places for its {n * (n - 1)} ordered "
+            f"pairs, so some table-mates are neighbours twice, more than {high}"
+        )
+    if low >= 1 and t * comb(n, 2) < comb(b, 2):
+        return (
+            f"{t} deals seat at most {t * comb(n, 2)} of the {comb(b, 2)} pairs together, so some "
+            f"pairs are never neighbours, fewer than {low}"
+        )
+    return None
 
 
 def game_key(deal: int, rotation: int | None) -> str:
@@ -1519,6 +1607,13 @@ def _arrange(
         for k, p, p2, w in pair_of[i][j]:
             change[(k, table[p], table[p2])] += w
 
+    # Every ordered pair of a table's positions sits side by side in ``base`` of its games
+    # whatever the order: a pair's count is that times the deals it shares, plus what the
+    # order adds. The squares are of the whole count, so the extra games go to the pairs that
+    # share fewest deals.
+    bases = _neighbour_bases(n, duplicate, seating)
+    # (Plain lists: indexed in the hot loop; not needed when no pair of positions has a base.)
+    met = _pair_counts(tables, b).tolist() if b > n and any(bases) else [[0] * b for _ in range(b)]
     count = len(tables)
     # Permuted deals have many more weighted position pairs per swap, and need fewer swaps.
     moves = ARRANGE_MOVES * n * count * min(len(entries), 4 * n) // max(len(entries), 1)
@@ -1546,7 +1641,8 @@ def _arrange(
         delta = 0
         for (k, u, v), d in change.items():
             if d and u != v:
-                delta += weight[k] * (2 * counts[k - 1][(u, v)] * d + d * d)
+                whole = counts[k - 1][(u, v)] + bases[k - 1] * met[u][v]
+                delta += weight[k] * (2 * whole * d + d * d)
             elif d and k == 1:
                 delta += SELF_WEIGHT * d
         if delta > 0 and (
@@ -1654,6 +1750,16 @@ def _spread_copies(tables: list[list[int]], b: int, n: int, rng: random.Random) 
         tables[t] = new
         cost += delta
     return tables
+
+
+def _neighbour_bases(n: int, duplicate: bool, seating: SeatingMode) -> tuple[int, int]:
+    """Games of a deal in which every ordered pair of positions sits one (two) seats apart."""
+    layouts = game_positions(n, duplicate, seating)
+    out = []
+    for k in (1, 2):
+        w = Counter((layout[s], layout[(s + k) % n]) for layout in layouts for s in range(n))
+        out.append(min(w[(p, p2)] for p in range(n) for p2 in range(n) if p != p2))
+    return out[0], out[1]
 
 
 def _neighbour_entries(n: int, duplicate: bool, seating: SeatingMode) -> list[tuple[int, int, int, int]]:

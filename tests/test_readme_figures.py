@@ -1,0 +1,41 @@
+"""README's figures say what the benches print, where recomputing them is cheap."""
+
+from __future__ import annotations
+
+import re
+
+from bench.schedule import measure
+from hearts_tournaments.schedule import SeatingMode
+from tests.conftest import ROOT
+
+README = (ROOT / "README.md").read_text()
+
+
+def row(starts: str) -> str:
+    """The figures cell of the README table row whose first cell starts with ``starts``."""
+    (line,) = [line for line in README.splitlines() if line.startswith(f"| {starts}")]
+    return line.split(" | ")[1]
+
+
+def test_the_prose_under_the_figures_quotes_the_schedule_grid_row() -> None:
+    within, impossible, neither = map(int, re.findall(r"\d+", row("schedule grid"))[:3])
+    prose = re.search(
+        r"reached in (\d+) of the (\d+) cases of the schedule grid and proven impossible in (\d+);"
+        r" (\d+) are\s+neither",
+        README,
+    )
+    assert prose is not None, "the prose no longer quotes the grid"
+    assert [int(x) for x in prose.groups()] == [within, within + impossible + neither, impossible, neither]
+    cases = re.search(r"schedule grid \((\d+) cases", README)
+    assert cases is not None and int(cases.group(1)) == within + impossible + neither
+
+
+def test_the_schedule_row_of_12_bots_at_6_seats_is_what_bench_schedule_measures() -> None:
+    cell = row("schedule: pairs")
+    first = cell.split(";")[0]  # "12 bots/6 seats/15 deals: 3..4, 0..6 / 3..5 / 4..5, 0.3 s"
+    spans = re.findall(r"(\d+)\.\.(\d+)", first)
+    header = next(line for line in README.splitlines() if line.startswith("| schedule: pairs"))
+    seatings = [SeatingMode(m) for m in re.findall(r"`(\w+)`", header.split(" | ")[0])]
+    figures = [measure(12, 6, 15, mode) for mode in seatings]
+    assert [int(x) for x in spans[0]] == figures[0]["pairs"]
+    assert [[int(a), int(b)] for a, b in spans[1:]] == [f["left_neighbour_games"] for f in figures]
