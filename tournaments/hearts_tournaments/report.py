@@ -51,10 +51,13 @@ CSV_COLUMNS = (
     "failed_games",
     "quarantined",
     "bot_errors",
+    "never_played",
 )
 
 #: What a missing interval says.
 TOO_FEW_DEALS = "too few deals"
+#: The mark of a bot that never made a decision of its own (its places are the referee's).
+NEVER_PLAYED = "NEVER PLAYED"
 #: Above this many bots the tables show only the paired differences of bots ranked next to
 #: each other (the JSON has every pair).
 ALL_PAIRS_UP_TO = 10
@@ -217,6 +220,13 @@ def notes(standings: Standings) -> list[str]:
             f"{q.bot} was quarantined after {q.failed_games} failed games (the last: {q.after_game}); "
             "the referee played its later seats by the default rule"
         )
+    for line in standings.standings:
+        if line.never_played:
+            out.append(
+                f"{line.bot} never played a decision of its own ({NEVER_PLAYED}): the referee's default "
+                "rule played all its seats, so its places say nothing about the bot; it is ranked last "
+                "(see its logs)"
+            )
     out += ["Warning: " + line for line in standings.warnings()]
     return out
 
@@ -256,6 +266,7 @@ def to_csv(standings: Standings) -> str:
             data["failed_games"],
             str(data["quarantined"]).lower(),
             data.get("bot_errors", 0),
+            str(data.get("never_played", False)).lower(),
         ]
         writer.writerow("" if v is None else v for v in row)
     return buffer.getvalue()
@@ -327,6 +338,8 @@ def _short(value: float) -> str:
 
 def _status(line: BotStanding) -> str:
     parts = []
+    if line.never_played:
+        parts.append(f"{NEVER_PLAYED}: ranked last (the referee played all its seats)")
     if line.too_few_deals and line.games:
         parts.append("ranked last: too few deals")
     if line.quarantined:

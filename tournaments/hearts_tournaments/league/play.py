@@ -168,6 +168,10 @@ class _Host:
     def note_processes(self, game: ScheduledGame, seated: list[tuple[int, int | None, int | None]]) -> None:
         """Nothing: which process played a seat is in the bot logs (a process per seat per game)."""
 
+    def incident(self, line: str) -> None:
+        """An entrant's process ended or stopped answering: into the league's log."""
+        log.warning("entrant_failed", line=line)
+
     def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
         task = asyncio.create_task(self._reap(processes))
         self._processes[task] = processes
