@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import hearts
+from tests.conftest import ROOT, hearts
+from tests.web_server import get, web_server
 
 GOOD_BOT = """
 from hearts_client import Bot, main
@@ -187,3 +189,49 @@ def test_run_refuses_broken_entrants_unless_allowed(tmp_path: Path) -> None:
         assert lines[bot]["never_played"] is False
     table = hearts("tournament", "report", str(out)).stdout
     assert table.count("NEVER PLAYED") >= 3, table
+    with web_server(out) as url:
+        board = get(url + "/")
+        for bot in BROKEN:
+            row = re.search(rf'<tr data-bot="{bot}".*?</tr>', board.body, re.S)
+            assert row is not None and "NEVER PLAYED" in row.group(0), bot
+        good = re.search(r'<tr data-bot="good".*?</tr>', board.body, re.S)
+        assert good is not None and "NEVER PLAYED" not in good.group(0)
+        assert "NEVER PLAYED" in get(url + "/bot/shim").body
+
+
+@pytest.mark.timeout(300)
+def test_a_stdio_bot_that_does_not_flush_is_told_to(tmp_path: Path) -> None:
+    """A real bot that forgets to flush: its answers wait in its stdout buffer, every decision
+    times out, and the check says it wrote nothing and may be buffering."""
+    lowest = (ROOT / "clients" / "stdio" / "lowest.py").read_text()
+    assert "flush=True" in lowest
+    (tmp_path / "buffered.py").write_text(lowest.replace(", flush=True", ""))
+    config = tmp_path / "buffered.toml"
+    config.write_text(
+        f"""
+[tournament]
+name = "buffered"
+table_size = 6
+deals = 1
+decision_ms = 300
+time_bank_ms = 2000
+output = "{tmp_path / "out"}"
+
+[[bots]]
+name = "buffered"
+command = [{json.dumps(sys.executable)}, "buffered.py"]
+protocol = "stdio"
+
+[[bots]]
+name = "rnd"
+builtin = "random"
+"""
+    )
+    result = hearts("tournament", "check", str(config))
+    assert result.returncode == 1, result.stderr
+    (line,) = entrant_lines(result.stderr, "buffered")
+    assert "never made a decision of its own" in line
+    assert "wrote nothing on its stdout: it may be buffering" in line
+    assert "flush after every line" in line
+    log = Path(line.split("(log: ")[1].split(")")[0])
+    assert "flush after every line" in log.read_text()

@@ -317,7 +317,7 @@ class BotProcess:
         if not stdio:
             fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w", encoding="ascii") as handle:
-                handle.write(access.token)
+                handle.write(access.token + "\n")  # as `hearts host` writes it (docs/PROTOCOL.md)
         if sandbox is SandboxKind.BWRAP:
             bwrap = require_bwrap()
             if stdio:

@@ -17,7 +17,7 @@ QUOTE_CHARS = 240
 #: Words that make a log line an error line.
 _ERROR = re.compile(
     r"error|exception|traceback|not found|no such|cannot|can't|could not|denied|fatal|panic|"
-    r"failed|refused|killed|unable|missing|invalid",
+    r"failed|refused|killed|unable|missing|invalid|wrote nothing",
     re.IGNORECASE,
 )
 

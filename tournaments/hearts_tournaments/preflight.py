@@ -156,6 +156,8 @@ async def _live_checks(
     with tempfile.TemporaryDirectory(prefix="hearts-check-") as scratch:
         folder = Path(scratch)
         executor = LocalExecutor(checking, folder)
+        told: list[str] = []  # the runner's lines about processes that ended early
+        executor.notify = told.append
         async with executor:
 
             async def one(spec: BotSpec) -> EntrantProblem | None:
@@ -171,7 +173,9 @@ async def _live_checks(
                 if not (outcome.crashed[0] or outcome.never_answered[0] or outcome.retired[0]):
                     return None
                 kept = _keep_log(log, logs / spec.name)
-                return _live_problem(config, spec, outcome.crashed[0], kept)
+                start = f"entrant {spec.name!r} in game {CHECK_KEY} (seat 0) "
+                what = next((t[len(start) :].split("; log: ")[0] for t in told if t.startswith(start)), None)
+                return _live_problem(config, spec, outcome.crashed[0], what, kept)
 
             results = await asyncio.gather(*(one(s) for s in specs))
     return [r for r in results if r is not None]
@@ -194,12 +198,17 @@ def _keep_log(log: Path, folder: Path) -> Path | None:
     return kept
 
 
-def _live_problem(config: TournamentConfig, spec: BotSpec, crashed: bool, log: Path | None) -> EntrantProblem:
-    """Why a started entrant failed its hand, and the fix."""
+def _live_problem(
+    config: TournamentConfig, spec: BotSpec, crashed: bool, told: str | None, log: Path | None
+) -> EntrantProblem:
+    """Why a started entrant failed its hand (``told``: the runner's words on its exit), and the fix."""
     assert spec.command is not None
-    said = first_error_line(log) if log is not None else None
-    what = "exited before its game ended" if crashed else "never made a decision of its own"
-    cause = f"it {what}" + (f"; its log says {said!r}" if said else "; its log is empty")
+    if told is not None:
+        cause = f"it {told}"
+    else:
+        said = first_error_line(log) if log is not None else None
+        what = "exited before its game ended" if crashed else "never made a decision of its own"
+        cause = f"it {what}" + (f"; its log says {said!r}" if said else "; its log is empty")
     where = f"the command of {spec.name!r}"
     program = spec.command[0]
     env_path = bot_environment({}, Path("/tmp")).get("PATH")
