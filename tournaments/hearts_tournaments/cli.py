@@ -281,9 +281,10 @@ def host(
     Each seat's token is in its own file, readable by you only (0600, in a private temporary
     folder removed at the end), and never printed: start your bot with the printed command,
     `--server ADDRESS --token-file PATH` (or HEARTS_TOKEN_FILE=PATH), not with the token on its
-    command line, where other processes could read it. With --json the first line is
-    {"address": ..., "seats": [{"seat": K, "token_file": PATH, "command": ...}]} and the last line
-    holds the results. Without --seed every game's deals come from a fresh unguessable seed.
+    command line, where other processes could read it. The referee also listens on a Unix
+    socket (printed; `--server unix:PATH`, as a tournament's sandboxed bot gets it). With --json
+    the first line is {"address": ..., "unix": "unix:PATH", "seats": [{"seat": K, "token_file":
+    PATH, "command": ..., "unix_command": ...}]} and the last line holds the results. Without --seed every game's deals come from a fresh unguessable seed.
     """
     import asyncio
 
@@ -315,6 +316,7 @@ def host(
             return
         invitation = json.loads(line)
         typer.echo(f"referee listening on {invitation['address']}")
+        typer.echo(f"                 and on {invitation['unix']} (as in a tournament's sandbox)")
         for seat in invitation["seats"]:
             typer.echo(f"  seat {seat['seat']}: {seat['command']}")
         if not invitation["seats"]:
