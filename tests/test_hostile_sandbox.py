@@ -395,8 +395,17 @@ def test_killing_the_runner_kills_every_sandbox_and_its_children(tmp_path: Path)
     )
     runner = subprocess.Popen(
         # --allow-broken: the pre-flight check finds them never answering (in one time bank).
-        [sys.executable, "-m", "hearts_tournaments", "tournament", "run", str(config), "--progress", "never",
-         "--allow-broken"],
+        [
+            sys.executable,
+            "-m",
+            "hearts_tournaments",
+            "tournament",
+            "run",
+            str(config),
+            "--progress",
+            "never",
+            "--allow-broken",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -284,7 +284,8 @@ def host(
     command line, where other processes could read it. The referee also listens on a Unix
     socket (printed; `--server unix:PATH`, as a tournament's sandboxed bot gets it). With --json
     the first line is {"address": ..., "unix": "unix:PATH", "seats": [{"seat": K, "token_file":
-    PATH, "command": ..., "unix_command": ...}]} and the last line holds the results. Without --seed every game's deals come from a fresh unguessable seed.
+    PATH, "command": ..., "unix_command": ...}]} and the last line holds the results. Without
+    --seed every game's deals come from a fresh unguessable seed.
     """
     import asyncio
 

@@ -61,7 +61,11 @@ async def _bridge(
     structlog.contextvars.bind_contextvars(seat=seat, bot_log=str(log_path))
     try:
         stats = await run_bridge(
-            pipes, address, token, name=name, notice=lambda hint: _note(log_path, f"hearts tournament: {hint}")
+            pipes,
+            address,
+            token,
+            name=name,
+            notice=lambda hint: _note(log_path, f"hearts tournament: {hint}"),
         )
     except BotRunError as exc:
         log.warning("stdio_bridge_refused", bot=name, seat=seat, error=str(exc))

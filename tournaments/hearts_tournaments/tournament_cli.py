@@ -441,7 +441,9 @@ def _run(
     failed = [line for line in standings.standings if line.failed_games or line.never_played]
     if failed:
         names = ", ".join(f"{line.bot} ({line.failed_games} failed games)" for line in failed)
-        typer.echo(f"hearts: error: entrants failed games: {names}; their logs are in {output / 'logs'}", err=True)
+        typer.echo(
+            f"hearts: error: entrants failed games: {names}; their logs are in {output / 'logs'}", err=True
+        )
         raise typer.Exit(EXIT_ENTRANT_FAILED)
 
 
