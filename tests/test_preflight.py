@@ -235,3 +235,27 @@ builtin = "random"
     assert "flush after every line" in line
     log = Path(line.split("(log: ")[1].split(")")[0])
     assert "flush after every line" in log.read_text()
+
+
+@pytest.mark.timeout(300)
+def test_league_add_checks_the_entrant_first(tmp_path: Path) -> None:
+    (tmp_path / "good_bot.py").write_text(GOOD_BOT)
+    league = tmp_path / "lg"
+    assert hearts("league", "init", str(league), "--max-hands", "1").returncode == 0
+    python = sys.executable
+    refused = subprocess.run(
+        [python, "-m", "hearts_tournaments", "league", "add", str(league), "mine", "--command",
+         f"{python} nothere.py"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=240, check=False,
+    )  # fmt: skip
+    assert refused.returncode == 2, refused.stderr
+    (line,) = entrant_lines(refused.stderr, "mine")
+    assert "nothere.py does not exist" in line and "; fix: " in line
+    assert "mine was not added" in refused.stderr
+    added = subprocess.run(
+        [python, "-m", "hearts_tournaments", "league", "add", str(league), "mine", "--command",
+         f"{python} good_bot.py"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=240, check=False,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert "mine@v1" in added.stdout

@@ -22,8 +22,9 @@ from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE
 from hearts_tournaments.cli_common import fail
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
-from hearts_tournaments.league.play import StopAfter, run_league
+from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
 from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.preflight import check_entrants
 from hearts_tournaments.tournament_secrets import DealSecretError, read_deal_secret
 
 league_app = typer.Typer(
@@ -39,6 +40,10 @@ OptionOption = Annotated[list[str] | None, typer.Option("--option", help="KEY=VA
 FilesOption = Annotated[list[Path] | None, typer.Option("--files", help="Files the bot sees in its sandbox.")]
 SandboxOption = Annotated[str | None, typer.Option("--sandbox", help="bwrap or none (trusted bots only).")]
 ProtocolOption = Annotated[str, typer.Option("--protocol", help="grpc or stdio, for a command bot.")]
+AllowBrokenOption = Annotated[
+    bool,
+    typer.Option("--allow-broken", help="Add it even when the pre-flight check finds it cannot play."),
+]
 
 
 def _open(folder: Path) -> LeagueStore:
@@ -130,10 +135,21 @@ def _add(
     update: bool,
     pinned: float | None,
     keep: bool = False,
+    allow_broken: bool = False,
 ) -> None:
     with _open(folder) as store:
         try:
             spec = commands.make_spec(name, command, builtin, option or (), files or (), sandbox, protocol)
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+        # The pre-flight check of `hearts tournament run`: it starts, joins and decides in its
+        # sandbox, or it is not added (`run` would only give it status error).
+        problems = check_entrants(tournament_config(store, (spec,)), folder / "logs", (spec,))
+        for problem in problems:
+            typer.echo(f"hearts: {'warning' if allow_broken else 'error'}: {problem.line()}", err=True)
+        if problems and not allow_broken:
+            raise fail(f"{name} was not added: fix the command, or add --allow-broken to add it anyway")
+        try:
             typer.echo(commands.add_version(store, spec, update=update, pinned=pinned, keep=keep))
         except LeagueError as exc:
             raise fail(str(exc)) from None
@@ -152,9 +168,26 @@ def add(
     pin: Annotated[
         float | None, typer.Option("--pin", help="A reference entrant: pin its official strength.")
     ] = None,
+    allow_broken: AllowBrokenOption = False,
 ) -> None:
-    """Add an entrant as NAME@v1; `run` validates it before it plays rated games."""
-    _add(folder, name, command, builtin, option, files, sandbox, protocol, False, pin)
+    """Add an entrant as NAME@v1; `run` validates it before it plays rated games.
+
+    A command entrant is first started once in its sandbox (as `hearts tournament check` does):
+    one that cannot play is not added (exit 2) unless --allow-broken.
+    """
+    _add(
+        folder,
+        name,
+        command,
+        builtin,
+        option,
+        files,
+        sandbox,
+        protocol,
+        False,
+        pin,
+        allow_broken=allow_broken,
+    )
 
 
 @league_app.command()
@@ -168,9 +201,13 @@ def update(
     sandbox: SandboxOption = None,
     protocol: ProtocolOption = "grpc",
     keep: Annotated[bool, typer.Option("--keep", help="Keep the old versions playing too.")] = False,
+    allow_broken: AllowBrokenOption = False,
 ) -> None:
-    """Give NAME a new version (the old ones are retired unless --keep)."""
-    _add(folder, name, command, builtin, option, files, sandbox, protocol, True, None, keep)
+    """Give NAME a new version (the old ones are retired unless --keep).
+
+    The new version is checked first, as by `add`.
+    """
+    _add(folder, name, command, builtin, option, files, sandbox, protocol, True, None, keep, allow_broken)
 
 
 @league_app.command()

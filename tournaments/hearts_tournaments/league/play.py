@@ -190,6 +190,25 @@ class _Host:
                 process.kill()
 
 
+def tournament_config(store: LeagueStore, bots: tuple[BotSpec, ...] = ()) -> TournamentConfig:
+    """The league's games as a tournament's settings (what :class:`GamePlay` and the check read)."""
+    base = store.config
+    return TournamentConfig(
+        name=base.name,
+        table_size=base.table_size,
+        bots=bots,
+        target_score=base.target_score,
+        max_hands=base.max_hands,
+        decision_ms=base.decision_ms,
+        time_bank_ms=base.time_bank_ms,
+        max_faults=base.max_faults,
+        join_timeout_ms=base.join_timeout_ms,
+        quarantine_after=base.quarantine_after,
+        sandbox=SandboxKind(base.sandbox),
+        base_dir=store.folder,
+    )
+
+
 def run_league(
     store: LeagueStore,
     stop: StopAfter,
@@ -231,21 +250,7 @@ class _Loop:
         self.stored = 0
         self.games = 0
         self.token = secrets.token_hex(32)
-        base = self.config
-        self.tconfig = TournamentConfig(
-            name=base.name,
-            table_size=base.table_size,
-            bots=(),
-            target_score=base.target_score,
-            max_hands=base.max_hands,
-            decision_ms=base.decision_ms,
-            time_bank_ms=base.time_bank_ms,
-            max_faults=base.max_faults,
-            join_timeout_ms=base.join_timeout_ms,
-            quarantine_after=base.quarantine_after,
-            sandbox=SandboxKind(base.sandbox),
-            base_dir=store.folder,
-        )
+        self.tconfig = tournament_config(store)
 
     async def run(self) -> None:
         for folder in (self.store.folder / "records", self.store.folder / "logs"):
