@@ -21,11 +21,13 @@ from hearts_core.defaults import (
 )
 from hearts_core.rules import DEFAULT_TARGET_SCORE
 from hearts_server.logs import LogFormat, configure_logging
-from hearts_tournaments.cli_common import fail
+from hearts_tournaments.cli_common import MARKUP_MODE, fail, plain_help
 from hearts_tournaments.sandbox import SandboxError, SandboxKind
 from hearts_tournaments.tournament_cli import tournament_app
 
+plain_help()
 app = typer.Typer(
+    rich_markup_mode=MARKUP_MODE,
     name="hearts",
     help="Cancellation Hearts: referee server, bots and round-robin tournaments.",
     no_args_is_help=True,
@@ -50,8 +52,24 @@ TargetScoreOption = Annotated[
 PortHelp = "Port to listen on (0 to 65535); 0 picks a free one."
 
 
+def _version(shown: bool) -> None:
+    if shown:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("cancellation-hearts")
+        except PackageNotFoundError:  # run from a checkout that is not installed
+            number = "unknown"
+        typer.echo(f"hearts {number}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _main(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", is_eager=True, callback=_version, help="Print the version and exit."),
+    ] = False,
     log_format: Annotated[
         LogFormat,
         typer.Option(
@@ -88,11 +106,11 @@ def replay(
         try:
             record = load_record(path)
         except RecordFileError as exc:
-            typer.echo(f"hearts replay: {path}: {exc}", err=True)
+            typer.echo(f"hearts: error: {path}: {exc}", err=True)
             status = 2
             continue
         except (ValueError, RecursionError, OverflowError) as exc:  # 5,000-digit numbers, deep nesting
-            typer.echo(f"hearts replay: {path}: not a game record: {_short(exc)}", err=True)
+            typer.echo(f"hearts: error: {path}: not a game record: {_short(exc)}", err=True)
             status = 2
             continue
         # Everything a file prints is built first: a file that turns out bad half-way prints
@@ -115,13 +133,13 @@ def replay(
             RecursionError,
             OverflowError,
         ) as exc:
-            typer.echo(f"hearts replay: {path}: not a valid game record: {_short(exc)}", err=True)
+            typer.echo(f"hearts: error: {path}: not a valid game record: {_short(exc)}", err=True)
             status = 2
             continue
         for line in lines:
             typer.echo(line)
         for problem in problems:
-            typer.echo(f"hearts replay: {path}: {problem}", err=True)
+            typer.echo(f"hearts: error: {path}: {problem}", err=True)
             status = max(status, 1)
     raise typer.Exit(status)
 
@@ -370,12 +388,12 @@ def bot(
     from hearts_client.sdk import BotRunError, TokenError, read_token, run
 
     try:
-        token = read_token(token, token_file)
-    except TokenError as exc:
+        player = make_bot(name, seed)  # a misspelt bot is told before a missing token
+    except ValueError as exc:
         raise fail(str(exc)) from None
     try:
-        player = make_bot(name, seed)
-    except ValueError as exc:
+        token = read_token(token, token_file)
+    except TokenError as exc:
         raise fail(str(exc)) from None
     try:
         run(player, server, token, name=bot_name or name, tls_ca=tls_ca)
@@ -415,8 +433,22 @@ app.add_typer(web_app, name="web")
 
 
 def main() -> None:
-    """Entry point of the ``hearts`` console script."""
+    """Entry point of the ``hearts`` console script.
+
+    A mistake on the command line (an unknown option, a value out of range) gets the same one
+    line as every other error, ``hearts: error: ...``, and exit 2.
+    """
     try:
-        app()
+        status = app(prog_name="hearts", standalone_mode=False)
     except KeyboardInterrupt:
         sys.exit(130)
+    except Exception as exc:
+        # click's UsageError and BadParameter (click itself or the copy typer carries).
+        message, code = getattr(exc, "format_message", None), getattr(exc, "exit_code", None)
+        if message is None or not isinstance(code, int):
+            raise
+        context = getattr(exc, "ctx", None)
+        see = f" (see `{context.command_path} --help`)" if context is not None else ""
+        typer.echo(f"hearts: error: {message()}{see}", err=True)
+        sys.exit(code)
+    sys.exit(status if isinstance(status, int) else 0)

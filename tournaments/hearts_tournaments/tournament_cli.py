@@ -23,7 +23,7 @@ from typing import Annotated
 import typer
 
 from hearts_server.logs import LogFormat, configure_logging
-from hearts_tournaments.cli_common import fail
+from hearts_tournaments.cli_common import MARKUP_MODE, fail
 from hearts_tournaments.config import (
     SERVER_PATTERN,
     ConfigError,
@@ -56,6 +56,7 @@ from hearts_tournaments.tournament_secrets import DealSecretError, read_deal_sec
 from hearts_tournaments.verify import verify_tournament
 
 tournament_app = typer.Typer(
+    rich_markup_mode=MARKUP_MODE,
     name="tournament",
     help="Round-robin tournaments over the referee server: run, resume, report.",
     no_args_is_help=True,

@@ -19,7 +19,7 @@ from hearts_core.defaults import (
     DEFAULT_TIME_BANK_MS,
 )
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE
-from hearts_tournaments.cli_common import fail
+from hearts_tournaments.cli_common import MARKUP_MODE, fail
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
@@ -28,6 +28,7 @@ from hearts_tournaments.preflight import check_entrants
 from hearts_tournaments.tournament_secrets import DealSecretError, read_deal_secret
 
 league_app = typer.Typer(
+    rich_markup_mode=MARKUP_MODE,
     help="A continuous league: entrants added, updated and retired while games go on.",
     no_args_is_help=True,
 )

@@ -12,6 +12,8 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from hearts_tournaments.cli_common import MARKUP_MODE
+
 MISSING_EXTRA = "hearts web needs the web extra: pip install 'cancellation-hearts[web]'"
 
 
@@ -25,6 +27,7 @@ class _ServeByDefault(TyperGroup):
 
 
 web_app = typer.Typer(
+    rich_markup_mode=MARKUP_MODE,
     name="web",
     cls=_ServeByDefault,
     help="A tournament's leaderboard, games and replays in the browser: `hearts web DIR` serves it live.",
