@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -240,3 +241,25 @@ def test_league_commands_fail_with_one_line(tmp_path: Path) -> None:
         )
         assert result.returncode != 0 and message in result.stderr, (args, result.stderr)
         assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_run_logs_to_a_file_and_says_each_block_is_stored(tmp_path: Path) -> None:
+    """`hearts league run` keeps the referee's and runner's log lines in LEAGUE/league.log, as the
+    tournament runner does, and says of each block that it is stored, with its result."""
+    folder = tmp_path / "l"
+    with league(folder) as store:
+        builtin(store, "heur", "heuristic")
+        builtin(store, "rnd", "random")
+    result = hearts("run", str(folder), "--blocks", "2")
+    assert result.returncode == 0, result.stderr
+    assert len(result.stderr.splitlines()) <= 2, result.stderr  # no referee JSON on stderr
+    log = folder / "league.log"
+    assert log.is_file() and (log.stat().st_mode & 0o777) == 0o600
+    events = [json.loads(line)["event"] for line in log.read_text().splitlines()]
+    assert "league_block_stored" in events
+    blocks = [line for line in result.stdout.splitlines() if line.startswith("block ")]
+    assert len(blocks) == 2, result.stdout
+    for line in blocks:
+        # "block 0 stored: 6 games; mean place heur@v1 ..., rnd@v1 ..."
+        assert re.match(r"block \d+ stored: 6 games; mean place (heur|rnd)@v1 \d\.\d\d, ", line), line
+    assert f"its log: {log}" in result.stdout

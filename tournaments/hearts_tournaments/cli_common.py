@@ -3,10 +3,17 @@ how the help reads."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import typer
 import typer.core
+
+from hearts_server.logs import LogFormat, configure_logging
 
 #: Help text is Markdown: a paragraph's lines are joined and wrapped to the terminal, never
 #: broken where the docstring's lines happen to end.
@@ -46,3 +53,28 @@ def plain_help() -> None:
 
         argument._usage_display_name = usage_name  # type: ignore[method-assign]
         argument._hearts_plain = True  # type: ignore[attr-defined]
+
+
+@contextlib.contextmanager
+def log_to_file(path: Path) -> Iterator[None]:
+    """Sends the log (the runner's and the in-process referee's) to a file as JSON lines.
+
+    The terminal then shows only the progress and the results.
+    """
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    configure_logging(LogFormat.JSON, logging.getLevelName(root.level))
+    formatter = root.handlers[0].formatter
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # The log names games and bots' faults: the organiser's only, like the database (0600).
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    path.chmod(0o600)
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(formatter)
+    root.handlers[:] = [handler]
+    try:
+        yield
+    finally:
+        handler.close()
+        root.handlers[:], level = saved
+        root.setLevel(level)

@@ -10,20 +10,15 @@ exits 3; Ctrl-C exits 130, also resumable.
 
 from __future__ import annotations
 
-import contextlib
 import enum
-import logging
-import os
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from hearts_server.logs import LogFormat, configure_logging
-from hearts_tournaments.cli_common import MARKUP_MODE, fail
+from hearts_tournaments.cli_common import MARKUP_MODE, fail, log_to_file
 from hearts_tournaments.config import (
     SERVER_PATTERN,
     ConfigError,
@@ -253,7 +248,7 @@ def check_command(
         raise fail(f"{config}: {exc}") from None
     folder = output or settings.output
     _check_sandbox(settings, folder)
-    with _log_to(folder / CHECK_LOG):
+    with log_to_file(folder / CHECK_LOG):
         problems = check_entrants(settings, folder / "logs")
     failing = {p.bot for p in problems}
     for problem in problems:
@@ -365,7 +360,7 @@ def _check_sandbox(config: TournamentConfig, output: Path) -> None:
 
 def _preflight(config: TournamentConfig, output: Path, allow_broken: bool, resume: bool = False) -> None:
     """The pre-flight check: one line per entrant that cannot play; exits 2 unless allowed."""
-    with _log_to(output / CHECK_LOG):
+    with log_to_file(output / CHECK_LOG):
         problems = check_entrants(config, output / "logs")
     if not problems:
         return
@@ -424,7 +419,7 @@ def _run(
         tournament.store.close()
         raise fail("--executor ray cannot play on tournament.server: each Ray node starts its own referee")
     bar = progress is ProgressMode.ALWAYS or (progress is ProgressMode.AUTO and sys.stderr.isatty())
-    with tournament.store, _log_to(output / "runner.log"), ProgressReporter(bar) as reporter:
+    with tournament.store, log_to_file(output / "runner.log"), ProgressReporter(bar) as reporter:
         try:
             standings = run_tournament(tournament, concurrency, reporter, executor, ray_address)
         except (RunnerError, StoreError) as exc:
@@ -446,31 +441,6 @@ def _run(
             f"hearts: error: entrants failed games: {names}; their logs are in {output / 'logs'}", err=True
         )
         raise typer.Exit(EXIT_ENTRANT_FAILED)
-
-
-@contextlib.contextmanager
-def _log_to(path: Path) -> Iterator[None]:
-    """Sends the log (the runner's and the in-process referee's) to a file as JSON lines.
-
-    The terminal then shows only the progress and the results.
-    """
-    root = logging.getLogger()
-    saved = (list(root.handlers), root.level)
-    configure_logging(LogFormat.JSON, logging.getLevelName(root.level))
-    formatter = root.handlers[0].formatter
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # The log names games and bots' faults: the organiser's only, like the database (0600).
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
-    path.chmod(0o600)
-    handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(formatter)
-    root.handlers[:] = [handler]
-    try:
-        yield
-    finally:
-        handler.close()
-        root.handlers[:], level = saved
-        root.setLevel(level)
 
 
 def _warn_if_edited(tournament: Tournament, folder: Path, given: Path | None) -> None:

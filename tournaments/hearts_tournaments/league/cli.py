@@ -19,7 +19,7 @@ from hearts_core.defaults import (
     DEFAULT_TIME_BANK_MS,
 )
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE
-from hearts_tournaments.cli_common import MARKUP_MODE, fail
+from hearts_tournaments.cli_common import MARKUP_MODE, fail, log_to_file
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
@@ -32,6 +32,9 @@ league_app = typer.Typer(
     help="A continuous league: entrants added, updated and retired while games go on.",
     no_args_is_help=True,
 )
+
+#: The log of `hearts league run` in the league folder (JSON lines, 0600).
+LEAGUE_LOG = "league.log"
 
 Folder = Annotated[Path, typer.Argument(help="The league folder.")]
 Name = Annotated[str, typer.Argument(help="The entrant's name (NAME, or NAME@vN for one version).")]
@@ -245,22 +248,25 @@ def run(
     """Play blocks: the only process that plays games.
 
     Commands given meanwhile take effect before the next block. Stopped at any moment (Ctrl-C,
-    SIGTERM, kill -9), it loses at most the block being played; run it again to go on.
+    SIGTERM, kill -9), it loses at most the block being played; run it again to go on. Prints a
+    line per validation and per block stored (its games and mean places); the referee's and the
+    runner's log lines go to FOLDER/league.log.
     """
     limits = [x for x in (games, blocks, until_ci) if x is not None]
     if (forever and limits) or (not forever and not limits):
         raise fail("give one of --games N, --blocks N, --until-ci W or --forever")
     if any(x <= 0 for x in limits) or concurrency < 1:
         raise fail("--games, --blocks, --until-ci and --concurrency must be positive")
-    with _open(folder) as store:
+    log = folder / LEAGUE_LOG
+    with _open(folder) as store, log_to_file(log):
         try:
             stored = run_league(store, StopAfter(games, blocks, until_ci), concurrency, emit=typer.echo)
         except LeagueError as exc:
-            raise fail(str(exc), 1) from None
+            raise fail(f"{exc} (its log: {log})", 1) from None
         except KeyboardInterrupt:
             typer.echo(f"stopped: {store.block_count()} blocks stored; `hearts league run` goes on", err=True)
             raise typer.Exit(130) from None
-        typer.echo(f"{stored} blocks played; {store.block_count()} stored in all")
+        typer.echo(f"{stored} blocks played; {store.block_count()} stored in all; its log: {log}")
 
 
 @league_app.command()

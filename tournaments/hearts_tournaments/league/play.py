@@ -401,7 +401,7 @@ class _Loop:
         self.stored += 1
         self.games += len(outcomes)
         log.info("league_block_stored", block=number)
-        self.emit(f"block {number}: {' '.join(order)}")
+        self.emit(f"block {number} stored: {len(outcomes)} games; {_block_result(outcomes, failed)}")
         for vid, note in quarantine:
             log.warning("league_quarantined", version=vid)
             self.emit(f"{vid}: {note}; `hearts league unretire {vid}` brings it back")
@@ -414,3 +414,15 @@ def _empty_outcome(game: ScheduledGame) -> GameOutcome:
     return GameOutcome(
         game.key, "", game.seats, (0,) * n, (1,) * n, (), 0, (0,) * n, no, no, (True,) * n, (True,) * n, "{}"
     )
+
+
+def _block_result(outcomes: list[GameOutcome], failed: dict[str, int]) -> str:
+    """A block's result in a line: each version's mean place, best first, and failed games."""
+    places: dict[str, list[int]] = {}
+    for outcome in outcomes:
+        for bot, place in zip(outcome.seats, outcome.places, strict=True):
+            places.setdefault(bot, []).append(place)
+    means = sorted((sum(p) / len(p), bot) for bot, p in places.items())
+    line = "mean place " + ", ".join(f"{bot} {mean:.2f}" for mean, bot in means)
+    broken = [f"{bot} {count}" for bot, count in sorted(failed.items()) if count]
+    return line + (f"; failed games: {', '.join(broken)}" if broken else "")
