@@ -405,15 +405,29 @@ def bot(
 def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of lines.")] = False,
 ) -> None:
-    """Show which isolation features this machine offers and which the tournament runner uses."""
+    """Show which isolation features this machine offers and which the tournament runner uses.
+
+    Then what else bots and tests need here: each example bot's toolchain, Chromium for the web
+    tests, the SDK, and whether `python` from PATH starts inside the sandbox and imports the SDK.
+    """
+    from hearts_tournaments.doctor import more_features
     from hearts_tournaments.sandbox import machine_features, runner_choice
 
     features = machine_features()
     choice = runner_choice(features)
+    checks = more_features()
     if as_json:
-        typer.echo(json.dumps({"features": [f.to_json() for f in features], "runner": choice}))
+        typer.echo(
+            json.dumps(
+                {
+                    "features": [f.to_json() for f in features],
+                    "runner": choice,
+                    "checks": [c.to_json() for c in checks],
+                }
+            )
+        )
         return
-    for feature in features:
+    for feature in (*features, *checks):
         typer.echo(feature.line())
     typer.echo(
         f"{'runner:':<22} sandbox {choice['sandbox']}, memory cap by the {choice['memory_cap']}, "

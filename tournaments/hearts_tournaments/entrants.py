@@ -48,7 +48,7 @@ from hearts_tournaments.sandbox import (
     bot_environment,
     bwrap_argv,
     kill_tree,
-    program_prefix,
+    program_prefixes,
     require_bwrap,
     rlimit_prefix,
     runtime_paths,
@@ -199,11 +199,11 @@ def command_inside(spec: BotSpec) -> tuple[str, ...]:
 def sandbox_extra(spec: BotSpec, command: tuple[str, ...], env_path: str | None) -> tuple[Path, ...]:
     """Read-only folders a sandboxed bot needs besides its files: the runtime, its program's prefix."""
     extra = list(runtime_paths())
-    prefix = program_prefix(command[0], env_path)
     base = spec.workdir.resolve()
-    # Never the config file's folder, a folder holding it, or one inside it (those are files).
-    if prefix is not None and prefix != base and prefix not in base.parents and base not in prefix.parents:
-        extra.append(prefix)
+    for prefix in program_prefixes(command[0], env_path):
+        # Never the config file's folder, a folder holding it, or one inside it (those are files).
+        if prefix != base and prefix not in base.parents and base not in prefix.parents:
+            extra.append(prefix)
     return tuple(extra)
 
 
