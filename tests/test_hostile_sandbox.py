@@ -106,7 +106,8 @@ class HostileRun:
     leftovers: list[str]
 
     def log(self, mode: str) -> Path:
-        (path,) = (self.output / "logs" / f"hostile-{mode}").glob("*.log")
+        logs = (self.output / "logs" / f"hostile-{mode}").glob("*.log")
+        (path,) = (p for p in logs if p.name != "check.log")  # the game's, not the pre-flight's
         return path
 
     def findings(self, mode: str) -> list[dict[str, Any]]:
