@@ -197,6 +197,15 @@ def test_run_refuses_broken_entrants_unless_allowed(tmp_path: Path) -> None:
         good = re.search(r'<tr data-bot="good".*?</tr>', board.body, re.S)
         assert good is not None and "NEVER PLAYED" not in good.group(0)
         assert "NEVER PLAYED" in get(url + "/bot/shim").body
+        # The note says how the table is ranked, in the report's own words.
+        assert "Ranked by strength: a batch Plackett-Luce fit" in board.body
+        assert "Ranked by mean place" not in board.body
+        # Warm bots (the default): the bot page shows the lines of its warm process's log.
+        page = get(url + "/bot/nothere").body
+        assert "logs/nothere/warm-" in page and "can&#39;t open file" in page, page[-3000:]
+    with web_server(out, "--logs", "never") as url:
+        page = get(url + "/bot/nothere").body
+        assert "logs/nothere/warm-" not in page and "can&#39;t open file" not in page
 
 
 @pytest.mark.timeout(300)

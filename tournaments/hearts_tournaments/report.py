@@ -190,6 +190,19 @@ def _meetings(standings: Standings, a: str, bots: list[str]) -> list[str]:
     return cells
 
 
+def method_notes(standings: Standings) -> list[str]:
+    """How the standings are ranked and what their intervals are (the report's notes and the web
+    leaderboard's, from this one place)."""
+    return [
+        "Ranked by strength: a batch Plackett-Luce fit of every game's finishing order (log-strength "
+        "against the mean bot; exp(a - b) is the odds that a finishes ahead of b), 95% t interval "
+        f"with the standard error of a bootstrap over deals ({standings.bootstrap_samples} resamples); "
+        "ties by mean place.",
+        "Mean place (1 = best) and points/hand: 95% Student-t intervals over deals (a deal and its "
+        f"rotations are one unit); '{TOO_FEW_DEALS}' below 2 deals, and such a bot is ranked last.",
+    ]
+
+
 def notes(standings: Standings) -> list[str]:
     """The lines printed under the tables: coverage, method, balance, quarantines, warnings."""
     gauntlet = standings.gauntlet
@@ -199,12 +212,7 @@ def notes(standings: Standings) -> list[str]:
         f"({standings.deals_played} of {standings.deals} deals, table of {standings.table_size}, "
         f"{'every deal in every seat rotation' if standings.duplicate else 'one game per deal'})"
         + ("" if standings.complete else ": stopped by the gauntlet's test" if stopped else ": INCOMPLETE"),
-        "Ranked by strength: a batch Plackett-Luce fit of every game's finishing order (log-strength "
-        "against the mean bot; exp(a - b) is the odds that a finishes ahead of b), 95% t interval "
-        f"with the standard error of a bootstrap over deals ({standings.bootstrap_samples} resamples); "
-        "ties by mean place.",
-        "Mean place (1 = best) and points/hand: 95% Student-t intervals over deals (a deal and its "
-        f"rotations are one unit); '{TOO_FEW_DEALS}' below 2 deals, and such a bot is ranked last.",
+        *method_notes(standings),
         "Field: the mean strength of the opponents a bot sat with (the schedule's residual "
         "imbalance; strength accounts for it, mean place does not).",
         "Paired differences: mean place of the first minus the second, deal by deal over the deals "

@@ -31,7 +31,7 @@ from hearts_tournaments.league.web_source import LeagueSource
 from hearts_tournaments.store import DB_NAME
 from hearts_tournaments.web.links import Links
 from hearts_tournaments.web.pages import Site
-from hearts_tournaments.web.source import NotATournament, SourceError, TournamentSource
+from hearts_tournaments.web.source import LogPolicy, NotATournament, SourceError, TournamentSource
 
 #: A league folder's database: such a folder is shown through the league's source.
 LEAGUE_DB = "league.sqlite"
@@ -53,8 +53,9 @@ class _Folder:
     database file: it is noticed by its inode and opened afresh.
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, logs: LogPolicy = LogPolicy.RELEASED) -> None:
         self.folder = folder
+        self.logs = logs
         self.site: Site | None = None
         self.source: TournamentSource | LeagueSource | None = None
         self.inode: int | None = None
@@ -75,7 +76,9 @@ class _Folder:
         if self.site is None:
             try:
                 league = (self.folder / LEAGUE_DB).is_file()
-                self.source = LeagueSource(self.folder) if league else TournamentSource(self.folder)
+                self.source = (
+                    LeagueSource(self.folder) if league else TournamentSource(self.folder, self.logs)
+                )
             except NotATournament as exc:
                 self.error = exc
                 return None
@@ -88,9 +91,9 @@ class _Folder:
         return -1 if site is None else site.source.version()
 
 
-def make_app(folder: Path) -> Starlette:
-    """The web app serving the tournament in ``folder`` (read-only)."""
-    state = _Folder(folder)
+def make_app(folder: Path, logs: LogPolicy = LogPolicy.RELEASED) -> Starlette:
+    """The web app serving the tournament in ``folder`` (read-only), bot logs per ``logs``."""
+    state = _Folder(folder, logs)
     fallback = Site(None, live=False)
 
     def missing() -> HTMLResponse:
@@ -231,7 +234,9 @@ def make_app(folder: Path) -> Starlette:
     )
 
 
-def serve(folder: Path, host: str, port: int, on_ready: Callable[[str], None]) -> None:
+def serve(
+    folder: Path, host: str, port: int, on_ready: Callable[[str], None], logs: LogPolicy = LogPolicy.RELEASED
+) -> None:
     """Serves ``folder`` until SIGINT or SIGTERM.
 
     Args:
@@ -239,6 +244,7 @@ def serve(folder: Path, host: str, port: int, on_ready: Callable[[str], None]) -
         host: Address to listen on.
         port: Port to listen on; 0 picks a free one.
         on_ready: Called with the base URL once the server accepts connections.
+        logs: Whose bot logs the pages show.
 
     Raises:
         OSError: if the address cannot be bound (port in use, bad host).
@@ -247,7 +253,7 @@ def serve(folder: Path, host: str, port: int, on_ready: Callable[[str], None]) -
     sock = socket.create_server((host, port), family=family, backlog=128)
     sock.setblocking(False)
     config = uvicorn.Config(
-        make_app(folder),
+        make_app(folder, logs),
         log_config=None,
         access_log=False,
         lifespan="off",

@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from hearts_tournaments.report import method_notes
 from hearts_tournaments.results import BotStanding, Interval, Standings
 from hearts_tournaments.web.links import Links
 from hearts_tournaments.web.meetings import share_intervals
@@ -194,6 +195,7 @@ class Site:
             lines = sorted(present, key=key, reverse=order == "desc") + [s for s in lines if key(s) is None]
         context = {
             "standings": standings,
+            "method_notes": method_notes(standings),
             "lines": lines,
             "sort": sort,
             "order": order,
