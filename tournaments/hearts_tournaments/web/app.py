@@ -98,7 +98,9 @@ def make_app(folder: Path, logs: LogPolicy = LogPolicy.RELEASED) -> Starlette:
 
     def missing() -> HTMLResponse:
         message = str(state.error) if state.error else f"{folder} holds no tournament"
-        page = fallback.error(LINKS, 404, f"{message}. This page works once the folder holds a tournament.")
+        page = fallback.error(
+            LINKS, 404, f"{message}. This page comes alive by itself once it holds one.", waiting=True
+        )
         return HTMLResponse(page.html, page.status)
 
     def query(request: Request) -> dict[str, str]:

@@ -151,13 +151,19 @@ class Site:
         )
         return Page(200, html)
 
-    def error(self, links: Links, status: int, message: str) -> Page:
-        """The page of a refusal: its status and one clear sentence."""
+    def error(self, links: Links, status: int, message: str, waiting: bool = False) -> Page:
+        """The page of a refusal: its status and one clear sentence. ``waiting``: the folder holds
+        no tournament yet, and the page reloads itself once it does."""
         heading = {403: "Withheld", 404: "Not found", 500: "Cannot show this"}.get(status, "Error")
         return Page(
             status,
             self.env.get_template("error.html").render(
-                links=links, live=False, title=_safe_title(self._source), heading=heading, message=message
+                links=links,
+                live=False,
+                title=_safe_title(self._source),
+                heading=heading,
+                message=message,
+                waiting=waiting,
             ),
         )
 
