@@ -8,7 +8,7 @@ import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import typer
 import typer.core
@@ -17,7 +17,7 @@ from hearts_server.logs import LogFormat, configure_logging
 
 #: Help text is Markdown: a paragraph's lines are joined and wrapped to the terminal, never
 #: broken where the docstring's lines happen to end.
-MARKUP_MODE = "markdown"
+MARKUP_MODE: Literal["markdown"] = "markdown"
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
