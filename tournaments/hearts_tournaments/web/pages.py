@@ -181,6 +181,10 @@ class Site:
         return self._guard(links, lambda: self._leaderboard(links, query, fragment))
 
     def _leaderboard(self, links: Links, query: dict[str, str], fragment: bool) -> Page:
+        league = getattr(self.source, "league", None)
+        if league is not None:
+            # A league has pages of its own: its official table, not a tournament's standings.
+            return self._render("league_body.html" if fragment else "league.html", links, **league())
         standings = self.source.standings()
         sort = query.get("sort", "rank")
         if sort not in SORT_KEYS:
