@@ -223,6 +223,16 @@ def _live_problem(
             f'name the interpreter itself in {where}, e.g. "{example}"',
             log,
         )
+    said_line = first_error_line(log) if log is not None else None
+    if said_line is not None and "bwrap: execvp" in said_line:
+        example = sys.executable if Path(program).name.startswith("python") else f"the full path of {program}"
+        return EntrantProblem(
+            spec.name,
+            f"its sandbox does not show the program {program!r}; {cause}",
+            f'name the program by a path the sandbox shows in {where}, e.g. "{example}", or add its folder '
+            "to the entrant's files",
+            log,
+        )
     if spec.protocol is BotProtocol.STDIO and not crashed:
         fix = (
             "write one JSON line per request on stdout and flush after every line "
