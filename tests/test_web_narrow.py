@@ -113,7 +113,11 @@ def test_a_bad_deep_link_says_so(browser: Any, tournament: Path) -> None:
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         page.set_default_timeout(WAIT_MS)
         problem = page.locator("#link-problem")
-        for bad, said in (("#h99", "no hand 99"), ("#h1t99", "no trick 99 in hand 1"), ("#garbage", "not a moment")):
+        for bad, said in (
+            ("#h99", "no hand 99"),
+            ("#h1t99", "no trick 99 in hand 1"),
+            ("#garbage", "not a moment"),
+        ):
             page.goto(url + "/game/d000" + bad)
             page.wait_for_selector("#link-problem:not([hidden])")
             text = problem.inner_text()
