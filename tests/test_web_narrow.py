@@ -138,10 +138,8 @@ def test_a_page_opened_before_the_tournament_exists_comes_alive(browser: Any, tm
         page.set_default_timeout(WAIT_MS)
         page.goto(url + "/")
         assert "holds no tournament" in page.content()
-        run = subprocess.run(
-            [sys.executable, "-m", "hearts_tournaments", "tournament", "run", str(path), "--progress", "never"],
-            capture_output=True, text=True, timeout=600, check=False,
-        )  # fmt: skip
+        command = [sys.executable, "-m", "hearts_tournaments", "tournament", "run", str(path)]
+        run = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
         assert run.returncode == 0, run.stderr
         page.wait_for_selector("#progress", timeout=WAIT_MS)
         assert page.locator("#standings-table tbody tr").count() == 6
