@@ -243,7 +243,9 @@ builtin = "random"
     assert "wrote nothing on its stdout: it may be buffering" in line
     assert "flush after every line" in line
     log = Path(line.split("(log: ")[1].split(")")[0])
-    assert "flush after every line" in log.read_text()
+    kept = log.read_text()
+    assert "flush after every line" in kept
+    assert '"bytes_read": 0' in kept  # the bridge's summary: the whole log is kept
 
 
 @pytest.mark.timeout(300)

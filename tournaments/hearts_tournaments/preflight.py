@@ -32,6 +32,7 @@ from hearts_tournaments.config import BotProtocol, BotSpec, Reuse, TournamentCon
 from hearts_tournaments.entrants import bot_files, command_inside, sandbox_extra
 from hearts_tournaments.executors import GameJob
 from hearts_tournaments.failures import EntrantProblem, first_error_line
+from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.sandbox import SYSTEM_DIRS, SandboxKind, bot_environment
 from hearts_tournaments.schedule import ScheduledGame
 from hearts_tournaments.store import private_folder
@@ -160,25 +161,29 @@ async def _live_checks(
         executor.notify = told.append
         async with executor:
 
-            async def one(spec: BotSpec) -> EntrantProblem | None:
+            async def one(spec: BotSpec) -> EntrantProblem | GameOutcome:
                 n = config.table_size
                 seats = (spec.name, *(f"{CHECK_KEY}-{s}" for s in range(1, n)))
                 game = ScheduledGame(0, CHECK_KEY, 0, 0, "check", seats, ("check",) * n)
                 job = GameJob.of(game, (False, *(True,) * (n - 1)), secret)
-                log = folder / "logs" / spec.name / f"{CHECK_KEY}-s0.log"
                 try:
                     outcome = await executor.play(job)
                 except RunnerError as exc:
                     return EntrantProblem(spec.name, str(exc), "see the runner's log")
-                if not (outcome.crashed[0] or outcome.never_answered[0] or outcome.retired[0]):
-                    return None
-                kept = _keep_log(log, logs / spec.name)
-                start = f"entrant {spec.name!r} in game {CHECK_KEY} (seat 0) "
-                what = next((t[len(start) :].split("; log: ")[0] for t in told if t.startswith(start)), None)
-                return _live_problem(config, spec, outcome.crashed[0], what, kept)
+                return outcome
 
             results = await asyncio.gather(*(one(s) for s in specs))
-    return [r for r in results if r is not None]
+        # The executor has let every process exit: the logs are whole now.
+        problems = []
+        for spec, result in zip(specs, results, strict=True):
+            if isinstance(result, EntrantProblem):
+                problems.append(result)
+            elif result.crashed[0] or result.never_answered[0] or result.retired[0]:
+                kept = _keep_log(folder / "logs" / spec.name / f"{CHECK_KEY}-s0.log", logs / spec.name)
+                start = f"entrant {spec.name!r} in game {CHECK_KEY} (seat 0) "
+                what = next((t[len(start) :].split("; log: ")[0] for t in told if t.startswith(start)), None)
+                problems.append(_live_problem(config, spec, result.crashed[0], what, kept))
+    return problems
 
 
 def _keep_log(log: Path, folder: Path) -> Path | None:
