@@ -360,6 +360,8 @@ def _check_sandbox(config: TournamentConfig, output: Path) -> None:
 
 def _preflight(config: TournamentConfig, output: Path, allow_broken: bool, resume: bool = False) -> None:
     """The pre-flight check: one line per entrant that cannot play; exits 2 unless allowed."""
+    if all(spec.command is None for spec in config.bots):
+        return  # built-in bots only: nothing to start before the first game
     with log_to_file(output / CHECK_LOG):
         problems = check_entrants(config, output / "logs")
     if not problems:
