@@ -88,7 +88,7 @@ def test_replay_of_hostile_json_gives_one_line_each_and_replays_the_good_file_af
     last = json.loads(result.stdout.strip().splitlines()[-1])
     assert last["error"] is None and last["totals"]
     for line in result.stderr.strip().splitlines():
-        assert line.startswith("hearts replay: "), line
+        assert line.startswith("hearts: error: "), line
 
 
 JSON = st.recursive(

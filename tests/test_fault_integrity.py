@@ -91,8 +91,10 @@ sandbox = "none"
         + "".join(f'[[bots]]\nname = "h{i}"\nbuiltin = "heuristic"\n' for i in range(5))
     )
     folder = tmp_path / "out"
-    result = hearts("tournament", "run", str(config), "--output", str(folder), timeout=600)
-    assert result.returncode == 0, result.stderr
+    result = hearts("tournament", "run", str(config), "--output", str(folder), "--allow-broken", timeout=600)
+    # The pre-flight check saw it never decide for itself; the run says it failed a game.
+    assert "entrant 'broken' cannot play: it never made a decision of its own" in result.stderr
+    assert result.returncode == 3, result.stderr
     assert "bot errors" in result.stdout  # the standings table's status column
 
     report = json.loads(hearts("tournament", "report", str(folder), "--format", "json").stdout)
@@ -219,7 +221,8 @@ from hearts_client import run
 from hearts_client.bots import RandomBot
 from hearts_client.sdk import read_token
 
-# Crashes at its first two starts (claimed atomically: two may start at once), then plays.
+# Plays its first start (the pre-flight check's), crashes at the next two (claimed atomically:
+# two may start at once), then plays.
 starts = Path(sys.argv[1])
 n = 0
 while True:
@@ -228,7 +231,7 @@ while True:
         break
     except FileExistsError:
         n += 1
-if n < 2:
+if n in (1, 2):
     sys.exit(1)
 token = read_token(None, os.environ["HEARTS_TOKEN_FILE"])
 run(RandomBot(os.environ["HEARTS_SEED"]), os.environ["HEARTS_SERVER"], token)
@@ -274,11 +277,11 @@ sandbox = "none"
             str(secret),
             timeout=600,
         )
-        assert result.returncode == 0, result.stderr
+        assert result.returncode == 3, result.stderr  # finished; an entrant failed games
         report = json.loads(hearts("tournament", "report", str(folder / "out"), "--format", "json").stdout)
         reports.append(report)
-        # It crashed twice and was never started again: games 2.. waited for games 0 and 1.
-        assert sorted(p.name for p in (folder / "starts").iterdir()) == ["start-0", "start-1"]
+        # Checked once, crashed twice and was never started again: games 2.. waited for 0 and 1.
+        assert sorted(p.name for p in (folder / "starts").iterdir()) == ["start-0", "start-1", "start-2"]
     first, second = reports
     assert first["standings"] == second["standings"]
     assert (

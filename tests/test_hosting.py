@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 
-from hearts_tournaments.hosting import HostOptions, host_games
+from hearts_tournaments.hosting import HostOptions, bot_command, host_games
 from hearts_tournaments.sandbox import SandboxKind
 
 
@@ -30,3 +32,47 @@ def test_host_games_creates_and_awaits_its_table_over_the_admin_api(tmp_path: Pa
         assert record["label"] == "hearts host" and record["table_id"] == invitation["table_id"]
         assert record["result"]["totals"] == game["totals"]
         assert game["faults"] == [0] * 6 and game["bot_errors"] == [0] * 6
+
+
+def test_hearts_host_prints_its_unix_socket_and_a_bot_plays_through_it(tmp_path: Path) -> None:
+    """The referee of `hearts host` listens on a Unix socket too: its address is printed, and is in
+    the first --json line; a bot given `--server unix:PATH` plays its seat through it."""
+    args = ["--seats", "random,external,random,random,random,random", "--target-score", "20", "--out"]
+    command = [sys.executable, "-m", "hearts_tournaments", "--log-format", "json", "host", *args]
+    host = subprocess.Popen(
+        [*command, str(tmp_path / "games"), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=(tmp_path / "host.log").open("wb"),
+        text=True,
+    )
+    try:
+        assert host.stdout is not None
+        invitation = json.loads(host.stdout.readline())
+        unix = invitation["unix"]
+        assert unix.startswith("unix:/") and Path(unix.removeprefix("unix:")).is_socket()
+        (seat,) = invitation["seats"]
+        assert seat["unix_command"] == f"<your bot> --server {unix} --token-file {seat['token_file']}"
+        bot = subprocess.run(
+            bot_command("heuristic", unix, Path(seat["token_file"]), "u"), capture_output=True, timeout=240
+        )
+        assert bot.returncode == 0, bot.stderr
+        summary = json.loads(host.stdout.readline())
+        assert host.wait(60) == 0
+        assert summary["games"][0]["faults"] == [0] * 6
+    finally:
+        host.kill()
+    # Without --json, the address lines say both.
+    plain = subprocess.Popen(
+        [*command, str(tmp_path / "plain"), "--join-timeout", "0.5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert plain.stdout is not None
+        first, second = plain.stdout.readline(), plain.stdout.readline()
+        assert first.startswith("referee listening on 127.0.0.1:")
+        assert second.startswith("                 and on unix:/"), second
+        plain.wait(120)
+    finally:
+        plain.kill()

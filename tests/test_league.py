@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -240,3 +241,58 @@ def test_league_commands_fail_with_one_line(tmp_path: Path) -> None:
         )
         assert result.returncode != 0 and message in result.stderr, (args, result.stderr)
         assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_run_logs_to_a_file_and_says_each_block_is_stored(tmp_path: Path) -> None:
+    """`hearts league run` keeps the referee's and runner's log lines in LEAGUE/league.log, as the
+    tournament runner does, and says of each block that it is stored, with its result."""
+    folder = tmp_path / "l"
+    with league(folder) as store:
+        builtin(store, "heur", "heuristic")
+        builtin(store, "rnd", "random")
+    result = hearts("run", str(folder), "--blocks", "2")
+    assert result.returncode == 0, result.stderr
+    assert len(result.stderr.splitlines()) <= 2, result.stderr  # no referee JSON on stderr
+    log = folder / "league.log"
+    assert log.is_file() and (log.stat().st_mode & 0o777) == 0o600
+    events = [json.loads(line)["event"] for line in log.read_text().splitlines()]
+    assert "league_block_stored" in events
+    blocks = [line for line in result.stdout.splitlines() if line.startswith("block ")]
+    assert len(blocks) == 2, result.stdout
+    for line in blocks:
+        # "block 0 stored: 6 games; mean place heur@v1 ..., rnd@v1 ..."
+        assert re.match(r"block \d+ stored: 6 games; mean place (heur|rnd)@v1 \d\.\d\d, ", line), line
+    assert f"its log: {log}" in result.stdout
+
+
+def test_the_web_shows_a_league_as_a_league(tmp_path: Path) -> None:
+    """`hearts web LEAGUE` has the league's own page: the official table with pinned and
+    provisional marks and the conservative score, every version's status and why, the blocks and
+    the validation games; never a tournament's "complete"."""
+    crash = tmp_path / "crash.py"
+    crash.write_text("import sys\nsys.exit(3)\n")
+    folder = tmp_path / "l"
+    with league(folder) as store:
+        commands.add_version(store, commands.make_spec("heur", None, "heuristic"), pinned=0.0)
+        builtin(store, "rnd", "random")
+        commands.add_version(store, commands.make_spec("crash", f"{sys.executable} {crash}", None))
+        assert run_league(store, StopAfter(blocks=1), concurrency=3) == 1
+        with web_server(folder) as url:
+            page = get(url + "/")
+            assert page.status == 200, page.body[:500]
+            body = page.body
+            assert "Official table" in body and "complete" not in body
+            assert "1 block stored" in body
+            heur = re.search(r'<tr data-version="heur@v1".*?</tr>', body, re.S)
+            assert heur is not None and "pinned at +0.00" in heur.group(0) and "provisional" in heur.group(0)
+            failed = re.search(r'<tr data-version="crash@v1" data-status="error".*?</tr>', body, re.S)
+            assert failed is not None
+            versions = body[body.index('id="league-versions"') :]
+            assert "failed its validation game" in versions
+            validations = body[body.index('id="league-validations"') :]
+            assert "validate-crash@v1" in validations and "none: it passed" in validations
+            assert get(url + "/game/b000000-r00").status == 200
+            # Live: a block stored while the page is served shows at the next look.
+            assert run_league(store, StopAfter(blocks=1), concurrency=3) == 1
+            assert "2 blocks stored" in get(url + "/").body
+            assert "2 blocks stored" in get(url + "/fragment/standings").body

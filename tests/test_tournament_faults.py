@@ -64,8 +64,13 @@ command = [{python}, "hang_bot.py"]   # relative: runs in this file's folder
 """
     )
     folder = tmp_path / "out"
-    result = hearts("tournament", "run", str(config), "--output", str(folder), timeout=900)
-    assert result.returncode == 0, result.stderr
+    refused = hearts("tournament", "run", str(config), "--output", str(folder), timeout=900)
+    assert refused.returncode == 2, refused.stderr  # the pre-flight check names all three
+    for bot in ("crasher", "missing", "hanger"):
+        assert f"entrant {bot!r} cannot play" in refused.stderr
+    assert "exited with status 1" in refused.stderr
+    result = hearts("tournament", "run", str(config), "--output", str(folder), "--allow-broken", timeout=900)
+    assert result.returncode == 3, result.stderr  # finished, but entrants failed
     for bot in ("crasher", "missing", "hanger"):
         assert f"{bot} is quarantined after" in result.stderr
     assert "quarantined" in result.stdout

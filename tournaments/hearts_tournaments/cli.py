@@ -21,11 +21,13 @@ from hearts_core.defaults import (
 )
 from hearts_core.rules import DEFAULT_TARGET_SCORE
 from hearts_server.logs import LogFormat, configure_logging
-from hearts_tournaments.cli_common import fail
+from hearts_tournaments.cli_common import MARKUP_MODE, fail, plain_help
 from hearts_tournaments.sandbox import SandboxError, SandboxKind
 from hearts_tournaments.tournament_cli import tournament_app
 
+plain_help()
 app = typer.Typer(
+    rich_markup_mode=MARKUP_MODE,
     name="hearts",
     help="Cancellation Hearts: referee server, bots and round-robin tournaments.",
     no_args_is_help=True,
@@ -50,8 +52,24 @@ TargetScoreOption = Annotated[
 PortHelp = "Port to listen on (0 to 65535); 0 picks a free one."
 
 
+def _version(shown: bool) -> None:
+    if shown:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("cancellation-hearts")
+        except PackageNotFoundError:  # run from a checkout that is not installed
+            number = "unknown"
+        typer.echo(f"hearts {number}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _main(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", is_eager=True, callback=_version, help="Print the version and exit."),
+    ] = False,
     log_format: Annotated[
         LogFormat,
         typer.Option(
@@ -88,11 +106,11 @@ def replay(
         try:
             record = load_record(path)
         except RecordFileError as exc:
-            typer.echo(f"hearts replay: {path}: {exc}", err=True)
+            typer.echo(f"hearts: error: {path}: {exc}", err=True)
             status = 2
             continue
         except (ValueError, RecursionError, OverflowError) as exc:  # 5,000-digit numbers, deep nesting
-            typer.echo(f"hearts replay: {path}: not a game record: {_short(exc)}", err=True)
+            typer.echo(f"hearts: error: {path}: not a game record: {_short(exc)}", err=True)
             status = 2
             continue
         # Everything a file prints is built first: a file that turns out bad half-way prints
@@ -115,13 +133,13 @@ def replay(
             RecursionError,
             OverflowError,
         ) as exc:
-            typer.echo(f"hearts replay: {path}: not a valid game record: {_short(exc)}", err=True)
+            typer.echo(f"hearts: error: {path}: not a valid game record: {_short(exc)}", err=True)
             status = 2
             continue
         for line in lines:
             typer.echo(line)
         for problem in problems:
-            typer.echo(f"hearts replay: {path}: {problem}", err=True)
+            typer.echo(f"hearts: error: {path}: {problem}", err=True)
             status = max(status, 1)
     raise typer.Exit(status)
 
@@ -281,9 +299,11 @@ def host(
     Each seat's token is in its own file, readable by you only (0600, in a private temporary
     folder removed at the end), and never printed: start your bot with the printed command,
     `--server ADDRESS --token-file PATH` (or HEARTS_TOKEN_FILE=PATH), not with the token on its
-    command line, where other processes could read it. With --json the first line is
-    {"address": ..., "seats": [{"seat": K, "token_file": PATH, "command": ...}]} and the last line
-    holds the results. Without --seed every game's deals come from a fresh unguessable seed.
+    command line, where other processes could read it. The referee also listens on a Unix
+    socket (printed; `--server unix:PATH`, as a tournament's sandboxed bot gets it). With --json
+    the first line is {"address": ..., "unix": "unix:PATH", "seats": [{"seat": K, "token_file":
+    PATH, "command": ..., "unix_command": ...}]} and the last line holds the results. Without
+    --seed every game's deals come from a fresh unguessable seed.
     """
     import asyncio
 
@@ -315,6 +335,7 @@ def host(
             return
         invitation = json.loads(line)
         typer.echo(f"referee listening on {invitation['address']}")
+        typer.echo(f"                 and on {invitation['unix']} (as in a tournament's sandbox)")
         for seat in invitation["seats"]:
             typer.echo(f"  seat {seat['seat']}: {seat['command']}")
         if not invitation["seats"]:
@@ -367,12 +388,12 @@ def bot(
     from hearts_client.sdk import BotRunError, TokenError, read_token, run
 
     try:
-        token = read_token(token, token_file)
-    except TokenError as exc:
+        player = make_bot(name, seed)  # a misspelt bot is told before a missing token
+    except ValueError as exc:
         raise fail(str(exc)) from None
     try:
-        player = make_bot(name, seed)
-    except ValueError as exc:
+        token = read_token(token, token_file)
+    except TokenError as exc:
         raise fail(str(exc)) from None
     try:
         run(player, server, token, name=bot_name or name, tls_ca=tls_ca)
@@ -384,15 +405,29 @@ def bot(
 def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of lines.")] = False,
 ) -> None:
-    """Show which isolation features this machine offers and which the tournament runner uses."""
+    """Show which isolation features this machine offers and which the tournament runner uses.
+
+    Then what else bots and tests need here: each example bot's toolchain, Chromium for the web
+    tests, the SDK, and whether `python` from PATH starts inside the sandbox and imports the SDK.
+    """
+    from hearts_tournaments.doctor import more_features
     from hearts_tournaments.sandbox import machine_features, runner_choice
 
     features = machine_features()
     choice = runner_choice(features)
+    checks = more_features()
     if as_json:
-        typer.echo(json.dumps({"features": [f.to_json() for f in features], "runner": choice}))
+        typer.echo(
+            json.dumps(
+                {
+                    "features": [f.to_json() for f in features],
+                    "runner": choice,
+                    "checks": [c.to_json() for c in checks],
+                }
+            )
+        )
         return
-    for feature in features:
+    for feature in (*features, *checks):
         typer.echo(feature.line())
     typer.echo(
         f"{'runner:':<22} sandbox {choice['sandbox']}, memory cap by the {choice['memory_cap']}, "
@@ -412,8 +447,22 @@ app.add_typer(web_app, name="web")
 
 
 def main() -> None:
-    """Entry point of the ``hearts`` console script."""
+    """Entry point of the ``hearts`` console script.
+
+    A mistake on the command line (an unknown option, a value out of range) gets the same one
+    line as every other error, ``hearts: error: ...``, and exit 2.
+    """
     try:
-        app()
+        status = app(prog_name="hearts", standalone_mode=False)
     except KeyboardInterrupt:
         sys.exit(130)
+    except Exception as exc:
+        # click's UsageError and BadParameter (click itself or the copy typer carries).
+        message, code = getattr(exc, "format_message", None), getattr(exc, "exit_code", None)
+        if message is None or not isinstance(code, int):
+            raise
+        context = getattr(exc, "ctx", None)
+        see = f" (see `{context.command_path} --help`)" if context is not None else ""
+        typer.echo(f"hearts: error: {message()}{see}", err=True)
+        sys.exit(code)
+    sys.exit(status if isinstance(status, int) else 0)

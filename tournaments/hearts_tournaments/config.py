@@ -7,6 +7,7 @@ what to do about it, so that the command line can print one line and exit 2. See
 
 from __future__ import annotations
 
+import difflib
 import enum
 import inspect
 import json
@@ -15,7 +16,7 @@ import re
 import tomllib
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -267,6 +268,8 @@ _LIMIT_MAXIMUM = 1_000_000
 #: Lowest value of each key of [limits].
 _LIMIT_MINIMA = {"memory_mb": 16, "cpu_s": 1, "processes": 1, "open_files": 16, "file_mb": 1,
                  "scratch_mb": 1, "log_bytes": 1024}  # fmt: skip
+#: The sections of a config file.
+SECTIONS = ("tournament", "bots", "limits", "gauntlet")
 #: Keys of [gauntlet] besides candidate: the sequential test's settings (see SprtSettings).
 GAUNTLET_FLOATS = ("h0", "h1", "alpha", "beta")
 GAUNTLET_KEYS = frozenset({"candidate", *GAUNTLET_FLOATS, "min_deals"})
@@ -336,11 +339,11 @@ def parse_config(text: str, base_dir: Path, default_name: str = "tournament") ->
     except ValueError as exc:  # e.g. a number of more than 4300 digits
         raise ConfigError("", f"not valid TOML: {exc}") from None
     for key in data:
-        if key not in ("tournament", "bots", "limits", "gauntlet"):
+        if key not in SECTIONS:
             raise ConfigError(
                 key,
-                "unknown section: a config has a [tournament] table, [[bots]] entries, and optionally "
-                "[limits] and [gauntlet] tables",
+                f"unknown section: {_closest(key, SECTIONS)}a config has a [tournament] table, [[bots]] "
+                "entries, and optionally [limits] and [gauntlet] tables",
             )
     section = data.get("tournament")
     if section is None:
@@ -361,7 +364,9 @@ def _limits(section: Any) -> Limits:
     for key, value in section.items():
         if key not in LIMIT_KEYS:
             known = ", ".join(LIMIT_KEYS)
-            raise ConfigError(f"limits.{key}", f"unknown key: the keys of [limits] are {known}")
+            raise ConfigError(
+                f"limits.{key}", f"unknown key: {_closest(key, LIMIT_KEYS)}the keys of [limits] are {known}"
+            )
         if not isinstance(value, int) or isinstance(value, bool):
             raise ConfigError(f"limits.{key}", f"must be a whole number, not {_shown(value)}")
         if value < _LIMIT_MINIMA[key]:
@@ -388,7 +393,10 @@ def _gauntlet(section: Any, bots: tuple[BotSpec, ...]) -> GauntletSpec:
     for key in section:
         if key not in GAUNTLET_KEYS:
             known = ", ".join(sorted(GAUNTLET_KEYS))
-            raise ConfigError(f"gauntlet.{key}", f"unknown key: the keys of [gauntlet] are {known}")
+            raise ConfigError(
+                f"gauntlet.{key}",
+                f"unknown key: {_closest(key, GAUNTLET_KEYS)}the keys of [gauntlet] are {known}",
+            )
     names = [b.name for b in bots]
     candidate = section.get("candidate")
     if candidate is None:
@@ -421,7 +429,10 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
     for key in section:
         if key not in TOURNAMENT_KEYS:
             known = ", ".join(sorted(TOURNAMENT_KEYS))
-            raise ConfigError(f"tournament.{key}", f"unknown key: the keys of [tournament] are {known}")
+            raise ConfigError(
+                f"tournament.{key}",
+                f"unknown key: {_closest(key, TOURNAMENT_KEYS)}the keys of [tournament] are {known}",
+            )
     out: dict[str, Any] = {}
     name = section.get("name", default_name)
     if not isinstance(name, str) or not BOT_NAME_PATTERN.fullmatch(name):
@@ -525,7 +536,8 @@ def _bots(entries: Any, base_dir: Path) -> tuple[BotSpec, ...]:
             if key not in _BOT_KEYS:
                 raise ConfigError(
                     f"{where}.{key}",
-                    "unknown key: a bot has name, and builtin (with options) or command (with protocol)",
+                    f"unknown key: {_closest(key, _BOT_KEYS)}a bot has name, and builtin (with options) or "
+                    "command (with protocol, files), and sandbox",
                 )
         name = entry.get("name")
         if name is None:
@@ -616,6 +628,12 @@ def _files(value: Any, key: str, base_dir: Path) -> tuple[Path, ...]:
         )
     # Whether they exist is checked when the tournament runs (the runner's one-line error).
     return tuple((base_dir / item).resolve() for item in items)
+
+
+def _closest(key: str, known: Iterable[str]) -> str:
+    """``did you mean deals? `` for ``deal``, or nothing when no known key is close."""
+    match = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+    return f"did you mean {match[0]}? " if match else ""
 
 
 def _shown(value: Any) -> str:

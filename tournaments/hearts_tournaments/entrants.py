@@ -49,7 +49,7 @@ from hearts_tournaments.sandbox import (
     bot_environment,
     bwrap_argv,
     kill_tree,
-    program_prefix,
+    program_prefixes,
     require_bwrap,
     rlimit_prefix,
     runtime_paths,
@@ -199,15 +199,16 @@ def snapshot_spec(
     """``spec`` with its files copied into the snapshot ``store`` (or, given ``digest``, the copy
     taken before, checked again), to be bound in their place.
 
-    A built-in bot, or a command bot with no files of its own, is returned as it is.
+    A built-in bot, a command bot with no files of its own, or one snapshotted already, is
+    returned as it is.
 
     Raises:
         SnapshotError: the files cannot be copied as they are (see :func:`snapshot.take`), or
             the earlier copy was changed.
     """
     files = bot_files(spec)
-    if spec.command is None or not files:
-        return spec
+    if spec.command is None or not files or (spec.snapshot is not None and digest is None):
+        return spec  # nothing of its own, or snapshotted already
     if digest is None:
         taken = snapshot.take(spec.name, files, store, secret, private)
     else:
@@ -232,11 +233,11 @@ def command_inside(spec: BotSpec) -> tuple[str, ...]:
 def sandbox_extra(spec: BotSpec, command: tuple[str, ...], env_path: str | None) -> tuple[Path, ...]:
     """Read-only folders a sandboxed bot needs besides its files: the runtime, its program's prefix."""
     extra = list(runtime_paths())
-    prefix = program_prefix(command[0], env_path)
     base = spec.workdir.resolve()
-    # Never the config file's folder, a folder holding it, or one inside it (those are files).
-    if prefix is not None and prefix != base and prefix not in base.parents and base not in prefix.parents:
-        extra.append(prefix)
+    for prefix in program_prefixes(command[0], env_path):
+        # Never the config file's folder, a folder holding it, or one inside it (those are files).
+        if prefix != base and prefix not in base.parents and base not in prefix.parents:
+            extra.append(prefix)
     return tuple(extra)
 
 
@@ -350,7 +351,7 @@ class BotProcess:
         if not stdio:
             fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w", encoding="ascii") as handle:
-                handle.write(access.token)
+                handle.write(access.token + "\n")  # as `hearts host` writes it (docs/PROTOCOL.md)
         if sandbox is SandboxKind.BWRAP:
             bwrap = require_bwrap()
             if stdio:

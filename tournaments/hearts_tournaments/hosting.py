@@ -188,7 +188,7 @@ async def _host(
                 private,
                 {seat: token for seat, token in tokens.items() if options.seats[seat] == EXTERNAL},
             )
-            emit(json.dumps(_invitation(server.address, created.table_id, token_files)))
+            emit(json.dumps(_invitation(server.address, f"unix:{socket}", created.table_id, token_files)))
             for seat, name in enumerate(options.seats):
                 if name == EXTERNAL:
                     continue
@@ -254,16 +254,19 @@ async def _grace(table: Table, external: set[int]) -> None:
         await asyncio.sleep(0.05)
 
 
-def _invitation(address: str, table_id: str, token_files: dict[int, Path]) -> dict[str, Any]:
-    """What the user needs to seat their bots: the address, and per external seat its token file."""
+def _invitation(address: str, unix: str, table_id: str, token_files: dict[int, Path]) -> dict[str, Any]:
+    """What the user needs to seat their bots: the addresses (TCP, and the Unix socket a
+    tournament's bot gets), and per external seat its token file."""
     return {
         "address": address,
+        "unix": unix,
         "table_id": table_id,
         "seats": [
             {
                 "seat": seat,
                 "token_file": str(path),
                 "command": f"<your bot> --server {address} --token-file {path}",
+                "unix_command": f"<your bot> --server {unix} --token-file {path}",
             }
             for seat, path in sorted(token_files.items())
         ],

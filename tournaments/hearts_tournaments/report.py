@@ -52,10 +52,13 @@ CSV_COLUMNS = (
     "quarantined",
     "bot_errors",
     "tier",
+    "never_played",
 )
 
 #: What a missing interval says.
 TOO_FEW_DEALS = "too few deals"
+#: The mark of a bot that never made a decision of its own (its places are the referee's).
+NEVER_PLAYED = "NEVER PLAYED"
 #: Above this many bots the tables show only the paired differences of bots ranked next to
 #: each other (the JSON has every pair).
 ALL_PAIRS_UP_TO = 10
@@ -201,6 +204,21 @@ def _meetings(standings: Standings, a: str, bots: list[str]) -> list[str]:
     return cells
 
 
+def method_notes(standings: Standings) -> list[str]:
+    """How the standings are ranked and what their intervals are (the report's notes and the web
+    leaderboard's, from this one place)."""
+    return [
+        "Ranked by strength: a batch Plackett-Luce fit of every game's finishing order (log-strength "
+        "against the mean bot; exp(a - b) is the odds that a finishes ahead of b), 95% t interval "
+        f"with the standard error of a bootstrap over deals ({standings.bootstrap_samples} resamples); "
+        "ties by mean place. Tier: neighbours in the ranking whose strength difference does not "
+        "exclude zero share a tier (a rule between rows in the table: the order across it is "
+        "established at 95%).",
+        "Mean place (1 = best) and points/hand: 95% Student-t intervals over deals (a deal and its "
+        f"rotations are one unit); '{TOO_FEW_DEALS}' below 2 deals, and such a bot is ranked last.",
+    ]
+
+
 def notes(standings: Standings) -> list[str]:
     """The lines printed under the tables: coverage, method, balance, quarantines, warnings."""
     gauntlet = standings.gauntlet
@@ -210,14 +228,7 @@ def notes(standings: Standings) -> list[str]:
         f"({standings.deals_played} of {standings.deals} deals, table of {standings.table_size}, "
         f"{'every deal in every seat rotation' if standings.duplicate else 'one game per deal'})"
         + ("" if standings.complete else ": stopped by the gauntlet's test" if stopped else ": INCOMPLETE"),
-        "Ranked by strength: a batch Plackett-Luce fit of every game's finishing order (log-strength "
-        "against the mean bot; exp(a - b) is the odds that a finishes ahead of b), 95% t interval "
-        f"with the standard error of a bootstrap over deals ({standings.bootstrap_samples} resamples); "
-        "ties by mean place. Tier: neighbours in the ranking whose strength difference does not "
-        "exclude zero share a tier (a rule between rows in the table: the order across it is "
-        "established at 95%).",
-        "Mean place (1 = best) and points/hand: 95% Student-t intervals over deals (a deal and its "
-        f"rotations are one unit); '{TOO_FEW_DEALS}' below 2 deals, and such a bot is ranked last.",
+        *method_notes(standings),
         "Field: the mean strength of the opponents a bot sat with (the schedule's residual "
         "imbalance; strength accounts for it, mean place does not).",
         "Paired differences: mean place of the first minus the second, deal by deal over the deals "
@@ -233,6 +244,13 @@ def notes(standings: Standings) -> list[str]:
             f"{q.bot} was quarantined after {q.failed_games} failed games (the last: {q.after_game}); "
             "the referee played its later seats by the default rule"
         )
+    for line in standings.standings:
+        if line.never_played:
+            out.append(
+                f"{line.bot} never played a decision of its own ({NEVER_PLAYED}): the referee's default "
+                "rule played all its seats, so its places say nothing about the bot; it is ranked last "
+                "(see its logs)"
+            )
     out += ["Warning: " + line for line in standings.warnings()]
     return out
 
@@ -273,6 +291,7 @@ def to_csv(standings: Standings) -> str:
             str(data["quarantined"]).lower(),
             data.get("bot_errors", 0),
             data["tier"],
+            str(data.get("never_played", False)).lower(),
         ]
         writer.writerow("" if v is None else v for v in row)
     return buffer.getvalue()
@@ -345,6 +364,8 @@ def _short(value: float) -> str:
 
 def _status(line: BotStanding) -> str:
     parts = []
+    if line.never_played:
+        parts.append(f"{NEVER_PLAYED}: ranked last (the referee played all its seats)")
     if line.too_few_deals and line.games:
         parts.append("ranked last: too few deals")
     if line.quarantined:

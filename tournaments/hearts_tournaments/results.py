@@ -140,6 +140,9 @@ class BotStanding:
     quarantined: bool
     bot_errors: int = 0
     tier: int | None = None
+    #: It played games but never made a decision of its own in any of them (it never started,
+    #: never answered, or its SDK answered for it): ranked after every bot that did.
+    never_played: bool = False
 
     @property
     def too_few_deals(self) -> bool:
@@ -179,6 +182,7 @@ class BotStanding:
             "failed_games": self.failed_games,
             "quarantined": self.quarantined,
             "tier": self.tier,
+            "never_played": self.never_played,
         }
 
     @classmethod
@@ -207,6 +211,7 @@ class BotStanding:
             quarantined=data["quarantined"],
             bot_errors=data.get("bot_errors", 0),
             tier=data.get("tier"),
+            never_played=bool(data.get("never_played", False)),
         )
 
 
@@ -660,6 +665,7 @@ def compute_standings(
     faults = dict.fromkeys(bots, 0)
     bot_errors = dict.fromkeys(bots, 0)
     failed = dict.fromkeys(bots, 0)
+    own = dict.fromkeys(bots, 0)  # games with a decision of its own
     scores: dict[str, list[int]] = {bot: [] for bot in bots}
     together: dict[tuple[str, str], int] = defaultdict(int)
     ahead_of: dict[tuple[str, str], float] = defaultdict(float)
@@ -682,6 +688,7 @@ def compute_standings(
         for bot in seats_of:
             games[bot] += 1
             failed[bot] += outcome.failed(bot)
+            own[bot] += any(not outcome.absent[s] and not outcome.never_answered[s] for s in seats_of[bot])
         for a, mine in seats_of.items():
             for b, theirs in seats_of.items():
                 if a == b:
@@ -729,10 +736,12 @@ def compute_standings(
                 failed_games=failed[bot],
                 quarantined=bot in held,
                 bot_errors=bot_errors[bot],
+                never_played=games[bot] > 0 and own[bot] == 0,
             )
         )
     lines.sort(
         key=lambda s: (
+            s.never_played,
             s.too_few_deals,
             s.strength is None,
             -(s.strength or 0.0),

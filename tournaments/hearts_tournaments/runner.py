@@ -72,6 +72,7 @@ from hearts_tournaments.config import (
 )
 from hearts_tournaments.entrants import BotProcess, SeatAccess, check_files, snapshot_spec
 from hearts_tournaments.executors import ExecutorError, GameExecutor, GameJob, RayExecutor
+from hearts_tournaments.failures import exit_line, silent_line
 from hearts_tournaments.gauntlet import gauntlet_schedule, gauntlet_verdict
 from hearts_tournaments.outcome import GameOutcome, Quarantine, ScheduleQuarantine
 from hearts_tournaments.results import Standings, compute_standings
@@ -553,6 +554,7 @@ class _Runner:
             executor = RayExecutor(self.config, text, self.output, ray_address, self.concurrency)
         else:
             executor = LocalExecutor(self.config, self.output, self.external_token)
+            executor.notify = self.reporter.note
         self.executor = executor
         try:
             async with executor:
@@ -698,6 +700,9 @@ class GameHost(Protocol):
     def note_processes(self, game: ScheduledGame, seated: list[tuple[int, int | None, int | None]]) -> None:
         """Records which process played each seat of ``game`` (seat, warm serial, pid)."""
 
+    def incident(self, line: str) -> None:
+        """Tells the organiser, now, that an entrant's process ended or stopped answering."""
+
 
 class LocalExecutor:
     """The ``local`` executor: this machine's referee and bot processes play the games.
@@ -725,6 +730,14 @@ class LocalExecutor:
         self._channel: grpc.aio.Channel | None = None
         #: The warm bot processes (``reuse = "between_deals"``; set on entry).
         self.pool: WarmPool | None = None
+        #: Where a line about an entrant's failure goes as it happens (the runner's reporter).
+        self.notify: Callable[[str], None] | None = None
+
+    def incident(self, line: str) -> None:
+        """Passes a line about an entrant's failure to :attr:`notify` (and the log)."""
+        log.warning("entrant_failed", line=line)
+        if self.notify is not None:
+            self.notify(line)
 
     async def __aenter__(self) -> Self:
         async with contextlib.AsyncExitStack() as stack:
@@ -875,6 +888,8 @@ class _GamePlay:
         n = len(game.seats)
         self.absent = job.absent
         self.crashed = [False] * n
+        #: Seats whose process ended before the game did (already told to the organiser).
+        self.told = [False] * n
         self.table_id = ""
         self.tokens: list[str] = []
 
@@ -956,7 +971,22 @@ class _GamePlay:
             # The game is stored at once and its bots get their grace to exit in the background,
             # so that the next game does not wait for them.
             self.runner.reap(game, processes)
-        return self._outcome(response.table)
+        outcome = self._outcome(response.table)
+        self._tell_silent(outcome, {p.seat: p.log_path for p in processes})
+        return outcome
+
+    def _tell_silent(self, outcome: GameOutcome, logs: dict[int, Path]) -> None:
+        """One line per seat whose bot stopped answering (its exit, if any, was told already)."""
+        for seat, bot in enumerate(outcome.seats):
+            if self.absent[seat] or self.told[seat]:
+                continue
+            if outcome.never_answered[seat]:
+                why = "never made a decision of its own"
+            elif outcome.retired[seat]:
+                why = f"stopped answering and its seat was retired after {outcome.faults[seat]} faults"
+            else:
+                continue
+            self.runner.incident(silent_line(bot, self.game.key, seat, why, logs.get(seat)))
 
     def _starter(self, spec: BotSpec, seat: int) -> Callable[[str, int], Awaitable[BotProcess]]:
         """Starts a warm bot for ``spec`` with a session token (its seed: this seat's, this game's)."""
@@ -1020,6 +1050,10 @@ class _GamePlay:
         )
         if code != 0:
             self.crashed[seat] = True
+        self.told[seat] = True
+        self.runner.incident(
+            exit_line(self.game.seats[seat], self.game.key, seat, code, process.killed, process.log_path)
+        )
         if table.status == apb.TABLE_STATUS_WAITING and not table.connected[seat]:
             # Nobody is coming for this seat: do not let the table wait for its join timeout.
             # Its bot failed, so each decision the referee makes for it is the bot's fault.

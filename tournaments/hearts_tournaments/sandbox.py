@@ -174,10 +174,29 @@ def program_prefix(program: str, env_path: str | None) -> Path | None:
     found = shutil.which(program, path=env_path) if "/" not in program else program
     if found is None:
         return None
-    real = Path(found).resolve()
-    if _under_system(real):
+    return _prefix(Path(found).resolve())
+
+
+def program_prefixes(program: str, env_path: str | None) -> tuple[Path, ...]:
+    """The folders to bind so that ``program`` runs: its prefix where PATH (or the command) names
+    it, and where it really is, when either lives outside the system folders.
+
+    A virtualenv's ``/home/me/env/bin/python`` is a link to the base interpreter: the base's
+    prefix alone would not show the virtualenv (its ``pyvenv.cfg``, its packages), nor the name
+    the command runs; ``/home/me/env`` is bound too.
+    """
+    found = shutil.which(program, path=env_path) if "/" not in program else program
+    if found is None:
+        return ()
+    named = Path(os.path.abspath(found))
+    prefixes = [_prefix(Path(os.path.realpath(named.parent)) / named.name), _prefix(named.resolve())]
+    return tuple(dict.fromkeys(p for p in prefixes if p is not None))
+
+
+def _prefix(path: Path) -> Path | None:
+    if _under_system(path):
         return None
-    folder = real.parent
+    folder = path.parent
     return folder.parent if folder.name == "bin" and folder.parent != Path("/") else folder
 
 

@@ -60,7 +60,13 @@ async def _bridge(
     # This task's own context: the bridge's log lines say whose seat they are about.
     structlog.contextvars.bind_contextvars(seat=seat, bot_log=str(log_path))
     try:
-        stats = await run_bridge(pipes, address, token, name=name)
+        stats = await run_bridge(
+            pipes,
+            address,
+            token,
+            name=name,
+            notice=lambda hint: _note(log_path, f"hearts tournament: {hint}"),
+        )
     except BotRunError as exc:
         log.warning("stdio_bridge_refused", bot=name, seat=seat, error=str(exc))
         _note(log_path, f"hearts tournament: the stdio bridge stopped: {exc}")

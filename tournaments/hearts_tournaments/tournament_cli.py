@@ -1,28 +1,26 @@
 """``hearts tournament``: run, resume and report round-robin tournaments.
 
 A thin shell: each command parses its options and calls the library (:mod:`.runner`,
-:mod:`.results`, :mod:`.report`). A mistake the user can make (config, folder) ends with one
-line on stderr and exit 2; a tournament that cannot go on (referee unreachable) exits 1 and
-keeps every finished game, ready for ``resume``; Ctrl-C exits 130, also resumable.
+:mod:`.results`, :mod:`.report`). A mistake the user can make (config, folder, an entrant that
+cannot start) ends with one line on stderr and exit 2; a tournament that cannot go on (referee
+unreachable) exits 1 and keeps every finished game, ready for ``resume``; a tournament that
+finished but where an entrant failed a game (crashed, never answered, retired, quarantined)
+exits 3; Ctrl-C exits 130, also resumable.
 """
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import json
-import logging
-import os
 import sys
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from hearts_server.logs import LogFormat, configure_logging
-from hearts_tournaments.cli_common import fail
+from hearts_tournaments.cli_common import MARKUP_MODE, fail, log_to_file
 from hearts_tournaments.config import (
     SERVER_PATTERN,
     ConfigError,
@@ -33,6 +31,7 @@ from hearts_tournaments.config import (
     parse_config,
 )
 from hearts_tournaments.config_diff import config_changes
+from hearts_tournaments.preflight import CHECK_LOG, check_entrants
 from hearts_tournaments.progress import ProgressReporter
 from hearts_tournaments.report import ReportFormat, render
 from hearts_tournaments.results import deal_warnings
@@ -51,11 +50,12 @@ from hearts_tournaments.runner import (
 from hearts_tournaments.sandbox import SandboxError
 from hearts_tournaments.schedule import Schedule, suggest_deals
 from hearts_tournaments.signing import PUBLISHED, SigningError
-from hearts_tournaments.store import StoreError
+from hearts_tournaments.store import Store, StoreError
 from hearts_tournaments.tournament_secrets import DealSecretError, read_deal_secret
 from hearts_tournaments.verify import verify_tournament
 
 tournament_app = typer.Typer(
+    rich_markup_mode=MARKUP_MODE,
     name="tournament",
     help="Round-robin tournaments over the referee server: run, resume, report.",
     no_args_is_help=True,
@@ -99,6 +99,16 @@ ProgressOption = Annotated[
     ProgressMode,
     typer.Option("--progress", help="Progress bar on stderr: auto draws it on a terminal only."),
 ]
+AllowBrokenOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-broken",
+        help="Play even when the pre-flight check finds entrants that cannot start (the referee "
+        "then plays their seats, and they are marked in the standings).",
+    ),
+]
+#: The exit status of a tournament that finished while some entrant failed a game.
+EXIT_ENTRANT_FAILED = 3
 
 
 @tournament_app.command("run")
@@ -131,8 +141,15 @@ def run_command(
     executor: ExecutorOption = None,
     ray_address: RayAddressOption = None,
     progress: ProgressOption = ProgressMode.AUTO,
+    allow_broken: AllowBrokenOption = False,
 ) -> None:
-    """Schedule and run a tournament, then print the ranked standings."""
+    """Schedule and run a tournament, then print the ranked standings.
+
+    First every command entrant is started once in its sandbox (as `hearts tournament check`
+    does); one that cannot play stops the run before anything is scheduled, unless --allow-broken.
+    Exit status: 0 every entrant played, 3 finished but an entrant failed a game, 1 stopped
+    (resumable), 2 a mistake in the config or the command line.
+    """
     if demo == (config is not None):
         raise fail("give a tournament config file, or --demo (not both)")
     try:
@@ -149,6 +166,12 @@ def run_command(
         raise fail(f"{config or 'demo'}: {exc}") from None
     folder = output or (DEMO_OUTPUT if demo else settings.output)
     _check_sandbox(settings, folder)
+    if not (fresh or demo) and Store.path_in(folder).exists():
+        raise fail(
+            f"{folder} already holds a tournament: continue it with `hearts tournament resume "
+            f"{folder}`, or add --fresh to start it over"
+        )
+    _preflight(settings, folder, allow_broken)
     say = _Stopwatch(err=True)
     try:
         tournament = create_tournament(
@@ -182,6 +205,7 @@ def resume_command(
             "(default: the file the tournament was created from, if it is still there).",
         ),
     ] = None,
+    allow_broken: AllowBrokenOption = False,
 ) -> None:
     """Continue a stopped tournament where it stopped, then print the standings.
 
@@ -197,10 +221,53 @@ def resume_command(
         raise
     try:
         _check_sandbox(tournament.config, folder, snapshots_taken(tournament.store))
+        if tournament.store.finished_keys() != {g.key for g in tournament.store.schedule().games}:
+            _preflight(tournament.config, folder, allow_broken, resume=True)
     except typer.Exit:
         tournament.store.close()
         raise
     _run(tournament, concurrency, progress, executor, ray_address)
+
+
+@tournament_app.command("check")
+def check_command(
+    config: Annotated[Path, typer.Argument(help="The tournament's TOML file.")],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Where a failing entrant's log goes (default: tournament.output)."
+        ),
+    ] = None,
+) -> None:
+    """Check that every entrant can play, without running the tournament.
+
+    The config is read and checked; then each command entrant's program and scripts must exist
+    and be inside what its sandbox shows it, and the entrant is started in its real sandbox and
+    must join and decide in a one-hand game against the referee. Prints one line per entrant;
+    exits 1 if any cannot play (each named with the cause and the fix, on stderr).
+    """
+    try:
+        settings, _ = load_config(config)
+    except ConfigError as exc:
+        raise fail(f"{config}: {exc}") from None
+    folder = output or settings.output
+    _check_sandbox(settings, folder)
+    with log_to_file(folder / CHECK_LOG):
+        problems = check_entrants(settings, folder / "logs")
+    failing = {p.bot for p in problems}
+    for problem in problems:
+        typer.echo(f"hearts: error: {problem.line()}", err=True)
+    commands = [s for s in settings.bots if s.command is not None]
+    for spec in settings.bots:
+        if spec.name in failing:
+            continue
+        how = "built-in" if spec.command is None else "starts, joins and decides in its sandbox"
+        typer.echo(f"{spec.name}: ok ({how})")
+    if problems:
+        typer.echo(
+            f"hearts: error: {len(problems)} of {len(commands)} command entrants cannot play", err=True
+        )
+        raise typer.Exit(1)
 
 
 @tournament_app.command("report")
@@ -311,6 +378,31 @@ def _check_sandbox(config: TournamentConfig, output: Path, snapshotted: Collecti
         typer.echo(f"hearts: {warning}", err=True)
 
 
+def _preflight(config: TournamentConfig, output: Path, allow_broken: bool, resume: bool = False) -> None:
+    """The pre-flight check: one line per entrant that cannot play; exits 2 unless allowed."""
+    if all(spec.command is None for spec in config.bots):
+        return  # built-in bots only: nothing to start before the first game
+    with log_to_file(output / CHECK_LOG):
+        problems = check_entrants(config, output / "logs")
+    if not problems:
+        return
+    kind = "warning" if allow_broken else "error"
+    for problem in problems:
+        typer.echo(f"hearts: {kind}: {problem.line()}", err=True)
+    if allow_broken:
+        typer.echo(
+            f"hearts: warning: playing anyway (--allow-broken): the referee plays the seats of "
+            f"{', '.join(p.bot for p in problems)}",
+            err=True,
+        )
+        return
+    again = f"hearts tournament resume {output}" if resume else "the same command"
+    raise fail(
+        f"{len(problems)} entrant(s) cannot play and nothing was played: fix them and run {again} "
+        "again, or add --allow-broken to play with the referee in their seats"
+    )
+
+
 def _print_balance(schedule: Schedule, say: _Stopwatch, gauntlet: bool = False) -> None:
     """The balance report, and when pairs are not within one, the nearest deal count that is."""
     balance = schedule.balance()
@@ -349,7 +441,7 @@ def _run(
         tournament.store.close()
         raise fail("--executor ray cannot play on tournament.server: each Ray node starts its own referee")
     bar = progress is ProgressMode.ALWAYS or (progress is ProgressMode.AUTO and sys.stderr.isatty())
-    with tournament.store, _log_to(output / "runner.log"), ProgressReporter(bar) as reporter:
+    with tournament.store, log_to_file(output / "runner.log"), ProgressReporter(bar) as reporter:
         try:
             standings = run_tournament(tournament, concurrency, reporter, executor, ray_address)
         except (RunnerError, StoreError) as exc:
@@ -365,6 +457,13 @@ def _run(
     # The notes under the tables end with the warnings (bots not separated, too few deals).
     render(standings, ReportFormat.TABLE)
     _print_signed(output)
+    failed = [line for line in standings.standings if line.failed_games or line.never_played]
+    if failed:
+        names = ", ".join(f"{line.bot} ({line.failed_games} failed games)" for line in failed)
+        typer.echo(
+            f"hearts: error: entrants failed games: {names}; their logs are in {output / 'logs'}", err=True
+        )
+        raise typer.Exit(EXIT_ENTRANT_FAILED)
 
 
 def _print_signed(output: Path) -> None:
@@ -381,29 +480,6 @@ def _print_signed(output: Path) -> None:
     )
 
 
-@contextlib.contextmanager
-def _log_to(path: Path) -> Iterator[None]:
-    """Sends the log (the runner's and the in-process referee's) to a file as JSON lines.
-
-    The terminal then shows only the progress and the results.
-    """
-    root = logging.getLogger()
-    saved = (list(root.handlers), root.level)
-    configure_logging(LogFormat.JSON, logging.getLevelName(root.level))
-    formatter = root.handlers[0].formatter
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # The log names games and bots' faults: the organiser's only, like the database (0600).
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
-    path.chmod(0o600)
-    handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(formatter)
-    root.handlers[:] = [handler]
-    try:
-        yield
-    finally:
-        handler.close()
-        root.handlers[:], level = saved
-        root.setLevel(level)
 
 
 def _warn_if_edited(tournament: Tournament, folder: Path, given: Path | None) -> None:

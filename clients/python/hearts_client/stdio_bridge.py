@@ -121,6 +121,14 @@ class BridgeStats:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
+#: What a bot that has written nothing on its stdout is told (in the logs).
+BUFFERING_HINT = (
+    "the bot wrote nothing on its stdout: it may be buffering its output (a pipe is not a "
+    "terminal); write one line per answer and flush after every line (Python: print(..., "
+    "flush=True) or python -u; C: fflush(stdout); Java: System.out.flush())"
+)
+
+
 class _StdinProtocol(asyncio.BaseProtocol):
     """The write end of a bot's stdin needs no callbacks: the bridge never waits on it."""
 
@@ -246,18 +254,21 @@ class StdioPlayer:
         lines: The reader of its stdout.
         stats: Where the counters go.
         clock: Seconds, monotonic (the event loop's clock by default).
+        notice: Told, once, when a decision timed out and the bot has written nothing at all.
     """
 
     stdin: asyncio.WriteTransport
     lines: _LineReader
     stats: BridgeStats
     clock: Callable[[], float]
+    notice: Callable[[str], None] | None = None
     games: int = 0
     #: Whether the last game of the table has ended (the bot may then exit before the stream).
     table_over: bool = False
     open: _Open | None = None
     _last_game: bool = field(default=False, repr=False)
     _warned_unread: bool = field(default=False, repr=False)
+    _warned_silent: bool = field(default=False, repr=False)
 
     @property
     def games_completed(self) -> int:
@@ -366,6 +377,13 @@ class StdioPlayer:
         if not current.given_up:
             self.stats.timeouts += 1
             log.info("stdio_no_answer_in_time", request_id=request_id)
+            if self.stats.bytes_read == 0 and not self._warned_silent:
+                # The classic pitfall: stdout to a pipe is block-buffered, so the answers wait
+                # in the bot's buffer until it exits.
+                self._warned_silent = True
+                log.warning("stdio_bot_wrote_nothing", hint=BUFFERING_HINT)
+                if self.notice is not None:
+                    self.notice(BUFFERING_HINT)
         return None
 
     def _drain_out_of_turn(self) -> None:
@@ -406,6 +424,7 @@ async def run_bridge(
     name: str,
     root_certificates: bytes | None = None,
     give_up_after: float = 30.0,
+    notice: Callable[[str], None] | None = None,
 ) -> BridgeStats:
     """Plays the seat of ``token`` for the bot at the other end of ``pipes``.
 
@@ -420,6 +439,8 @@ async def run_bridge(
         name: The bot's name, for the join and the logs.
         root_certificates: PEM roots to trust over TLS, or None for a plain channel.
         give_up_after: Seconds without a working stream before giving up.
+        notice: Told, once, when a decision timed out while the bot had written nothing at
+            all (it may be buffering its output), e.g. to note it in the bot's log at once.
 
     Returns:
         What went on.
@@ -430,7 +451,7 @@ async def run_bridge(
     loop = asyncio.get_running_loop()
     stats = BridgeStats()
     lines = _LineReader(pipes.stdout, stats, loop.time)
-    player = StdioPlayer(pipes.stdin, lines, stats, loop.time)
+    player = StdioPlayer(pipes.stdin, lines, stats, loop.time, notice)
     reading = asyncio.create_task(lines.run())
     playing = asyncio.create_task(
         play_seat(

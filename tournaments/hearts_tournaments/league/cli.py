@@ -19,18 +19,23 @@ from hearts_core.defaults import (
     DEFAULT_TIME_BANK_MS,
 )
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE
-from hearts_tournaments.cli_common import fail
+from hearts_tournaments.cli_common import MARKUP_MODE, fail, log_to_file
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
-from hearts_tournaments.league.play import StopAfter, run_league
+from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
 from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.preflight import check_entrants
 from hearts_tournaments.signing import SigningError
 from hearts_tournaments.tournament_secrets import DealSecretError, read_deal_secret
 
 league_app = typer.Typer(
+    rich_markup_mode=MARKUP_MODE,
     help="A continuous league: entrants added, updated and retired while games go on.",
     no_args_is_help=True,
 )
+
+#: The log of `hearts league run` in the league folder (JSON lines, 0600).
+LEAGUE_LOG = "league.log"
 
 Folder = Annotated[Path, typer.Argument(help="The league folder.")]
 Name = Annotated[str, typer.Argument(help="The entrant's name (NAME, or NAME@vN for one version).")]
@@ -40,6 +45,10 @@ OptionOption = Annotated[list[str] | None, typer.Option("--option", help="KEY=VA
 FilesOption = Annotated[list[Path] | None, typer.Option("--files", help="Files the bot sees in its sandbox.")]
 SandboxOption = Annotated[str | None, typer.Option("--sandbox", help="bwrap or none (trusted bots only).")]
 ProtocolOption = Annotated[str, typer.Option("--protocol", help="grpc or stdio, for a command bot.")]
+AllowBrokenOption = Annotated[
+    bool,
+    typer.Option("--allow-broken", help="Add it even when the pre-flight check finds it cannot play."),
+]
 
 
 def _open(folder: Path) -> LeagueStore:
@@ -131,10 +140,23 @@ def _add(
     update: bool,
     pinned: float | None,
     keep: bool = False,
+    allow_broken: bool = False,
 ) -> None:
     with _open(folder) as store:
         try:
             spec = commands.make_spec(name, command, builtin, option or (), files or (), sandbox, protocol)
+            # The version is its snapshot: what is checked here is what is validated and played.
+            spec = commands.snapshot_files(store, spec)
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+        # The pre-flight check of `hearts tournament run`: it starts, joins and decides in its
+        # sandbox, or it is not added (`run` would only give it status error).
+        problems = check_entrants(tournament_config(store, (spec,)), folder / "logs", (spec,))
+        for problem in problems:
+            typer.echo(f"hearts: {'warning' if allow_broken else 'error'}: {problem.line()}", err=True)
+        if problems and not allow_broken:
+            raise fail(f"{name} was not added: fix the command, or add --allow-broken to add it anyway")
+        try:
             typer.echo(commands.add_version(store, spec, update=update, pinned=pinned, keep=keep))
         except LeagueError as exc:
             raise fail(str(exc)) from None
@@ -153,9 +175,26 @@ def add(
     pin: Annotated[
         float | None, typer.Option("--pin", help="A reference entrant: pin its official strength.")
     ] = None,
+    allow_broken: AllowBrokenOption = False,
 ) -> None:
-    """Add an entrant as NAME@v1; `run` validates it before it plays rated games."""
-    _add(folder, name, command, builtin, option, files, sandbox, protocol, False, pin)
+    """Add an entrant as NAME@v1; `run` validates it before it plays rated games.
+
+    A command entrant is first started once in its sandbox (as `hearts tournament check` does):
+    one that cannot play is not added (exit 2) unless --allow-broken.
+    """
+    _add(
+        folder,
+        name,
+        command,
+        builtin,
+        option,
+        files,
+        sandbox,
+        protocol,
+        False,
+        pin,
+        allow_broken=allow_broken,
+    )
 
 
 @league_app.command()
@@ -169,9 +208,13 @@ def update(
     sandbox: SandboxOption = None,
     protocol: ProtocolOption = "grpc",
     keep: Annotated[bool, typer.Option("--keep", help="Keep the old versions playing too.")] = False,
+    allow_broken: AllowBrokenOption = False,
 ) -> None:
-    """Give NAME a new version (the old ones are retired unless --keep)."""
-    _add(folder, name, command, builtin, option, files, sandbox, protocol, True, None, keep)
+    """Give NAME a new version (the old ones are retired unless --keep).
+
+    The new version is checked first, as by `add`.
+    """
+    _add(folder, name, command, builtin, option, files, sandbox, protocol, True, None, keep, allow_broken)
 
 
 @league_app.command()
@@ -208,22 +251,25 @@ def run(
     """Play blocks: the only process that plays games.
 
     Commands given meanwhile take effect before the next block. Stopped at any moment (Ctrl-C,
-    SIGTERM, kill -9), it loses at most the block being played; run it again to go on.
+    SIGTERM, kill -9), it loses at most the block being played; run it again to go on. Prints a
+    line per validation and per block stored (its games and mean places); the referee's and the
+    runner's log lines go to FOLDER/league.log.
     """
     limits = [x for x in (games, blocks, until_ci) if x is not None]
     if (forever and limits) or (not forever and not limits):
         raise fail("give one of --games N, --blocks N, --until-ci W or --forever")
     if any(x <= 0 for x in limits) or concurrency < 1:
         raise fail("--games, --blocks, --until-ci and --concurrency must be positive")
-    with _open(folder) as store:
+    log = folder / LEAGUE_LOG
+    with _open(folder) as store, log_to_file(log):
         try:
             stored = run_league(store, StopAfter(games, blocks, until_ci), concurrency, emit=typer.echo)
         except LeagueError as exc:
-            raise fail(str(exc), 1) from None
+            raise fail(f"{exc} (its log: {log})", 1) from None
         except KeyboardInterrupt:
             typer.echo(f"stopped: {store.block_count()} blocks stored; `hearts league run` goes on", err=True)
             raise typer.Exit(130) from None
-        typer.echo(f"{stored} blocks played; {store.block_count()} stored in all")
+        typer.echo(f"{stored} blocks played; {store.block_count()} stored in all; its log: {log}")
 
 
 @league_app.command()

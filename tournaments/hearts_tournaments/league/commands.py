@@ -98,6 +98,18 @@ def _plain(text: str) -> int | float | str | bool:
     return text
 
 
+def snapshot_files(store: LeagueStore, spec: BotSpec) -> BotSpec:
+    """``spec`` with its files copied into the league's snapshot store (see :func:`add_version`).
+
+    Raises:
+        LeagueError: they are, hold or lie inside the league folder, or cannot be copied as they are.
+    """
+    try:
+        return snapshot_spec(spec, store.folder / STORE, (store.folder.resolve(),))
+    except SnapshotError as exc:
+        raise LeagueError(str(exc)) from None
+
+
 def add_version(
     store: LeagueStore, spec: BotSpec, update: bool = False, pinned: float | None = None, keep: bool = False
 ) -> str:
@@ -114,10 +126,7 @@ def add_version(
     Raises:
         LeagueError: the files cannot be snapshotted, or the command is not possible.
     """
-    try:
-        spec = snapshot_spec(spec, store.folder / STORE, (store.folder.resolve(),))
-    except SnapshotError as exc:
-        raise LeagueError(str(exc)) from None
+    spec = snapshot_files(store, spec)
     command: dict[str, Any] = {
         "op": "update" if update else "add",
         "name": spec.name,

@@ -170,6 +170,10 @@ class _Host:
     def note_processes(self, game: ScheduledGame, seated: list[tuple[int, int | None, int | None]]) -> None:
         """Nothing: which process played a seat is in the bot logs (a process per seat per game)."""
 
+    def incident(self, line: str) -> None:
+        """An entrant's process ended or stopped answering: into the league's log."""
+        log.warning("entrant_failed", line=line)
+
     def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
         task = asyncio.create_task(self._reap(processes))
         self._processes[task] = processes
@@ -186,6 +190,25 @@ class _Host:
             task.cancel()
             for process in processes:
                 process.kill()
+
+
+def tournament_config(store: LeagueStore, bots: tuple[BotSpec, ...] = ()) -> TournamentConfig:
+    """The league's games as a tournament's settings (what :class:`GamePlay` and the check read)."""
+    base = store.config
+    return TournamentConfig(
+        name=base.name,
+        table_size=base.table_size,
+        bots=bots,
+        target_score=base.target_score,
+        max_hands=base.max_hands,
+        decision_ms=base.decision_ms,
+        time_bank_ms=base.time_bank_ms,
+        max_faults=base.max_faults,
+        join_timeout_ms=base.join_timeout_ms,
+        quarantine_after=base.quarantine_after,
+        sandbox=SandboxKind(base.sandbox),
+        base_dir=store.folder,
+    )
 
 
 def run_league(
@@ -238,21 +261,7 @@ class _Loop:
         self.token = secrets.token_hex(32)
         #: The snapshots checked against their digests by this run.
         self.checked: set[Path] = set()
-        base = self.config
-        self.tconfig = TournamentConfig(
-            name=base.name,
-            table_size=base.table_size,
-            bots=(),
-            target_score=base.target_score,
-            max_hands=base.max_hands,
-            decision_ms=base.decision_ms,
-            time_bank_ms=base.time_bank_ms,
-            max_faults=base.max_faults,
-            join_timeout_ms=base.join_timeout_ms,
-            quarantine_after=base.quarantine_after,
-            sandbox=SandboxKind(base.sandbox),
-            base_dir=store.folder,
-        )
+        self.tconfig = tournament_config(store)
 
     async def run(self) -> None:
         for folder in (self.store.folder / "records", self.store.folder / "logs"):
@@ -430,7 +439,7 @@ class _Loop:
         with contextlib.suppress(OSError):  # written again after the next block, and at the end
             self.store.publish(self.store.folder)
         log.info("league_block_stored", block=number)
-        self.emit(f"block {number}: {' '.join(order)}")
+        self.emit(f"block {number} stored: {len(outcomes)} games; {_block_result(outcomes, failed)}")
         for vid, note in quarantine:
             log.warning("league_quarantined", version=vid)
             self.emit(f"{vid}: {note}; `hearts league unretire {vid}` brings it back")
@@ -443,3 +452,15 @@ def _empty_outcome(game: ScheduledGame) -> GameOutcome:
     return GameOutcome(
         game.key, "", game.seats, (0,) * n, (1,) * n, (), 0, (0,) * n, no, no, (True,) * n, (True,) * n, "{}"
     )
+
+
+def _block_result(outcomes: list[GameOutcome], failed: dict[str, int]) -> str:
+    """A block's result in a line: each version's mean place, best first, and failed games."""
+    places: dict[str, list[int]] = {}
+    for outcome in outcomes:
+        for bot, place in zip(outcome.seats, outcome.places, strict=True):
+            places.setdefault(bot, []).append(place)
+    means = sorted((sum(p) / len(p), bot) for bot, p in places.items())
+    line = "mean place " + ", ".join(f"{bot} {mean:.2f}" for mean, bot in means)
+    broken = [f"{bot} {count}" for bot, count in sorted(failed.items()) if count]
+    return line + (f"; failed games: {', '.join(broken)}" if broken else "")

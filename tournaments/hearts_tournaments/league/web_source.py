@@ -1,7 +1,9 @@
 """The league as a :class:`~hearts_tournaments.web.source.Source`: ``hearts web LEAGUE_DIR``.
 
-The pages show a league as the tournament of its stored blocks: each block is a deal played
-in every rotation, so the standings, game list, head-to-head and bot pages work unchanged.
+The league has a page of its own (:meth:`LeagueSource.league`: the official table, versions,
+blocks, validation games). The other pages show the league's stored blocks as a tournament's
+games: each block is a deal played in every rotation, so the game list, head-to-head and bot
+pages work unchanged.
 A block is stored only once all its games are played, so every stored game is released (its
 deal has no game still to play). Validation games are not listed (``hearts league games``).
 """
@@ -12,8 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.config import LeagueError
-from hearts_tournaments.league.play import block_game
+from hearts_tournaments.league.play import block_game, league_table
+from hearts_tournaments.league.ratings import NO_INTERVAL_PENALTY
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.results import Standings, compute_standings
@@ -57,11 +61,26 @@ class LeagueSource:
         return self._store.config.name
 
     def version(self) -> int:
-        """Blocks stored (blocks are only ever added)."""
-        return self._store.block_count()
+        """Changes whenever a block is stored, a command is given or a version changes status."""
+        statuses = tuple((v.id, v.status) for v in self._store.versions())
+        return hash((self._store.block_count(), len(self._store.commands()), statuses)) & ((1 << 62) - 1)
+
+    def league(self) -> dict[str, Any]:
+        """What the league's own page shows: the official table (every version, pinned and
+        provisional marks, conservative score), the versions and their status, the blocks and
+        the validation games, as `hearts league show --all`, `info` and `games` give them."""
+        validations = list_games(self._store, status="validation")
+        return {
+            "table": league_table(self._store, everyone=True),
+            "versions": self._store.versions(),
+            "blocks": [(number, seats) for number, _seed, seats, _seen in self._store.block_rows()],
+            "validations": validations,
+            "config": self._store.config,
+            "no_interval_penalty": NO_INTERVAL_PENALTY,
+        }
 
     def _refresh(self) -> None:
-        version = self.version()
+        version = self._store.block_count()
         if version == self._cache:
             return
         config = self._store.config

@@ -31,7 +31,13 @@ from hearts_tournaments.league.web_source import LeagueSource
 from hearts_tournaments.store import DB_NAME
 from hearts_tournaments.web.links import Links
 from hearts_tournaments.web.pages import Page, Site
-from hearts_tournaments.web.source import NotATournament, SourceError, StandingsPending, TournamentSource
+from hearts_tournaments.web.source import (
+    LogPolicy,
+    NotATournament,
+    SourceError,
+    StandingsPending,
+    TournamentSource,
+)
 
 #: A league folder's database: such a folder is shown through the league's source.
 LEAGUE_DB = "league.sqlite"
@@ -53,8 +59,9 @@ class _Folder:
     database file: it is noticed by its inode and opened afresh.
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, logs: LogPolicy = LogPolicy.RELEASED) -> None:
         self.folder = folder
+        self.logs = logs
         self.site: Site | None = None
         self.source: TournamentSource | LeagueSource | None = None
         self.inode: int | None = None
@@ -75,7 +82,9 @@ class _Folder:
         if self.site is None:
             try:
                 league = (self.folder / LEAGUE_DB).is_file()
-                self.source = LeagueSource(self.folder) if league else TournamentSource(self.folder)
+                self.source = (
+                    LeagueSource(self.folder) if league else TournamentSource(self.folder, self.logs)
+                )
             except NotATournament as exc:
                 self.error = exc
                 return None
@@ -95,16 +104,18 @@ class _Folder:
         return source.standings_generation() if isinstance(source, TournamentSource) else 0
 
 
-def make_app(folder: Path) -> Starlette:
-    """The web app serving the tournament in ``folder`` (read-only)."""
-    state = _Folder(folder)
+def make_app(folder: Path, logs: LogPolicy = LogPolicy.RELEASED) -> Starlette:
+    """The web app serving the tournament in ``folder`` (read-only), bot logs per ``logs``."""
+    state = _Folder(folder, logs)
     # Opened now, not on the first request: reading a 10,000-game schedule takes a while.
     state.get()
     fallback = Site(None, live=False)
 
     def missing() -> HTMLResponse:
         message = str(state.error) if state.error else f"{folder} holds no tournament"
-        page = fallback.error(LINKS, 404, f"{message}. This page works once the folder holds a tournament.")
+        page = fallback.error(
+            LINKS, 404, f"{message}. This page comes alive by itself once it holds one.", waiting=True
+        )
         return HTMLResponse(page.html, page.status)
 
     def query(request: Request) -> dict[str, str]:
@@ -244,7 +255,9 @@ def make_app(folder: Path) -> Starlette:
     )
 
 
-def serve(folder: Path, host: str, port: int, on_ready: Callable[[str], None]) -> None:
+def serve(
+    folder: Path, host: str, port: int, on_ready: Callable[[str], None], logs: LogPolicy = LogPolicy.RELEASED
+) -> None:
     """Serves ``folder`` until SIGINT or SIGTERM.
 
     Args:
@@ -252,6 +265,7 @@ def serve(folder: Path, host: str, port: int, on_ready: Callable[[str], None]) -
         host: Address to listen on.
         port: Port to listen on; 0 picks a free one.
         on_ready: Called with the base URL once the server accepts connections.
+        logs: Whose bot logs the pages show.
 
     Raises:
         OSError: if the address cannot be bound (port in use, bad host).
@@ -260,7 +274,7 @@ def serve(folder: Path, host: str, port: int, on_ready: Callable[[str], None]) -
     sock = socket.create_server((host, port), family=family, backlog=128)
     sock.setblocking(False)
     config = uvicorn.Config(
-        make_app(folder),
+        make_app(folder, logs),
         log_config=None,
         access_log=False,
         lifespan="off",

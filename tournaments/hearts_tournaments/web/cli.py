@@ -12,6 +12,8 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from hearts_tournaments.cli_common import MARKUP_MODE
+
 MISSING_EXTRA = "hearts web needs the web extra: pip install 'cancellation-hearts[web]'"
 
 
@@ -25,6 +27,7 @@ class _ServeByDefault(TyperGroup):
 
 
 web_app = typer.Typer(
+    rich_markup_mode=MARKUP_MODE,
     name="web",
     cls=_ServeByDefault,
     help="A tournament's leaderboard, games and replays in the browser: `hearts web DIR` serves it live.",
@@ -32,6 +35,25 @@ web_app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+LogsOption = Annotated[
+    str,
+    typer.Option(
+        "--logs",
+        help="Whose bot logs the bot pages show: released (a game's log once every game of its deal "
+        "is played, as its record) or never.",
+    ),
+]
+
+
+def _policy(logs: str) -> Any:
+    from hearts_tournaments.web.source import LogPolicy
+
+    try:
+        return LogPolicy(logs)
+    except ValueError:
+        raise _fail(f"--logs must be released or never, not {logs!r}") from None
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -52,6 +74,7 @@ def serve_command(
     folder: Annotated[Path, typer.Argument(help="The tournament's output folder.")],
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 8000,
+    logs: LogsOption = "released",
 ) -> None:
     """Serve one tournament folder read-only; pages update live while games are played.
 
@@ -63,7 +86,7 @@ def serve_command(
     if not (folder / "tournament.sqlite").is_file() and not (folder / "league.sqlite").is_file():
         typer.echo(f"hearts web: {folder} holds no tournament yet; its pages appear once it does", err=True)
     try:
-        app.serve(folder, host, port, lambda url: typer.echo(f"web listening on {url}"))
+        app.serve(folder, host, port, lambda url: typer.echo(f"web listening on {url}"), _policy(logs))
     except OSError as exc:
         raise _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
@@ -76,6 +99,7 @@ def export_command(
         bool,
         typer.Option("--seat-views/--no-seat-views", help="Also write every seat's view of every replay."),
     ] = True,
+    logs: LogsOption = "released",
 ) -> None:
     """Write the same pages as a static site (open OUT/index.html)."""
     _web()
@@ -83,11 +107,11 @@ def export_command(
     from hearts_tournaments.web.source import NotATournament
 
     try:
-        summary = export_site(folder, out, seat_views=seat_views)
+        summary = export_site(folder, out, seat_views=seat_views, logs=_policy(logs))
     except (NotATournament, ExportError) as exc:
         raise _fail(str(exc)) from None
     typer.echo(f"wrote {summary.pages} pages and {summary.records} game records to {out}")
     for line in summary.failed:
-        typer.echo(f"hearts web export: {line}", err=True)
+        typer.echo(f"hearts: error: {line}", err=True)
     if summary.failed:
         raise typer.Exit(1)

@@ -15,7 +15,7 @@ from pathlib import Path
 from hearts_tournaments.web.app import STATIC
 from hearts_tournaments.web.links import Links
 from hearts_tournaments.web.pages import Page, Site
-from hearts_tournaments.web.source import TournamentSource
+from hearts_tournaments.web.source import LogPolicy, TournamentSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,19 +31,22 @@ class ExportError(Exception):
     """The output folder cannot be written (the message says why)."""
 
 
-def export_site(folder: Path, out: Path, *, seat_views: bool = True) -> ExportSummary:
+def export_site(
+    folder: Path, out: Path, *, seat_views: bool = True, logs: LogPolicy = LogPolicy.RELEASED
+) -> ExportSummary:
     """Writes the pages of the tournament in ``folder`` under ``out``.
 
     Args:
         folder: The tournament folder (opened read-only).
         out: The site's folder (created; files of an earlier export are replaced).
         seat_views: Also write every seat's view of every replay.
+        logs: Whose bot logs the pages show.
 
     Raises:
         NotATournament: if ``folder`` holds no tournament.
         ExportError: if ``out`` cannot be written.
     """
-    source = TournamentSource(folder, live=False)
+    source = TournamentSource(folder, logs, live=False)
     site = Site(source, live=False)
     top = Links(static_site=True, root="")
     nested = top.at_depth(1)

@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from hearts_tournaments.report import method_notes
 from hearts_tournaments.results import PAIRED_MIN_DEALS, BotStanding, Interval, Standings
 from hearts_tournaments.web.links import Links
 from hearts_tournaments.web.meetings import share_intervals
@@ -157,13 +158,19 @@ class Site:
         )
         return Page(200, html)
 
-    def error(self, links: Links, status: int, message: str) -> Page:
-        """The page of a refusal: its status and one clear sentence."""
+    def error(self, links: Links, status: int, message: str, waiting: bool = False) -> Page:
+        """The page of a refusal: its status and one clear sentence. ``waiting``: the folder holds
+        no tournament yet, and the page reloads itself once it does."""
         heading = {403: "Withheld", 404: "Not found", 500: "Cannot show this"}.get(status, "Error")
         return Page(
             status,
             self.env.get_template("error.html").render(
-                links=links, live=False, title=_safe_title(self._source), heading=heading, message=message
+                links=links,
+                live=False,
+                title=_safe_title(self._source),
+                heading=heading,
+                message=message,
+                waiting=waiting,
             ),
         )
 
@@ -181,6 +188,10 @@ class Site:
         return self._guard(links, lambda: self._leaderboard(links, query, fragment))
 
     def _leaderboard(self, links: Links, query: dict[str, str], fragment: bool) -> Page:
+        league = getattr(self.source, "league", None)
+        if league is not None:
+            # A league has pages of its own: its official table, not a tournament's standings.
+            return self._render("league_body.html" if fragment else "league.html", links, **league())
         standings = self.source.standings()
         sort = query.get("sort", "rank")
         if sort not in SORT_KEYS:
@@ -201,6 +212,7 @@ class Site:
             lines = sorted(present, key=key, reverse=order == "desc") + [s for s in lines if key(s) is None]
         context = {
             "standings": standings,
+            "method_notes": method_notes(standings),
             "lines": lines,
             "sort": sort,
             "order": order,

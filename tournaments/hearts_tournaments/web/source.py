@@ -29,7 +29,7 @@ import structlog
 from hearts_tournaments.config import ConfigError, parse_config
 from hearts_tournaments.outcome import GameOutcome
 from hearts_tournaments.results import Standings
-from hearts_tournaments.runner import Tournament, fresh_snapshot, open_tournament
+from hearts_tournaments.runner import PROCESSES_LOG, Tournament, fresh_snapshot, open_tournament
 from hearts_tournaments.schedule import Schedule
 from hearts_tournaments.standings_snapshot import Snapshot, fingerprint, load_snapshot, snapshot_path
 from hearts_tournaments.store import Store, StoreError
@@ -42,6 +42,15 @@ WAIT_FOR_QUICK_S = 0.25
 FIRST_WAIT_S = 0.5
 
 log = structlog.get_logger(__name__)
+
+
+class LogPolicy(enum.StrEnum):
+    """Whose bot logs the pages show: the organiser's choice (``hearts web --logs``)."""
+
+    #: A game's logs once every game of its deal is played, as its record (the default).
+    RELEASED = "released"
+    #: None: the logs stay in the output folder for the organiser.
+    NEVER = "never"
 
 
 class SourceError(Exception):
@@ -194,6 +203,7 @@ class TournamentSource:
 
     Args:
         folder: The tournament's output folder.
+        logs: Whose bot logs are shown (default: a game's, once its deal is complete).
         live: Serve live pages (as above); else (a static export) every call waits for the
             standings of the games stored.
 
@@ -201,8 +211,10 @@ class TournamentSource:
         NotATournament: if the folder holds no readable tournament.
     """
 
-    def __init__(self, folder: Path, *, live: bool = True) -> None:
+    def __init__(self, folder: Path, logs: LogPolicy = LogPolicy.RELEASED, *, live: bool = True) -> None:
         self.folder = folder
+        #: Whose bot logs are shown.
+        self.logs = logs
         self.live = live
         try:
             self._store = Store.open(folder, read_only=True)
@@ -408,7 +420,10 @@ class TournamentSource:
     def log(self, bot: str, key: str, seat: int) -> LogExcerpt | None:
         """The last :data:`LOG_TAIL` lines of the bot's log of a released game."""
         row = self._released(key)
-        return log_tail(self.folder, bot, key, seat, row.seats)
+        if self.logs is LogPolicy.NEVER:
+            return None
+        game_id = row.outcome.game_id if row.outcome is not None else ""
+        return log_tail(self.folder, bot, key, seat, row.seats, game_id)
 
 
 def parse_record(key: str, text: str) -> dict[str, Any]:
@@ -426,21 +441,64 @@ def parse_record(key: str, text: str) -> dict[str, Any]:
     return data
 
 
-def log_tail(folder: Path, bot: str, key: str, seat: int, seats: Sequence[str]) -> LogExcerpt | None:
+def log_tail(
+    folder: Path, bot: str, key: str, seat: int, seats: Sequence[str], game_id: str = ""
+) -> LogExcerpt | None:
     """The last :data:`LOG_TAIL` lines of ``bot``'s log of game ``key`` (None unless it sat at
-    ``seat``, or when there is no log)."""
+    ``seat``, or when there is no log).
+
+    A process of its own has the log ``KEY-sSEAT.log``. A warm bot's process (the default reuse)
+    plays several games into one log, ``warm-SERIAL-FIRSTKEY.log``, found through the runner's
+    ``processes.jsonl``; of it, the lines of this game are shown: from the SDK's
+    ``game_started`` line naming ``game_id`` to the next game's (from the top for the process's
+    first game, whose start-up lines belong to it), or the whole log when no line names a game.
+    """
     if not 0 <= seat < len(seats) or seats[seat] != bot:
         return None
     path = folder / "logs" / bot / f"{key}-s{seat}.log"
+    if not path.is_file():
+        warm = _warm_log(folder, bot, key, seat)
+        if warm is None:
+            return None
+        path = warm
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+    if path.name.startswith("warm-") and game_id:
+        lines = _lines_of_game(lines, game_id)
     return LogExcerpt(str(path.relative_to(folder)), tuple(lines[-LOG_TAIL:]), len(lines) > LOG_TAIL)
 
 
 def _games_of(snapshot: Snapshot) -> int:
     return snapshot.standings.games_played
+
+
+def _warm_log(folder: Path, bot: str, key: str, seat: int) -> Path | None:
+    """The warm process's log that played ``seat`` of game ``key`` (from ``processes.jsonl``)."""
+    try:
+        text = (folder / PROCESSES_LOG).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("key") == key and entry.get("seat") == seat and isinstance(entry.get("serial"), int):
+            found = sorted((folder / "logs" / bot).glob(f"warm-{entry['serial']:04d}-*.log"))
+            return found[0] if found else None
+    return None
+
+
+def _lines_of_game(lines: list[str], game_id: str) -> list[str]:
+    starts = [i for i, line in enumerate(lines) if "game_started" in line and "game_id=" in line]
+    mine = [i for i in starts if f"game_id='{game_id}'" in lines[i] or f'game_id="{game_id}"' in lines[i]]
+    if not mine:
+        return lines
+    begin = 0 if mine[0] == starts[0] else mine[0]
+    after = [i for i in starts if i > mine[0]]
+    return lines[begin : after[0] if after else len(lines)]
 
 
 def _status(outcome: GameOutcome | None, deal_done: bool) -> GameStatus:
@@ -460,6 +518,7 @@ __all__ = [
     "GameRow",
     "GameStatus",
     "LogExcerpt",
+    "LogPolicy",
     "NoSuchBot",
     "NoSuchGame",
     "NotATournament",

@@ -86,6 +86,33 @@
       return i >= 0 ? i : null;
     }
 
+    // A deep link to a moment this game does not have says so (and the viewer shows the start).
+    const problemEl = document.getElementById("link-problem");
+    function linkProblem(hash) {
+      if (!hash || hash === "#") return null;
+      const m = /^#?h(\d+)(?:(p|e)|t(\d+)(?:c(\d+))?)?$/.exec(hash);
+      if (!m) {
+        return hash + " is not a moment of this game: a link ends in #h2 (hand 2), #h2p (after its " +
+          "passes), #h2t5 (its trick 5), #h2t5c3 (the trick's third card) or #h2e (its end).";
+      }
+      const hand = game.hands[Number(m[1]) - 1];
+      if (!hand) {
+        return hash + ": no hand " + m[1] + " in this game (it has " + game.hands.length + " hand" +
+          (game.hands.length === 1 ? "" : "s") + ").";
+      }
+      if (m[3] && !hand.tricks[Number(m[3]) - 1]) {
+        return hash + ": no trick " + m[3] + " in hand " + m[1] + " (it has " + hand.tricks.length + " tricks).";
+      }
+      return null;
+    }
+    function showLinkProblem(hash) {
+      const problem = linkProblem(hash);
+      if (!problemEl) return;
+      problemEl.hidden = problem === null;
+      problemEl.textContent = problem === null ? "" : problem + " Showing " +
+        (pos === 0 ? "the start of the game." : "where the replay was.");
+    }
+
     // Seats around an ellipse, seat 0 at the bottom, clockwise (to its left is seat 1).
     const table = document.getElementById("table");
     const seatEls = [];
@@ -323,8 +350,10 @@
       actions[act]();
     });
     window.addEventListener("hashchange", () => {
-      const i = fromHash(location.hash);
+      const asked = location.hash;
+      const i = fromHash(asked);
       if (i !== null && i !== pos) go(i);
+      showLinkProblem(asked);
     });
     const seatSelect = document.getElementById("seat-select");
     if (seatSelect) {
@@ -333,8 +362,10 @@
         location.href = opt.dataset.href + location.hash;
       });
     }
-    const start = fromHash(location.hash);
+    const asked = location.hash;
+    const start = fromHash(asked);
     go(start === null ? 0 : start);
+    showLinkProblem(asked);
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);

@@ -1,0 +1,100 @@
+"""Saying what went wrong with an entrant: one line naming who, what, why, the fix and the log.
+
+The pre-flight check (:mod:`.preflight`) and the runner during a game (:mod:`.runner`) both
+phrase an entrant's failure here, and read the first error line of the bot's log the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Bytes of a bot's log read to find its first error line.
+HEAD_BYTES = 64 * 1024
+#: The longest error line quoted (a bot may write anything).
+QUOTE_CHARS = 240
+#: Words that make a log line an error line.
+_ERROR = re.compile(
+    r"error|exception|traceback|not found|no such|cannot|can't|could not|denied|fatal|panic|"
+    r"failed|refused|killed|unable|missing|invalid|wrote nothing",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EntrantProblem:
+    """Why an entrant cannot play, and what to do about it.
+
+    Attributes:
+        bot: The entrant's name.
+        cause: What is wrong (a clause, no final full stop).
+        fix: What to do.
+        log: The bot's log of the attempt, if it was started.
+    """
+
+    bot: str
+    cause: str
+    fix: str
+    log: Path | None = None
+
+    def line(self) -> str:
+        """The problem as one line (without the ``hearts: error:`` prefix)."""
+        where = f" (log: {self.log})" if self.log is not None else ""
+        return f"entrant {self.bot!r} cannot play: {self.cause}{where}; fix: {self.fix}"
+
+    def to_json(self) -> dict[str, str | None]:
+        """The problem as a JSON object."""
+        return {
+            "bot": self.bot,
+            "cause": self.cause,
+            "fix": self.fix,
+            "log": str(self.log) if self.log is not None else None,
+        }
+
+
+def first_error_line(log: Path) -> str | None:
+    """The first line of a bot's log that tells an error, quoted short, or None.
+
+    A Python traceback is named by its last line (the exception), not by ``Traceback (most
+    recent call last):``; a log with no line that looks like an error gives its last line.
+    """
+    try:
+        with log.open("rb") as handle:
+            head = handle.read(HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+    lines = [line.rstrip() for line in head.splitlines() if line.strip()]
+    # The runner's own notes (a bridge's summary) are not the bot's errors.
+    lines = [line for line in lines if not line.startswith("hearts tournament: stdio bridge summary")]
+    for index, line in enumerate(lines):
+        if line.startswith("Traceback"):
+            rest = [x for x in lines[index + 1 :] if not x.startswith((" ", "\t"))]
+            return _quote(rest[0] if rest else line)
+        if _ERROR.search(line):
+            return _quote(line)
+    return _quote(lines[-1]) if lines else None
+
+
+def _quote(line: str) -> str:
+    line = " ".join(line.split())
+    return line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 3] + "..."
+
+
+def exit_line(bot: str, game: str, seat: int, code: int | None, killed: str | None, log: Path) -> str:
+    """The line for a bot process that ended before its game did."""
+    how = f"was killed ({killed})" if killed else f"exited with status {code}"
+    return (
+        f"entrant {bot!r} in game {game} (seat {seat}) {how} before the game ended: {_said(log)}; log: {log}"
+    )
+
+
+def silent_line(bot: str, game: str, seat: int, why: str, log: Path | None) -> str:
+    """The line for a bot that stopped answering (retired, or never made a decision of its own)."""
+    said = f": {_said(log)}; log: {log}" if log is not None else ""
+    return f"entrant {bot!r} in game {game} (seat {seat}) {why}{said}"
+
+
+def _said(log: Path) -> str:
+    line = first_error_line(log)
+    return f"its log says {line!r}" if line else "its log is empty"
