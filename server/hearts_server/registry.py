@@ -21,6 +21,7 @@ from hearts_core.view import build_view
 from hearts_server.logs import get_logger
 from hearts_server.sessions import Session
 from hearts_server.table import Table, TableSettings
+from hearts_server.table.clock import Clock
 from hearts_server.table.table import ViewBuilder
 
 log = get_logger(__name__)
@@ -64,6 +65,15 @@ def settings_from_pb(config: apb.TableConfig, defaults: ServerDefaults) -> Table
     )
 
 
+#: Tables waiting or playing at once, server-wide (``hearts serve --max-tables``); past it
+#: CreateTable fails with RESOURCE_EXHAUSTED. The runner plays at most 256 tables at once.
+MAX_LIVE_TABLES = 256
+
+
+class TooManyTables(Exception):
+    """The referee has as many tables waiting or playing as it allows; the message says so."""
+
+
 #: Finished tables kept in memory (GetTable, AwaitTable, Watch); older ones are forgotten, their
 #: records stay on disk (GetGameRecord reads the file).
 MAX_FINISHED_TABLES = 64
@@ -80,11 +90,17 @@ class Registry:
     Args:
         record_dir: Where finished games' records are written (None: memory only).
         defaults: Server-wide defaults.
+        max_tables: Tables waiting or playing at once; CreateTable past it is refused.
     """
 
-    def __init__(self, record_dir: Path | None, defaults: ServerDefaults | None = None) -> None:
+    def __init__(
+        self, record_dir: Path | None, defaults: ServerDefaults | None = None, max_tables: int = MAX_LIVE_TABLES
+    ) -> None:
         self.record_dir = record_dir
         self.defaults = defaults or ServerDefaults()
+        self.max_tables = max_tables
+        #: The tables' clock (None: the event loop's; the flood test stops it with a ManualClock).
+        self.clock: Clock | None = None
         #: How the tables build a seat's View (the leak test swaps in one that re-deals hidden cards).
         self.view_builder: ViewBuilder = build_view
         self.tables: dict[str, Table] = {}
@@ -98,9 +114,19 @@ class Registry:
         self._by_session_token: dict[str, Session] = {}
 
     def create(self, settings: TableSettings) -> Table:
-        """Creates a table and starts refereeing it (it waits for its seats to join)."""
+        """Creates a table and starts refereeing it (it waits for its seats to join).
+
+        Raises:
+            TooManyTables: if ``max_tables`` tables are waiting or playing already.
+        """
+        live = self.live_tables()
+        if live >= self.max_tables:
+            raise TooManyTables(
+                f"the referee has {live} tables waiting or playing, its limit of {self.max_tables} "
+                "(hearts serve --max-tables): create this one when another has ended"
+            )
         table_id = secrets.token_hex(6)
-        table = Table(table_id, settings, self.record_dir, view_builder=self.view_builder)
+        table = Table(table_id, settings, self.record_dir, clock=self.clock, view_builder=self.view_builder)
         self.tables[table_id] = table
         for seat in table.seats:
             self._by_token[seat.token] = (table, seat.index)
@@ -109,6 +135,10 @@ class Registry:
         task.add_done_callback(lambda _: self._ended(table))
         log.info("table_created", table_id=table_id, players=settings.rules.players, games=settings.games)
         return table
+
+    def live_tables(self) -> int:
+        """Tables waiting for their seats or playing (a table counts until its end is announced)."""
+        return sum(1 for table_id in self._tasks if not self.tables[table_id].done.is_set())
 
     def _ended(self, table: Table) -> None:
         self._tasks.pop(table.table_id, None)

@@ -41,6 +41,7 @@ from hearts_tournaments.runner import (
     Tournament,
     check_sandbox,
     create_tournament,
+    external_token_missing,
     open_tournament,
     run_tournament,
     schedule_for,
@@ -49,7 +50,12 @@ from hearts_tournaments.runner import (
 from hearts_tournaments.sandbox import SandboxError
 from hearts_tournaments.schedule import Schedule, suggest_deals
 from hearts_tournaments.store import StoreError
-from hearts_tournaments.tournament_secrets import DealSecretError, read_deal_secret
+from hearts_tournaments.tournament_secrets import (
+    ADMIN_TOKEN_ENV,
+    DealSecretError,
+    read_deal_secret,
+    take_env_secret,
+)
 from hearts_tournaments.verify import verify_tournament
 
 tournament_app = typer.Typer(
@@ -145,6 +151,7 @@ def run_command(
     except ConfigError as exc:
         raise fail(f"{config or 'demo'}: {exc}") from None
     folder = output or (DEMO_OUTPUT if demo else settings.output)
+    _check_external_referee(settings)
     _check_sandbox(settings, folder)
     say = _Stopwatch(err=True)
     try:
@@ -193,6 +200,7 @@ def resume_command(
         tournament.store.close()
         raise
     try:
+        _check_external_referee(tournament.config)
         _check_sandbox(tournament.config, folder)
     except typer.Exit:
         tournament.store.close()
@@ -290,6 +298,12 @@ def _check_sandbox(config: TournamentConfig, output: Path) -> None:
         raise fail(str(exc)) from None
     for warning in warnings:
         typer.echo(f"hearts: {warning}", err=True)
+
+
+def _check_external_referee(config: TournamentConfig) -> None:
+    """Exits 2 when the config names an external referee and its admin token is not given."""
+    if config.server and not take_env_secret(ADMIN_TOKEN_ENV):
+        raise fail(external_token_missing(config.server))
 
 
 def _print_balance(schedule: Schedule, say: _Stopwatch, gauntlet: bool = False) -> None:

@@ -227,17 +227,14 @@ class Decisions:
                 seat.by_referee += 1
             return Outcome(answer, by_referee)
 
-        if seat.released:
-            return done(fallback(), RELEASED, 0)
-        if seat.retired:
-            return done(fallback(), RETIRED, 0)
+        instant = self._instant(seat)
+        if instant is not None:
+            # Decided at once, without a seat to wait for: let the other tables (and the
+            # transport) run first, else a table nobody plays would hold the event loop for its
+            # whole game (seconds for a 1,000-hand game) and every other table's decisions wait.
+            await asyncio.sleep(0)
+            return done(fallback(), instant, 0)
         budget = min(float(self.settings.decision_ms), seat.bank_ms)
-        if budget < 1:
-            self.fault(seat, FaultKind.TIME_BANK_EXHAUSTED, "the seat's time bank is used up")
-            return done(fallback(), FaultKind.TIME_BANK_EXHAUSTED.value, 0)
-        if seat.connection is None and not self._may_reconnect(seat):
-            self.fault(seat, FaultKind.DISCONNECTED, "the seat was not connected")
-            return done(fallback(), FaultKind.DISCONNECTED.value, 0)
         self._next_request_id += 1
         request_id = self._next_request_id
         request = msg.decision_request(request_id, kind, view(), int(budget), int(seat.bank_ms))
@@ -280,6 +277,21 @@ class Decisions:
         if pending.bot_error:
             self._log.warning("seat_bot_error", seat=seat.index, bot=seat.name, request_id=request_id)
         return done(answer, None, spent, referee_ms, pending.bot_error)  # type: ignore[arg-type]
+
+    def _instant(self, seat: Seat) -> str | None:
+        """Why the referee decides for ``seat`` at once (faulting it where that is a fault), or
+        None when the seat is asked."""
+        if seat.released:
+            return RELEASED
+        if seat.retired:
+            return RETIRED
+        if min(float(self.settings.decision_ms), seat.bank_ms) < 1:
+            self.fault(seat, FaultKind.TIME_BANK_EXHAUSTED, "the seat's time bank is used up")
+            return FaultKind.TIME_BANK_EXHAUSTED.value
+        if seat.connection is None and not self._may_reconnect(seat):
+            self.fault(seat, FaultKind.DISCONNECTED, "the seat was not connected")
+            return FaultKind.DISCONNECTED.value
+        return None
 
     async def _wait_rest(self, pending: Pending[T], future: asyncio.Future[T], budget: float) -> object:
         """After the first wait ran out: waits what is left of the budget since the request was
