@@ -174,7 +174,9 @@ def test_serve_open_admin_opens_the_api_with_a_warning(tmp_path: Path, serve: li
     assert not (tmp_path / "state").exists(), "an open referee writes no token file"
 
 
-def test_serve_writes_a_missing_admin_token_file_and_reads_it_back(tmp_path: Path, serve: list[Serve]) -> None:
+def test_serve_writes_a_missing_admin_token_file_and_reads_it_back(
+    tmp_path: Path, serve: list[Serve]
+) -> None:
     token_file = tmp_path / "private" / "admin.token"
     first = Serve(tmp_path, "--admin-token-file", str(token_file))
     serve.append(first)
@@ -252,7 +254,9 @@ def test_an_admin_creating_tables_as_fast_as_it_can_is_stopped_at_the_cap(tmp_pa
     assert again
 
 
-@pytest.mark.parametrize(("games", "max_hands", "accepted"), [(1000, 1000, False), (101, 200, False), (100, 200, True)])
+@pytest.mark.parametrize(
+    ("games", "max_hands", "accepted"), [(1000, 1000, False), (101, 200, False), (100, 200, True)]
+)
 def test_a_table_of_more_hands_than_the_cap_is_refused(
     tmp_path: Path, games: int, max_hands: int, accepted: bool
 ) -> None:
@@ -281,22 +285,23 @@ def test_a_table_nobody_plays_lets_the_event_loop_run(tmp_path: Path) -> None:
     # the event loop run anything else, so 200 such tables held every other table's decisions
     # for hundreds of ms. Counted in decisions per turn of the loop, not in time: now at most one
     # per seat (a pass asks every seat at once).
-    async def scenario() -> tuple[int, int, int]:
+    async def scenario() -> tuple[int, int]:
         registry = Registry(tmp_path)
         settings = TableSettings(
-            rules=Rules(players=6, target_score=10_000, max_hands=200), bot_names=("x",) * 6, join_timeout_ms=1
+            rules=Rules(players=6, target_score=10_000, max_hands=200),
+            bot_names=("x",) * 6,
+            join_timeout_ms=1,
         )
         table = registry.create(settings)
-        most = turns = 0
+        most = 0
         while not table.done.is_set():
             before = len(table.decisions.log)
             await asyncio.sleep(0)
-            turns += 1
             if table.state is not None:
                 most = max(most, len(table.decisions.log) - before)
-        return most, turns, table.finished[0].result.hands_played
+        return most, table.finished[0].result.hands_played
 
-    most, turns, hands = asyncio.run(scenario())
+    most, hands = asyncio.run(scenario())
     assert hands == 200
     assert most <= 6, f"the referee made {most} decisions in one turn of the event loop"
 
@@ -374,7 +379,9 @@ def test_metadata_that_is_not_utf8_costs_at_most_one_log_line(tmp_path: Path, se
     assert all("\\xff" not in json.dumps(line) for line in lines)
 
 
-def test_a_runner_given_an_external_referee_without_its_token_refuses(tmp_path: Path, serve: list[Serve]) -> None:
+def test_a_runner_given_an_external_referee_without_its_token_refuses(
+    tmp_path: Path, serve: list[Serve]
+) -> None:
     server = Serve(tmp_path, "--open-admin")
     serve.append(server)
     config = tmp_path / "external.toml"

@@ -83,9 +83,7 @@ def test_a_killed_server_keeps_every_finished_game(tmp_path: Path) -> None:
     process, address, token = start_serve(records, tmp_path / "serve.log")
 
     async def scenario() -> str:
-        table = await create_table(
-            address, ["heuristic"] * 6, token, seed="kill", games=50, target_score=40
-        )
+        table = await create_table(address, ["heuristic"] * 6, token, seed="kill", games=50, target_score=40)
         bots = [sdk_bot(address, s.token, "heuristic", str(s.seat)) for s in table.seats]
         try:
             await wait_until(

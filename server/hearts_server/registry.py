@@ -94,7 +94,10 @@ class Registry:
     """
 
     def __init__(
-        self, record_dir: Path | None, defaults: ServerDefaults | None = None, max_tables: int = MAX_LIVE_TABLES
+        self,
+        record_dir: Path | None,
+        defaults: ServerDefaults | None = None,
+        max_tables: int = MAX_LIVE_TABLES,
     ) -> None:
         self.record_dir = record_dir
         self.defaults = defaults or ServerDefaults()
