@@ -180,6 +180,7 @@ async def run(games: int, hands: int, max_create: int, settle: float) -> dict[st
                 await play_victim(stub, address, 1, "warm-up")
                 start = rss_mb(referee.pid)
                 quiet = await play_victim(stub, address, games, "quiet")
+                print(f"alone: {len(quiet)} plays; flooding", file=sys.stderr)
                 stop = asyncio.Event()
                 thread = threading.Thread(target=sample, daemon=True)
                 thread.start()
@@ -190,6 +191,7 @@ async def run(games: int, hands: int, max_create: int, settle: float) -> dict[st
                 seconds = time.monotonic() - started
                 stop.set()
                 created, refused, message = await flooding
+                print(f"flooded: {len(loud)} plays in {seconds:.0f} s; cancelling", file=sys.stderr)
                 for table_id in created:
                     await stub.CancelTable(
                         apb.CancelTableRequest(table_id=table_id), metadata=METADATA, timeout=120
