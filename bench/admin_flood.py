@@ -8,10 +8,12 @@ consecutive card plays by the referee's clock (the records' ``at``), which inclu
 answer, the transport, and whatever else the referee's event loop is busy with. First the victim
 plays alone; then again while this process creates tables nobody joins (``join_timeout_ms=1``,
 target 10,000, ``--hands`` hands: the referee plays every seat of them itself) as fast as it
-can, 16 calls at a time, retrying at once when refused, until the victim is done. The flood's
-tables are then cancelled. The referee's resident memory (``/proc/PID/status``) is sampled:
-at the start (after one warm-up game), at its peak during the flood, and once every table has
-ended (``--settle`` seconds after the last cancel).
+can, 16 calls at a time, retrying at once when refused, until the victim is done (its table is
+created before the flood: a referee at its cap refuses new tables to everyone). The flood's
+tables are then cancelled; ``--rounds`` floods in a row. The referee's resident memory
+(``/proc/PID/status``) is sampled: at the start (after one warm-up game), at its peak during the
+floods, and after each flood once every table has ended (``--settle`` seconds after the last
+cancel).
 
     .venv/bin/python bench/admin_flood.py [--games 2] [--hands 200] [--max-create 3000] [--json]
 
@@ -110,12 +112,28 @@ def bot(address: str, token: str, seat: int) -> subprocess.Popen[bytes]:
     )
 
 
-async def play_victim(stub: agrpc.AdminServiceStub, address: str, games: int, label: str) -> list[float]:
-    """Plays the victim table; the intervals between consecutive card plays (ms)."""
+async def victim_table(stub: agrpc.AdminServiceStub, games: int, label: str) -> apb.CreateTableResponse:
+    """Creates the victim table (before any flood: a full referee refuses new tables)."""
     config = apb.TableConfig(
-        players=6, bot_names=NAMES, games=games, label=label, join_timeout_ms=120_000, decision_time_ms=5_000
+        players=6, bot_names=NAMES, games=games, label=label, join_timeout_ms=600_000, decision_time_ms=5_000
     )
-    table = await stub.CreateTable(apb.CreateTableRequest(config=config), metadata=METADATA, timeout=60)
+    table: apb.CreateTableResponse = await stub.CreateTable(
+        apb.CreateTableRequest(config=config), metadata=METADATA, timeout=60
+    )
+    return table
+
+
+async def play_victim(
+    stub: agrpc.AdminServiceStub,
+    address: str,
+    games: int,
+    label: str,
+    table: apb.CreateTableResponse | None = None,
+) -> list[float]:
+    """Plays the victim table (``table``, or a new one); the intervals between consecutive card
+    plays (ms)."""
+    if table is None:
+        table = await victim_table(stub, games, label)
     processes = [bot(address, seat.token, seat.seat) for seat in table.seats]
     try:
         done = await stub.AwaitTable(
@@ -164,7 +182,7 @@ def percentile(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else 0.0
 
 
-async def run(games: int, hands: int, max_create: int, settle: float) -> dict[str, Any]:
+async def run(games: int, hands: int, max_create: int, settle: float, rounds: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         referee, address = start_referee(Path(folder))
         peak = [0.0]
@@ -181,25 +199,33 @@ async def run(games: int, hands: int, max_create: int, settle: float) -> dict[st
                 start = rss_mb(referee.pid)
                 quiet = await play_victim(stub, address, games, "quiet")
                 print(f"alone: {len(quiet)} plays; flooding", file=sys.stderr)
-                stop = asyncio.Event()
+                loud: list[float] = []
+                after: list[float] = []
+                created: list[str] = []
+                refused, message, seconds = 0, "", 0.0
                 thread = threading.Thread(target=sample, daemon=True)
                 thread.start()
-                flooding = asyncio.create_task(flood(address, hands, max_create, stop))
-                await asyncio.sleep(1.0)  # the flood is on before the victim starts
-                started = time.monotonic()
-                loud = await play_victim(stub, address, games, "flooded")
-                seconds = time.monotonic() - started
-                stop.set()
-                created, refused, message = await flooding
-                print(f"flooded: {len(loud)} plays in {seconds:.0f} s; cancelling", file=sys.stderr)
-                for table_id in created:
-                    await stub.CancelTable(
-                        apb.CancelTableRequest(table_id=table_id), metadata=METADATA, timeout=120
-                    )
+                for _ in range(rounds):
+                    victim = await victim_table(stub, games, "flooded")
+                    stop = asyncio.Event()
+                    flooding = asyncio.create_task(flood(address, hands, max_create, stop))
+                    await asyncio.sleep(1.0)  # the flood is on before the victim starts
+                    started = time.monotonic()
+                    loud += await play_victim(stub, address, games, "flooded", victim)
+                    seconds += time.monotonic() - started
+                    stop.set()
+                    made, refusals, text = await flooding
+                    created += made
+                    refused, message = refused + refusals, text or message
+                    print(f"flooded: {len(loud)} plays in {seconds:.0f} s; cancelling", file=sys.stderr)
+                    for table_id in made:
+                        await stub.CancelTable(
+                            apb.CancelTableRequest(table_id=table_id), metadata=METADATA, timeout=120
+                        )
+                    await asyncio.sleep(settle)
+                    after.append(rss_mb(referee.pid))
                 sampling.set()
                 thread.join()
-                await asyncio.sleep(settle)
-                end = rss_mb(referee.pid)
         finally:
             referee.terminate()
             referee.wait(60)
@@ -218,7 +244,7 @@ async def run(games: int, hands: int, max_create: int, settle: float) -> dict[st
         "flood_refusal": message,
         "rss_start_mb": round(start, 1),
         "rss_peak_mb": round(peak[0], 1),
-        "rss_after_mb": round(end, 1),
+        "rss_after_mb": [round(mb, 1) for mb in after],
     }
 
 
@@ -230,9 +256,10 @@ def main() -> None:
     parser.add_argument(
         "--settle", type=float, default=3.0, help="Seconds between the last cancel and the last RSS."
     )
+    parser.add_argument("--rounds", type=int, default=2, help="Floods, one after the other.")
     parser.add_argument("--json", action="store_true", help="Print the JSON object only.")
     args = parser.parse_args()
-    result = asyncio.run(run(args.games, args.hands, args.max_create, args.settle))
+    result = asyncio.run(run(args.games, args.hands, args.max_create, args.settle, args.rounds))
     if not args.json:
         print(
             f"victim turnaround p50/p95: alone {result['quiet_turnaround_ms_p50']}/"
@@ -241,7 +268,7 @@ def main() -> None:
             f"{result['flood_tables_created']} tables created, "
             f"{result['flood_calls_refused']} calls refused; "
             f"referee RSS {result['rss_start_mb']} MB at start, {result['rss_peak_mb']} MB peak, "
-            f"{result['rss_after_mb']} MB after every table ended"
+            f"{result['rss_after_mb']} MB after every table ended (each round)"
         )
     print(json.dumps(result))
 
