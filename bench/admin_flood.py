@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import statistics
@@ -52,7 +53,11 @@ NAMES = ["heuristic"] * 6
 
 def rss_mb(pid: int) -> float:
     """A process's resident memory, in MB (Linux /proc)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:  # it has exited
+        return 0.0
+    for line in status.splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
@@ -219,9 +224,10 @@ async def run(games: int, hands: int, max_create: int, settle: float, rounds: in
                     refused, message = refused + refusals, text or message
                     print(f"flooded: {len(loud)} plays in {seconds:.0f} s; cancelling", file=sys.stderr)
                     for table_id in made:
-                        await stub.CancelTable(
-                            apb.CancelTableRequest(table_id=table_id), metadata=METADATA, timeout=120
-                        )
+                        with contextlib.suppress(grpc.aio.AioRpcError):  # ended and forgotten already
+                            await stub.CancelTable(
+                                apb.CancelTableRequest(table_id=table_id), metadata=METADATA, timeout=120
+                            )
                     await asyncio.sleep(settle)
                     after.append(rss_mb(referee.pid))
                 sampling.set()
