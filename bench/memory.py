@@ -55,7 +55,7 @@ async def _one_table(address: str, index: int) -> None:
 async def server_bench(games: int, every: int, parallel: int) -> dict[str, Any]:
     samples: list[tuple[int, float]] = []
     with tempfile.TemporaryDirectory() as folder:
-        server = make_server(Path(folder))
+        server = make_server(Path(folder), open_admin=True)
         await server.start()
         started = time.monotonic()
         try:

@@ -90,7 +90,7 @@ def summary(latencies: list[float], failures: list[str], rounds: int) -> dict[st
 
 async def run(seconds: float, max_streams: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
-        server = make_server(Path(folder))
+        server = make_server(Path(folder), open_admin=True)
         await server.start()
         try:
             baseline = await measure(server.address, min(seconds, 3.0))

@@ -47,7 +47,7 @@ PLAYERS = 6
 
 async def play(games: int, folder: Path) -> list[dict[str, Any]]:
     """Plays ``games`` games at one table; returns their records."""
-    server = make_server(folder, defaults=ServerDefaults())
+    server = make_server(folder, defaults=ServerDefaults(), open_admin=True)
     await server.start()
     try:
         async with grpc.aio.insecure_channel(server.address) as channel:

@@ -29,8 +29,9 @@ PLAY_METHOD = "/cancellation_hearts.v1.RefereeService/Play"
 
 @contextlib.asynccontextmanager
 async def running_server(record_dir: Path, **defaults: Any) -> AsyncIterator[RefereeServer]:
-    """The real referee server on 127.0.0.1 and a free port."""
-    server = make_server(record_dir, defaults=ServerDefaults(**defaults))
+    """The real referee server on 127.0.0.1 and a free port, its admin API open (``open_admin``:
+    only this test's process reaches it)."""
+    server = make_server(record_dir, defaults=ServerDefaults(**defaults), open_admin=True)
     await server.start()
     try:
         yield server
@@ -38,23 +39,32 @@ async def running_server(record_dir: Path, **defaults: Any) -> AsyncIterator[Ref
         await server.stop(grace=0.5)
 
 
-async def create_table(address: str, names: Sequence[str], **config: Any) -> apb.CreateTableResponse:
+def admin_metadata(admin_token: str | None) -> tuple[tuple[str, str], ...]:
+    """The metadata of an admin call with ``admin_token`` (none for an open referee)."""
+    return (("authorization", f"Bearer {admin_token}"),) if admin_token else ()
+
+
+async def create_table(
+    address: str, names: Sequence[str], admin_token: str | None = None, **config: Any
+) -> apb.CreateTableResponse:
     """Creates a table through AdminService.CreateTable."""
     async with own_channel(address) as channel:
         stub = agrpc.AdminServiceStub(channel)
         request = apb.CreateTableRequest(
             config=apb.TableConfig(players=len(names), bot_names=list(names), **config)
         )
-        response: apb.CreateTableResponse = await stub.CreateTable(request)
+        response: apb.CreateTableResponse = await stub.CreateTable(
+            request, metadata=admin_metadata(admin_token)
+        )
         return response
 
 
-async def await_table(address: str, table_id: str) -> apb.GetTableResponse:
+async def await_table(address: str, table_id: str, admin_token: str | None = None) -> apb.GetTableResponse:
     """Waits for a table's games through AdminService.AwaitTable."""
     async with own_channel(address) as channel:
         stub = agrpc.AdminServiceStub(channel)
         response: apb.AwaitTableResponse = await stub.AwaitTable(
-            apb.AwaitTableRequest(table_id=table_id), timeout=300
+            apb.AwaitTableRequest(table_id=table_id), timeout=300, metadata=admin_metadata(admin_token)
         )
         return response.table
 

@@ -28,7 +28,7 @@ def test_joins_keep_working_during_a_rapid_reset_attack(tmp_path: Path) -> None:
     from bench.rapid_reset import measure
 
     async def scenario() -> tuple[dict[str, object], dict[str, object]]:
-        server = make_server(tmp_path)
+        server = make_server(tmp_path, open_admin=True)
         await server.start()
         try:
             attacker = subprocess.Popen(

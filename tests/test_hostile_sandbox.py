@@ -553,19 +553,24 @@ def test_sandboxed_bots_reach_an_external_referee_through_the_relayed_socket(tmp
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
     )
     try:
         assert referee.stdout is not None
         line = referee.stdout.readline()
         address = line.strip().rsplit(" ", 1)[-1]
         assert line.startswith("referee listening on "), line
+        token_line = referee.stdout.readline()  # the admin token `hearts serve` made, in its file
+        assert token_line.startswith("admin token in "), token_line
+        admin_token = Path(token_line.split()[3]).read_text().strip()
         config = tmp_path / "external.toml"
         config.write_text(
             f'[tournament]\nname = "external"\ntable_size = 6\ndeals = 1\nduplicate = false\n'
             f'target_score = 20\nserver = "{address}"\noutput = "{tmp_path / "out"}"\n'
             '[[bots]]\nname = "a"\nbuiltin = "random"\n[[bots]]\nname = "b"\nbuiltin = "heuristic"\n'
         )
-        result = run_cli("tournament", "run", str(config), "--progress", "never")
+        env = {**os.environ, HEARTS_ADMIN_TOKEN: admin_token}
+        result = run_cli("tournament", "run", str(config), "--progress", "never", env=env)
         assert result.returncode == 0, result.stderr[-3000:]
         report = json.loads(run_cli("tournament", "report", str(tmp_path / "out"), "--format", "json").stdout)
         assert report["tournament"]["complete"] is True

@@ -131,7 +131,9 @@ def play_a_game(
     log_path = tmp_path / f"{language}.log"
 
     async def scenario() -> tuple[dict[str, Any], int]:
-        server = make_server(tmp_path / "games", unix_socket=tmp_path / "ref.sock" if unix else None)
+        server = make_server(
+            tmp_path / "games", unix_socket=tmp_path / "ref.sock" if unix else None, open_admin=True
+        )
         await server.start()
         try:
             table = await create_table(

@@ -44,7 +44,9 @@ async def wait_until(done: Callable[[], bool], timeout: float, what: str) -> Non
         await asyncio.sleep(0.05)
 
 
-def start_serve(records: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
+def start_serve(records: Path, log: Path, *extra: str) -> tuple[subprocess.Popen[str], str, str | None]:
+    """Starts ``hearts serve`` (its state folder beside ``records``); its process, address and the
+    admin token it made (None when ``extra`` gives one, or opens the admin API)."""
     process = subprocess.Popen(
         [
             sys.executable,
@@ -57,24 +59,31 @@ def start_serve(records: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
             "0",
             "--records",
             str(records),
+            *extra,
         ],
         stdout=subprocess.PIPE,
         stderr=log.open("wb"),
         text=True,
+        env={**os.environ, "XDG_STATE_HOME": str(records.parent / "state")},
     )
     line = read_line(process, START_TIMEOUT_S, log)
     if not line.startswith("referee listening on "):
         process.kill()
         pytest.fail(f"hearts serve did not start: {line!r}; its log:\n{log.read_text()[-2000:]}")
-    return process, line.split()[-1]
+    if extra:
+        return process, line.split()[-1], None
+    token_line = read_line(process, START_TIMEOUT_S, log)
+    assert token_line.startswith("admin token in "), token_line
+    token_file = Path(token_line.split()[3])
+    return process, line.split()[-1], token_file.read_text().strip()
 
 
 def test_a_killed_server_keeps_every_finished_game(tmp_path: Path) -> None:
     records = tmp_path / "games"
-    process, address = start_serve(records, tmp_path / "serve.log")
+    process, address, token = start_serve(records, tmp_path / "serve.log")
 
     async def scenario() -> str:
-        table = await create_table(address, ["heuristic"] * 6, seed="kill", games=50, target_score=40)
+        table = await create_table(address, ["heuristic"] * 6, token, seed="kill", games=50, target_score=40)
         bots = [sdk_bot(address, s.token, "heuristic", str(s.seat)) for s in table.seats]
         try:
             await wait_until(
@@ -101,7 +110,7 @@ def test_a_killed_server_keeps_every_finished_game(tmp_path: Path) -> None:
 
 
 def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
-    process, address = start_serve(tmp_path / "games", tmp_path / "serve.log")
+    process, address, _ = start_serve(tmp_path / "games", tmp_path / "serve.log")
     try:
         assert address.startswith("127.0.0.1:")
         process.send_signal(signal.SIGTERM)
@@ -111,7 +120,7 @@ def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
 
 
 def test_serve_reports_a_port_in_use(tmp_path: Path) -> None:
-    process, address = start_serve(tmp_path / "games", tmp_path / "serve.log")
+    process, address, _ = start_serve(tmp_path / "games", tmp_path / "serve.log")
     try:
         result = hearts("serve", "--port", address.split(":")[1], "--records", str(tmp_path / "other"))
         assert result.returncode == 2

@@ -209,7 +209,7 @@ def test_tls(tmp_path: Path) -> None:
         from hearts_client.bots import make_bot
         from hearts_client.sdk import run_async
 
-        server = make_server(tmp_path / "games", tls=TlsFiles(cert, key))
+        server = make_server(tmp_path / "games", tls=TlsFiles(cert, key), open_admin=True)
         await server.start()
         try:
             credentials = grpc.ssl_channel_credentials(cert.read_bytes())

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import ctypes
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from hearts_core.view import build_view
 from hearts_server.logs import get_logger
 from hearts_server.sessions import Session
 from hearts_server.table import Table, TableSettings
+from hearts_server.table.clock import Clock
 from hearts_server.table.table import ViewBuilder
 
 log = get_logger(__name__)
@@ -64,6 +67,41 @@ def settings_from_pb(config: apb.TableConfig, defaults: ServerDefaults) -> Table
     )
 
 
+#: Tables waiting or playing at once, server-wide (``hearts serve --max-tables``); past it
+#: CreateTable fails with RESOURCE_EXHAUSTED. The runner plays at most 256 tables at once.
+MAX_LIVE_TABLES = 256
+
+
+#: After a table ends, the referee hands the memory freed to the system this many seconds later
+#: (once for all the tables that ended meanwhile).
+TRIM_AFTER_S = 1.0
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+    return trim
+
+
+_MALLOC_TRIM = _malloc_trim()
+
+
+def release_freed_memory() -> None:
+    """Hands the heap memory Python has freed back to the system (glibc's ``malloc_trim``).
+
+    A finished game's objects are freed when its table ends, but glibc keeps the pages; without
+    this the referee's resident memory stays at its peak after a burst of tables.
+    """
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
+
+
+class TooManyTables(Exception):
+    """The referee has as many tables waiting or playing as it allows; the message says so."""
+
+
 #: Finished tables kept in memory (GetTable, AwaitTable, Watch); older ones are forgotten, their
 #: records stay on disk (GetGameRecord reads the file).
 MAX_FINISHED_TABLES = 64
@@ -80,17 +118,27 @@ class Registry:
     Args:
         record_dir: Where finished games' records are written (None: memory only).
         defaults: Server-wide defaults.
+        max_tables: Tables waiting or playing at once; CreateTable past it is refused.
     """
 
-    def __init__(self, record_dir: Path | None, defaults: ServerDefaults | None = None) -> None:
+    def __init__(
+        self,
+        record_dir: Path | None,
+        defaults: ServerDefaults | None = None,
+        max_tables: int = MAX_LIVE_TABLES,
+    ) -> None:
         self.record_dir = record_dir
         self.defaults = defaults or ServerDefaults()
+        self.max_tables = max_tables
+        #: The tables' clock (None: the event loop's; the flood test stops it with a ManualClock).
+        self.clock: Clock | None = None
         #: How the tables build a seat's View (the leak test swaps in one that re-deals hidden cards).
         self.view_builder: ViewBuilder = build_view
         self.tables: dict[str, Table] = {}
         self._by_token: dict[str, tuple[Table, int]] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._finished: collections.deque[str] = collections.deque()
+        self._trim: asyncio.TimerHandle | None = None
         if record_dir is not None:
             remove_partial_records(record_dir)
         #: Bot sessions (warm bots) by id, and by their secret token.
@@ -98,9 +146,19 @@ class Registry:
         self._by_session_token: dict[str, Session] = {}
 
     def create(self, settings: TableSettings) -> Table:
-        """Creates a table and starts refereeing it (it waits for its seats to join)."""
+        """Creates a table and starts refereeing it (it waits for its seats to join).
+
+        Raises:
+            TooManyTables: if ``max_tables`` tables are waiting or playing already.
+        """
+        live = self.live_tables()
+        if live >= self.max_tables:
+            raise TooManyTables(
+                f"the referee has {live} tables waiting or playing, its limit of {self.max_tables} "
+                "(hearts serve --max-tables): create this one when another has ended"
+            )
         table_id = secrets.token_hex(6)
-        table = Table(table_id, settings, self.record_dir, view_builder=self.view_builder)
+        table = Table(table_id, settings, self.record_dir, clock=self.clock, view_builder=self.view_builder)
         self.tables[table_id] = table
         for seat in table.seats:
             self._by_token[seat.token] = (table, seat.index)
@@ -110,11 +168,21 @@ class Registry:
         log.info("table_created", table_id=table_id, players=settings.rules.players, games=settings.games)
         return table
 
+    def live_tables(self) -> int:
+        """Tables waiting for their seats or playing (a table counts until its end is announced)."""
+        return sum(1 for table_id in self._tasks if not self.tables[table_id].done.is_set())
+
     def _ended(self, table: Table) -> None:
         self._tasks.pop(table.table_id, None)
         self._finished.append(table.table_id)
         while len(self._finished) > MAX_FINISHED_TABLES:
             self.forget(self._finished.popleft())
+        if self._trim is None:
+            self._trim = asyncio.get_running_loop().call_later(TRIM_AFTER_S, self._release_memory)
+
+    def _release_memory(self) -> None:
+        self._trim = None
+        release_freed_memory()
 
     def forget(self, table_id: str) -> None:
         """Drops a finished table from memory (its records stay on disk)."""

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +32,7 @@ from cancellation_hearts.v1 import (
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_protocol.transport import MAX_CALLS_PER_CONNECTION
 from hearts_server.logs import get_logger
-from hearts_server.registry import Registry, ServerDefaults
+from hearts_server.registry import MAX_LIVE_TABLES, Registry, ServerDefaults
 from hearts_server.service import AdminServicer, RefereeServicer, SpectatorServicer
 
 log = get_logger(__name__)
@@ -74,6 +76,56 @@ SERVER_OPTIONS: list[tuple[str, int]] = [
     ("grpc.server.max_pending_requests_hard_limit", 40_000),
     ("grpc.http2.max_header_list_size", 16 * 1024),
 ]
+
+
+#: The logger of grpc's Cython layer, which logs a traceback for every metadata value that is not
+#: UTF-8 (``grpc._cython.cygrpc._decode``: "Invalid encoding on ...", then decodes it as latin-1).
+CYGRPC_LOGGER = "grpc._cython.cygrpc"
+#: At most one line about such metadata per this many seconds.
+INVALID_METADATA_LOG_INTERVAL_S = 60.0
+
+
+class InvalidMetadataFilter(logging.Filter):
+    """Turns grpc's traceback for metadata that is not UTF-8 into one rate-limited line.
+
+    Whoever can connect can send such a header on every call (an ``authorization`` of random
+    bytes): grpc logs the value and a traceback for each (about 800 bytes). This filter lets one
+    line through per INVALID_METADATA_LOG_INTERVAL_S, without the traceback or the value, saying
+    how many it dropped; the call itself goes on (the value is read as latin-1, so a credential
+    never matches and the call is UNAUTHENTICATED).
+    """
+
+    def __init__(self, interval: float = INVALID_METADATA_LOG_INTERVAL_S) -> None:
+        super().__init__()
+        self.interval = interval
+        self.next_line = 0.0
+        self.dropped = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith("Invalid encoding on"):
+            return True
+        now = time.monotonic()
+        if now < self.next_line:
+            self.dropped += 1
+            return False
+        self.next_line = now + self.interval
+        record.msg = (
+            "a call carried metadata that is not UTF-8 (read as latin-1; a credential in it never "
+            "matches); %d more since the last such line, at most one line a minute"
+        )
+        record.args = (self.dropped,)
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        record.exc_info = record.exc_text = None
+        record.stack_info = None
+        self.dropped = 0
+        return True
+
+
+def quiet_invalid_metadata() -> None:
+    """Installs :class:`InvalidMetadataFilter` on grpc's Cython logger (once per process)."""
+    logger = logging.getLogger(CYGRPC_LOGGER)
+    if not any(isinstance(f, InvalidMetadataFilter) for f in logger.filters):
+        logger.addFilter(InvalidMetadataFilter())
 
 
 class QuietHealth(HealthServicer):  # type: ignore[misc]
@@ -124,7 +176,9 @@ class RefereeServer:
         registry: The tables.
         host: The address to bind, e.g. ``127.0.0.1`` or ``0.0.0.0``.
         port: The port; 0 picks a free one (read it back from :attr:`port`).
-        admin_token: When set, admin calls must carry it.
+        admin_token: Admin calls must carry it. Without one every admin call is refused, unless
+            ``open_admin``.
+        open_admin: With no ``admin_token``, let anyone who can connect make admin calls.
         tls: Serve TLS with these files.
         unix_socket: Also listen on this Unix socket (always plaintext: the socket file's
             permissions and the sandbox's mounts decide who can reach it). A sandboxed bot
@@ -139,8 +193,10 @@ class RefereeServer:
         admin_token: str | None = None,
         tls: TlsFiles | None = None,
         unix_socket: Path | None = None,
+        open_admin: bool = False,
     ) -> None:
         self.registry = registry
+        self.open_admin = open_admin
         self.unix_socket = unix_socket
         self.host = host
         self.requested_port = port
@@ -168,6 +224,7 @@ class RefereeServer:
         Raises:
             OSError: if the address cannot be bound (e.g. the port is in use).
         """
+        quiet_invalid_metadata()
         self.health = QuietHealth()
         self.server = grpc.aio.server(options=SERVER_OPTIONS)
         referee = RefereeServicer(self.registry)
@@ -180,7 +237,7 @@ class RefereeServer:
             (grpc.method_handlers_generic_handler(SERVICE_NAMES[0], {"Play": play}),)
         )
         admin_service_pb2_grpc.add_AdminServiceServicer_to_server(
-            AdminServicer(self.registry, self.admin_token), self.server
+            AdminServicer(self.registry, self.admin_token, self.open_admin), self.server
         )
         spectator_service_pb2_grpc.add_SpectatorServiceServicer_to_server(
             SpectatorServicer(self.registry), self.server
@@ -291,6 +348,14 @@ def make_server(
     admin_token: str | None = None,
     tls: TlsFiles | None = None,
     unix_socket: Path | None = None,
+    open_admin: bool = False,
+    max_tables: int = MAX_LIVE_TABLES,
 ) -> RefereeServer:
-    """A referee server with a fresh registry."""
-    return RefereeServer(Registry(record_dir, defaults), host, port, admin_token, tls, unix_socket)
+    """A referee server with a fresh registry.
+
+    Its admin API is closed unless ``admin_token`` is given (calls must carry it) or
+    ``open_admin`` opens it to anyone who can connect.
+    """
+    return RefereeServer(
+        Registry(record_dir, defaults, max_tables), host, port, admin_token, tls, unix_socket, open_admin
+    )

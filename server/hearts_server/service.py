@@ -23,7 +23,7 @@ from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
 from hearts_core.deal import seed_commitment
 from hearts_core.errors import HeartsError
 from hearts_server.logs import get_logger
-from hearts_server.registry import Registry, settings_from_pb
+from hearts_server.registry import Registry, TooManyTables, settings_from_pb
 from hearts_server.sessions import SessionError, play_session
 from hearts_server.table import Connection, FinishedGame, Table, TableStatus
 
@@ -215,21 +215,28 @@ def _matches(given: bytes | None, secret: str) -> bool:
     return given is not None and hmac.compare_digest(given, secret.encode())
 
 
-def _authorize(token: str | None, context: grpc.aio.ServicerContext[Any, Any]) -> bool:
-    if not token:
-        return True
-    return _matches(bearer(context), token)
-
-
 class AdminServicer(agrpc.AdminServiceServicer):
-    """AdminService: create tables, wait for them, fetch records."""
+    """AdminService: create tables, wait for them, fetch records.
 
-    def __init__(self, registry: Registry, admin_token: str | None) -> None:
+    Closed by default: with no ``admin_token`` every admin call is refused, unless
+    ``open_admin`` says that anyone who can connect may make them.
+    """
+
+    def __init__(self, registry: Registry, admin_token: str | None, open_admin: bool = False) -> None:
         self.registry = registry
-        self.admin_token = admin_token
+        self.admin_token = admin_token or None
+        self.open_admin = open_admin and self.admin_token is None
 
     async def _check(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        if not _authorize(self.admin_token, context):
+        if self.open_admin:
+            return
+        if self.admin_token is None:
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "this referee was started without an admin token and refuses every admin call "
+                "(`hearts serve` makes one and prints where it is; --open-admin opens the API)",
+            )
+        if not _matches(bearer(context), self.admin_token or ""):
             await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED, "admin calls need 'authorization: Bearer <admin token>'"
             )
@@ -250,7 +257,11 @@ class AdminServicer(agrpc.AdminServiceServicer):
         except (HeartsError, ValueError) as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
             raise
-        table = self.registry.create(settings)
+        try:
+            table = self.registry.create(settings)
+        except TooManyTables as exc:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+            raise
         return apb.CreateTableResponse(
             table_id=table.table_id,
             seats=[apb.SeatToken(seat=s.index, token=s.token) for s in table.seats],
@@ -430,7 +441,7 @@ class SpectatorServicer(sgrpc.SpectatorServiceServicer):
             table.watchers.append(queue)
         try:
             for event in backlog:
-                yield spb.WatchResponse(event=event)
+                yield spb.WatchResponse(event=rpb.Event.FromString(event))
             while True:
                 item = await queue.get()
                 if item is None:

@@ -21,6 +21,7 @@ from hearts_core.defaults import (
 )
 from hearts_core.rules import DEFAULT_TARGET_SCORE
 from hearts_server.logs import LogFormat, configure_logging
+from hearts_server.registry import MAX_LIVE_TABLES
 from hearts_tournaments.cli_common import MARKUP_MODE, fail, plain_help
 from hearts_tournaments.sandbox import SandboxError, SandboxKind
 from hearts_tournaments.tournament_cli import tournament_app
@@ -210,16 +211,34 @@ def serve(
     admin_token: Annotated[
         str | None,
         typer.Option(
-            "--admin-token", envvar="HEARTS_ADMIN_TOKEN", help="Require this bearer token on admin calls."
+            "--admin-token",
+            envvar="HEARTS_ADMIN_TOKEN",
+            help="Require this bearer token on admin calls (other processes may see it: prefer "
+            "--admin-token-file).",
         ),
     ] = None,
     admin_token_file: Annotated[
         Path | None,
         typer.Option(
             "--admin-token-file",
-            help="Read the admin token from this file (safer than --admin-token: not on the command line).",
+            help="Read the admin token from this file; if it does not exist, write a fresh one there "
+            "(0600) and keep it.",
         ),
     ] = None,
+    open_admin: Annotated[
+        bool,
+        typer.Option(
+            "--open-admin",
+            help="No admin token: anyone who can connect may create tables and read every record. "
+            "Only on a machine and network that only you can reach.",
+        ),
+    ] = False,
+    max_tables: Annotated[
+        int,
+        typer.Option(
+            "--max-tables", min=1, max=100_000, help="Tables waiting or playing at once; more are refused."
+        ),
+    ] = MAX_LIVE_TABLES,
     tls_cert: Annotated[
         Path | None, typer.Option("--tls-cert", help="PEM certificate chain: serve TLS.")
     ] = None,
@@ -233,36 +252,85 @@ def serve(
 
     Prints "referee listening on HOST:PORT" once it accepts connections; SIGINT or SIGTERM stop it.
     Every finished game's record is written durably to --records as it ends.
+
+    The admin API is closed by default: without --admin-token or --admin-token-file the referee
+    makes a fresh token, writes it to $XDG_STATE_HOME/cancellation-hearts/referee-PORT.token
+    (~/.local/state/... by default; 0600, removed when the referee stops) and prints that path on
+    the line after the address; give it to the runner as HEARTS_ADMIN_TOKEN.
     """
     import asyncio
 
     from hearts_server.registry import ServerDefaults
     from hearts_server.server import TlsFiles, make_server, serve_forever
+    from hearts_tournaments.admin_token import (
+        AdminTokenError,
+        default_token_file,
+        new_token,
+        read_token_file,
+        remove_token_file,
+        write_token_file,
+    )
 
     if (tls_cert is None) != (tls_key is None):
         raise fail("--tls-cert and --tls-key go together")
-    if admin_token_file is not None:
-        try:
-            admin_token = admin_token_file.read_text(encoding="ascii").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise fail(f"cannot read the admin token file {admin_token_file}: {exc}") from None
-        if not admin_token:
-            raise fail(f"the admin token file {admin_token_file} is empty")
+    if open_admin and (admin_token or admin_token_file is not None):
+        raise fail("--open-admin opens the admin API to everyone: give it without an admin token")
+    generated = False  # a token made here, written to its file once the port is known
+    try:
+        if admin_token_file is not None:
+            if admin_token_file.exists():
+                admin_token = read_token_file(admin_token_file)
+            else:
+                admin_token = new_token()
+                write_token_file(admin_token_file, admin_token)
+                typer.echo(f"admin token written to {admin_token_file} (0600)", err=True)
+        elif not admin_token and not open_admin:
+            admin_token, generated = new_token(), True
+    except AdminTokenError as exc:
+        raise fail(str(exc)) from None
+    made: Path | None = None
     tls = TlsFiles(tls_cert, tls_key) if tls_cert is not None and tls_key is not None else None
     defaults = ServerDefaults(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
+
+    def announce(address: str) -> None:
+        nonlocal made
+        if generated and made is None and admin_token is not None:
+            path = default_token_file(int(address.rsplit(":", 1)[1]))
+            write_token_file(path, admin_token)
+            made = path
+        typer.echo(f"referee listening on {address}")
+        if made is not None:
+            typer.echo(
+                f"admin token in {made} (0600, removed when the referee stops): give it to the "
+                f'runner as HEARTS_ADMIN_TOKEN="$(cat {made})"'
+            )
+        if open_admin:
+            typer.echo(
+                f"hearts: warning: --open-admin: anyone who can connect to {address} can create "
+                "tables and read every game record",
+                err=True,
+            )
+
     try:
         server = make_server(
             records,
             host=host,
             port=port,
             defaults=defaults,
-            admin_token=admin_token,
+            admin_token=admin_token or None,
             tls=tls,
             unix_socket=unix,
+            open_admin=open_admin,
+            max_tables=max_tables,
         )
-        asyncio.run(serve_forever(server, lambda address: typer.echo(f"referee listening on {address}")))
+        asyncio.run(serve_forever(server, announce))
+    except AdminTokenError as exc:
+        raise fail(str(exc)) from None
     except OSError as exc:
         raise fail(str(exc)) from None
+    finally:
+        if made is not None:
+            remove_token_file(made)
 
 
 @app.command()

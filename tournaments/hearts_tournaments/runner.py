@@ -171,6 +171,15 @@ def remove_owned(output: Path) -> list[Path]:
     return removed
 
 
+def external_token_missing(server: str) -> str:
+    """The one line that says an external referee's admin token is missing, and how to give it."""
+    return (
+        f"tournament.server is {server} but {ADMIN_TOKEN_ENV} is not set: give the runner that "
+        f'referee\'s admin token, e.g. {ADMIN_TOKEN_ENV}="$(cat FILE)" with the token file `hearts '
+        "serve` printed (a referee refuses admin calls without its token)"
+    )
+
+
 class RunnerError(Exception):
     """The tournament cannot go on (referee unreachable, table aborted, ...): one clear line."""
 
@@ -536,6 +545,8 @@ class _Runner:
         self.refresher = Refresher(self.output)
 
     async def run(self, kind: ExecutorKind = ExecutorKind.LOCAL, ray_address: str = "") -> None:
+        if self.config.server and not self.external_token:
+            raise RunnerError(external_token_missing(self.config.server))
         self._restore_record_files()
         done = self.store.finished_keys()
         pending = [g for g in self.schedule.games if g.key not in done]

@@ -41,6 +41,7 @@ from hearts_tournaments.runner import (
     Tournament,
     check_sandbox,
     create_tournament,
+    external_token_missing,
     open_tournament,
     run_tournament,
     schedule_for,
@@ -51,7 +52,12 @@ from hearts_tournaments.sandbox import SandboxError
 from hearts_tournaments.schedule import Schedule, suggest_deals
 from hearts_tournaments.signing import PUBLISHED, SigningError
 from hearts_tournaments.store import Store, StoreError
-from hearts_tournaments.tournament_secrets import DealSecretError, read_deal_secret
+from hearts_tournaments.tournament_secrets import (
+    ADMIN_TOKEN_ENV,
+    DealSecretError,
+    read_deal_secret,
+    take_env_secret,
+)
 from hearts_tournaments.verify import verify_tournament
 
 tournament_app = typer.Typer(
@@ -165,6 +171,7 @@ def run_command(
     except ConfigError as exc:
         raise fail(f"{config or 'demo'}: {exc}") from None
     folder = output or (DEMO_OUTPUT if demo else settings.output)
+    _check_external_referee(settings)
     _check_sandbox(settings, folder)
     if not (fresh or demo) and Store.path_in(folder).exists():
         raise fail(
@@ -220,6 +227,7 @@ def resume_command(
         tournament.store.close()
         raise
     try:
+        _check_external_referee(tournament.config)
         _check_sandbox(tournament.config, folder, snapshots_taken(tournament.store))
         if tournament.store.finished_keys() != {g.key for g in tournament.store.schedule().games}:
             _preflight(tournament.config, folder, allow_broken, resume=True)
@@ -401,6 +409,12 @@ def _preflight(config: TournamentConfig, output: Path, allow_broken: bool, resum
         f"{len(problems)} entrant(s) cannot play and nothing was played: fix them and run {again} "
         "again, or add --allow-broken to play with the referee in their seats"
     )
+
+
+def _check_external_referee(config: TournamentConfig) -> None:
+    """Exits 2 when the config names an external referee and its admin token is not given."""
+    if config.server and not take_env_secret(ADMIN_TOKEN_ENV):
+        raise fail(external_token_missing(config.server))
 
 
 def _print_balance(schedule: Schedule, say: _Stopwatch, gauntlet: bool = False) -> None:

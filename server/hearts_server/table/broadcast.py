@@ -16,14 +16,25 @@ class Broadcaster:
     """Delivers events to the seats (through each seat's :class:`~hearts_server.messages.SeatFeed`)
     and to spectators (the public events only, also kept as the table's public log).
 
+    The public log is what a spectator who comes later is sent first: the results of the table's
+    earlier games (their ``game_completed``) and every public event of the current game,
+    serialized. Earlier games' other events are dropped, so a table's memory is bounded by one
+    game's, however many games it plays; once the table has ended only the results stay (the
+    records hold the rest), so an ended table costs next to nothing.
+
     Args:
         seats: The table's seats.
     """
 
     def __init__(self, seats: Sequence[Seat]) -> None:
         self.seats = seats
-        self.public_log: list[rpb.Event] = []
+        self.public_log: list[bytes] = []
+        self._results: list[bytes] = []
         self.watchers: list[asyncio.Queue[rpb.Event | None]] = []
+
+    def new_game(self) -> None:
+        """Starts the next game's public log (the earlier games' results stay)."""
+        self.public_log = list(self._results)
 
     def send(self, seat: Seat, messages: list[rpb.PlayResponse]) -> None:
         """Queues messages for one seat (dropped while it has no stream: a reconnection catches up)."""
@@ -52,12 +63,17 @@ class Broadcaster:
                 if event is not None:
                     self.send(seat, seat.feed.event(event, _inline(seat)))
         if public is not None:
-            self.public_log.append(public)
+            serialized = public.SerializeToString()
+            self.public_log.append(serialized)
+            if public.HasField("game_completed"):
+                self._results.append(serialized)
             for queue in self.watchers:
                 queue.put_nowait(public)
 
     def close(self, reason: str | None = None, code: str = "CANCELLED") -> None:
-        """Ends every seat's stream (status OK, or ``code`` with ``reason``) and every spectator's."""
+        """Ends every seat's stream (status OK, or ``code`` with ``reason``) and every spectator's;
+        the public log keeps the games' results only."""
+        self.public_log = list(self._results)
         for seat in self.seats:
             if seat.connection is not None:
                 seat.connection.close(reason, code)

@@ -70,6 +70,10 @@ class GameLog:
         """Writes the decision of a reserved place."""
         self._decisions[slot] = entry
 
+    def __len__(self) -> int:
+        """Decisions fallen due so far (made or still open)."""
+        return len(self._decisions)
+
     def fault(self, entry: FaultEntry) -> None:
         """Adds a fault."""
         self.faults.append(entry)

@@ -25,6 +25,9 @@ LIMITS: dict[str, int] = {
     "max_faults": 1_000,
     "join_timeout_ms": 3_600_000,
 }
+#: The most hands a table may play in all, ``games × max_hands`` (100 games of the default 200
+#: hands): with the server-wide cap on live tables it bounds the work an organiser can queue.
+MAX_TABLE_HANDS = 20_000
 #: The longest bot name, seed and label (characters).
 MAX_NAME_CHARS = 200
 MAX_SEED_CHARS = 200
@@ -45,6 +48,12 @@ def check_limits(settings: TableSettings) -> None:
     for name, value in values.items():
         if value > LIMITS[name]:
             raise ValueError(f"{name} must be at most {LIMITS[name]}, not {value}")
+    hands = settings.games * settings.rules.max_hands
+    if hands > MAX_TABLE_HANDS:
+        raise ValueError(
+            f"games × max_hands must be at most {MAX_TABLE_HANDS}, not {settings.games} × "
+            f"{settings.rules.max_hands} = {hands}: play the games on several tables"
+        )
     for name in settings.bot_names:
         if len(name) > MAX_NAME_CHARS:
             raise ValueError(f"a bot name is at most {MAX_NAME_CHARS} characters")

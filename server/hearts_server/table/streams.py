@@ -55,7 +55,10 @@ class Connection:
 
 
 class FloodGate:
-    """A token bucket: a burst of FLOOD_BURST rejected messages, refilled at FLOOD_RATE per second."""
+    """A token bucket: a burst of FLOOD_BURST rejected messages, refilled at FLOOD_RATE per second.
+
+    One per seat, for the table's whole life: it survives the seat's reconnections.
+    """
 
     def __init__(self, now: float, burst: float = FLOOD_BURST, rate: float = FLOOD_RATE) -> None:
         self.burst = burst

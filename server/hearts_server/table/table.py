@@ -15,6 +15,7 @@ or :meth:`Table.reject`; the table never sees protobuf bytes.
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from collections.abc import Callable
@@ -27,7 +28,7 @@ from hearts_core.cards import Card
 from hearts_core.deal import deal_hand, seed_commitment
 from hearts_core.driver import Event, GameOver, HandCompleted, Step, drive
 from hearts_core.fallback import default_moon, default_pass, default_play
-from hearts_core.record import places_of, write_text_durably
+from hearts_core.record import GameRecord, places_of, write_text_durably
 from hearts_core.state import Deal, Decision, DecisionKind, Moon, Pass, Play, State
 from hearts_core.view import View, build_view
 from hearts_protocol import convert as wire
@@ -46,6 +47,16 @@ T = TypeVar("T")
 
 #: Builds the View a seat's message is made from (tests rebuild it from a re-dealt state).
 ViewBuilder = Callable[[State, int], View]
+
+
+def _record_text(record: GameRecord) -> str:
+    """``record.to_text()``, by the pure-Python JSON encoder (the same text): it lets the event
+    loop's thread run between its chunks, where the C encoder would hold the GIL for the whole
+    of a long record (about 60 ms for 200 hands)."""
+    return "".join(_ENCODER.iterencode(record.to_json()))
+
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
 
 
 class Table:
@@ -100,8 +111,9 @@ class Table:
         self._log = log.bind(table_id=table_id)
 
     @property
-    def public_log(self) -> list[rpb.Event]:
-        """Every public event so far (what a spectator joining now is sent first)."""
+    def public_log(self) -> list[bytes]:
+        """What a spectator joining now is sent first, serialized: the earlier games' results and
+        every public event of the current game (:class:`~.broadcast.Broadcaster`)."""
         return self.broadcaster.public_log
 
     @property
@@ -127,7 +139,8 @@ class Table:
             old.close("replaced by a newer stream with this seat's token", "ABORTED")
         conn = Connection(events_in_request)
         seat.connection = conn
-        seat.flood = FloodGate(self.clock.now())
+        # The seat's flood allowance (seat.flood) is the seat's, not the stream's: a bot that
+        # reconnects after its stream was closed for a flood gets no fresh burst.
         seat.feed.held.clear()  # a (re)joining seat is brought up to date by a snapshot
         reconnect = seat.ever_joined
         seat.ever_joined = True
@@ -240,6 +253,8 @@ class Table:
                 self.broadcaster.close()
             # Only what a live call needs stays: results, the public log (spectators), seats.
             self.state = None
+            self._hand_events = []
+            self._game_started = None
             self.decisions.state = None
             self.decisions.log = GameLog()
             self.done.set()
@@ -284,6 +299,7 @@ class Table:
             return rpb.Event(game_started=personal)
 
         game_log.info("game_started", seed_commitment=commitment)
+        self.broadcaster.new_game()
         self.broadcaster.publish(rpb.Event(game_started=base), started_for)
 
         game = drive(state)
@@ -378,7 +394,9 @@ class Table:
             retired=tuple(s.index for s in self.seats if s.retired),
             bot_errors=tuple(s.bot_errors for s in self.seats),
         )
-        text = record.to_text()
+        # Off the event loop: the JSON of a long game takes a while (about 0.1 s for 200 hands),
+        # and every other table's decisions would wait for it.
+        text = await asyncio.to_thread(_record_text, record)
         path = self.record_dir / f"{self.game_id}.json" if self.record_dir is not None else None
         record_error = ""
         if path is not None:
