@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -26,13 +26,20 @@ GAMES_TIMEOUT_S = 240.0
 
 
 def read_line(process: subprocess.Popen[str], timeout: float, log: Path) -> str:
-    """The next line the process prints, failing clearly if none comes within ``timeout`` seconds."""
+    """The next line the process prints, failing clearly if none comes within ``timeout`` seconds.
+
+    Read in a thread: a line already in the pipe reader's buffer (two lines printed at once) is
+    not seen by ``select`` on the pipe.
+    """
     assert process.stdout is not None
-    ready, _, _ = select.select([process.stdout], [], [], timeout)
-    if not ready:
-        process.kill()
-        pytest.fail(f"hearts serve printed nothing in {timeout:.0f} s; its log:\n{log.read_text()[-2000:]}")
-    return process.stdout.readline()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(process.stdout.readline)
+        try:
+            return pending.result(timeout)
+        except concurrent.futures.TimeoutError:
+            process.kill()  # ends the readline
+            tail = log.read_text()[-2000:]
+            pytest.fail(f"hearts serve printed nothing in {timeout:.0f} s; its log:\n{tail}")
 
 
 async def wait_until(done: Callable[[], bool], timeout: float, what: str) -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from hearts_tournaments.standings_snapshot import SNAPSHOT_NAME
+
 BASE = """
 [tournament]
 name = "v"
@@ -91,7 +93,9 @@ def test_a_tournament_scheduled_before_the_default_seating_changed_still_verifie
         db.execute("UPDATE meta SET value = ? WHERE key = 'balance'", (json.dumps(balance),))
         # Half the games were never played: resume has to play them on the stored seating.
         db.execute("DELETE FROM games WHERE key LIKE 'd001-%'")
+        db.execute("DELETE FROM signatures WHERE key LIKE 'd001-%'")  # never stored, so never signed
     db.close()
+    (output / SNAPSHOT_NAME).unlink(missing_ok=True)  # an older version kept no standings snapshot
     resumed = _hearts("tournament", "resume", str(output))
     assert resumed.returncode == 0, resumed.stderr
     verified = _hearts("tournament", "verify", str(output))

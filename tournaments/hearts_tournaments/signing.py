@@ -175,7 +175,17 @@ class Signer:
         self.tournament_id = tournament_id
 
     def sign_next(self, db: sqlite3.Connection, key: str, summary: str, record: str) -> None:
-        """Signs one game inside the caller's open transaction, after the chain's last."""
+        """Signs one game inside the caller's open transaction, after the chain's last.
+
+        Raises:
+            SigningError: the game was signed before (its row was removed from the database
+                since: the chain would be forked; ``verify`` shows what changed).
+        """
+        if db.execute("SELECT 1 FROM signatures WHERE key = ?", (key,)).fetchone() is not None:
+            raise SigningError(
+                f"game {key} was signed before but is no longer stored: the database was changed "
+                "outside the runner; `hearts tournament verify` shows what changed"
+            )
         row = db.execute("SELECT seq, head FROM signatures ORDER BY seq DESC LIMIT 1").fetchone()
         index, head = (0, first_head(self.tournament_id)) if row is None else (int(row[0]) + 1, str(row[1]))
         signature = self.key.sign(_message(self.tournament_id, index, key, summary, record, head)).hex()

@@ -500,6 +500,8 @@ class Store(MetaDatabase):
                     self.signer.sign_next(self._db, outcome.key, summary, outcome.record_json)
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"game {outcome.key} cannot be stored: {exc}") from None
+        except signing.SigningError as exc:
+            raise StoreError(str(exc)) from None
 
 
 def private_folder(folder: Path) -> None:

@@ -45,12 +45,14 @@ from hearts_tournaments.runner import (
     open_tournament,
     run_tournament,
     schedule_for,
+    snapshot_bots,
     snapshots_taken,
     tournament_standings,
 )
 from hearts_tournaments.sandbox import SandboxError
 from hearts_tournaments.schedule import Schedule, suggest_deals
 from hearts_tournaments.signing import PUBLISHED, SigningError
+from hearts_tournaments.snapshot import SnapshotError
 from hearts_tournaments.store import Store, StoreError
 from hearts_tournaments.tournament_secrets import (
     ADMIN_TOKEN_ENV,
@@ -230,7 +232,12 @@ def resume_command(
         _check_external_referee(tournament.config)
         _check_sandbox(tournament.config, folder, snapshots_taken(tournament.store))
         if tournament.store.finished_keys() != {g.key for g in tournament.store.schedule().games}:
-            _preflight(tournament.config, folder, allow_broken, resume=True)
+            # Checked as they will play: from the snapshots the tournament took when it started.
+            try:
+                playing, _ = snapshot_bots(tournament.config, folder, snapshots_taken(tournament.store))
+            except (SandboxError, SnapshotError) as exc:
+                raise fail(str(exc)) from None
+            _preflight(playing, folder, allow_broken, resume=True)
     except typer.Exit:
         tournament.store.close()
         raise

@@ -150,11 +150,12 @@ def verify_tournament(tournament: Tournament, public_key: str | None = None) -> 
         gauntlet=config.gauntlet,
     )
     problems.extend(_compare_standings(reported, recomputed))
-    # The snapshot `report` and the web read is a cache: it must be of these standings too.
+    # The snapshot `report` and the web read is a cache: it must be what the report computes
+    # from the stored games now (which was compared with the records just above).
     kept = load_snapshot(tournament.output)
     if kept is not None and kept.fingerprint == fingerprint(store):
         problems.extend(
-            f"{SNAPSHOT_NAME}: {p}" for p in _compare_standings(kept.standings, recomputed, "snapshot")
+            f"{SNAPSHOT_NAME}: {p}" for p in _compare_standings(kept.standings, reported, "snapshot")
         )
     signer, signed_by, key_problems = signing.expected_signer(tournament.output, public_key)
     problems.extend(key_problems)
