@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from hearts_client.bot import moon_choice
-from hearts_client.bots.heuristic import pass_danger
 from hearts_client.rollout import _choose, _threat
 from hearts_core.cards import BLACK_MARIA, CARDS, FULL_MASK, HEARTS_MASK, POINT_MASK, SUIT_MASKS, Suit
 from hearts_core.deal import deal_hand
@@ -685,6 +684,9 @@ class Game:
                 self._leader, n,
             )  # fmt: skip
         if phase == PASS:
+            # Imported here: hearts_client.bots imports the bots, which import this module.
+            from hearts_client.bots.heuristic import pass_danger
+
             seat = self._passer
             dealt = [CARDS[c] for c in self._dealt[seat]]
             counts = Counter(c.suit for c in dealt)

@@ -1,0 +1,255 @@
+"""``ismcts``: information-set Monte Carlo tree search on the simulator, for every decision.
+
+The strongest built-in (see ``docs/MONTECARLO.md`` for the choice and its measurements). It sees
+only its seat's View and searches through :mod:`hearts_client.sim` (the native core when built):
+
+* **Play** — single-observer ISMCTS over the seat's own decisions to the end of the hand. Each
+  iteration samples a world consistent with the View (:class:`~hearts_client.sampler.WorldSampler`),
+  determinizes it (``Game.from_view``) and walks down a tree whose nodes are the seat's own
+  successive decisions (an open-loop tree: a node is the sequence of the seat's own cards so
+  far). At its own decisions it picks by UCB1 over the actions legal in this world, counting
+  *availability* (how often an action was legal when its node was visited) as ISMCTS does;
+  the other seats play the heuristic policy (the field's own policy, and the rollouts' policy
+  of the ``montecarlo`` bot). Leaving the tree, the hand is rolled out with the heuristic. The
+  value is the ``montecarlo`` bot's objective (points, or the placing in the endgame). The card
+  most visited at the root is played. The first root visits go to every card on the *same*
+  worlds, as flat Monte Carlo does, so that a small budget is no weaker than ``montecarlo``.
+* **Pass** — candidate passes (three of the seat's most dangerous cards by the heuristic's
+  ranking) are each played out over the same sampled worlds (others pass and play with the
+  heuristic, the hand is rolled out with the heuristic), the lowest mean value wins; ties go to
+  the heuristic's own pass.
+* **Moon** — the choice of :func:`hearts_client.bot.moon_choice`: both options leave the same
+  margin over the field, so it takes "others +26" only when that ends the game as a win.
+
+Budget: ``iterations`` per play decision and ``pass_worlds`` worlds per pass candidate, each
+capped by ``time_limit`` seconds (and by half the referee's ``time_left`` over gRPC), checked
+between iterations. The defaults suit the backend: the native core affords many more
+iterations than the Python fallback in the same time.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections import Counter
+from collections.abc import Sequence
+
+from hearts_client.bot import Bot
+from hearts_client.bots.heuristic import HeuristicBot, pass_danger
+from hearts_client.bots.montecarlo import Objective
+from hearts_client.sampler import WorldSampler
+from hearts_client.sim import BACKEND, PLAY, Game
+from hearts_core.cards import CARDS, Card
+from hearts_core.view import View
+
+#: Play-decision iterations by backend (each is one determinized descent plus rollout).
+DEFAULT_ITERATIONS = 1000 if BACKEND == "native" else 200
+#: Worlds per pass candidate by backend.
+DEFAULT_PASS_WORLDS = 40 if BACKEND == "native" else 8
+#: Seconds per decision at most (the referee's default limit is 1 s).
+DEFAULT_TIME_LIMIT = 0.4
+#: How many of the heuristic's most dangerous cards the candidate passes are drawn from.
+PASS_POOL = 6
+#: UCB1 exploration constant, in units of the objective's scale (26 points, or the endgame's 100).
+EXPLORATION = 0.7
+
+
+class _Node:
+    __slots__ = ("avail", "children", "total", "visits")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.total = 0.0
+        self.avail: dict[int, int] = {}
+        self.children: dict[int, _Node] = {}
+
+
+class IsmctsBot(Bot):
+    """Information-set MCTS for play, rollout-searched passes, the rational moon choice.
+
+    Args:
+        seed: Seeds world sampling; with the iteration budgets deciding (no time cap reached),
+            decisions are a function of the seed and the views.
+        iterations: Play-decision iterations (at most).
+        pass_worlds: Worlds each candidate pass is tried on (at most).
+        time_limit: Seconds per decision at most (None: the budgets alone).
+
+    Raises:
+        ValueError: on a budget below 1 or a time limit that is not positive.
+    """
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        seed: int | str | None = None,
+        iterations: int = DEFAULT_ITERATIONS,
+        pass_worlds: int = DEFAULT_PASS_WORLDS,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
+    ) -> None:
+        super().__init__(seed)
+        if iterations < 1 or pass_worlds < 1:
+            raise ValueError(f"iterations and pass_worlds must be at least 1, not {iterations} and {pass_worlds}")
+        if time_limit is not None and time_limit <= 0:
+            raise ValueError(f"time_limit must be positive, not {time_limit}")
+        self.iterations = iterations
+        self.pass_worlds = pass_worlds
+        self.time_limit = time_limit
+        self._heuristic = HeuristicBot(seed)
+
+    def reseed(self, seed: int | str) -> None:
+        super().reseed(seed)
+        self._heuristic.reseed(seed)
+
+    def _limit(self) -> float | None:
+        limit = self.time_limit
+        if self.time_left is not None:
+            limit = min(limit, self.time_left / 2) if limit is not None else self.time_left / 2
+        return limit
+
+    # ------------------------------------------------------------------------------ pass
+    def choose_pass(self, view: View) -> Sequence[Card]:
+        favourite = [int(c) for c in self._heuristic.choose_pass(view)]
+        cards = list(view.hand)
+        counts = Counter(c.suit for c in cards)
+        ranked = sorted(cards, key=lambda c: (pass_danger(c, counts), c), reverse=True)
+        pool = [int(c) for c in ranked[:PASS_POOL]]
+        candidates: list[tuple[int, ...]] = []
+        for combo in itertools.combinations(range(len(pool)), 3):
+            cand = tuple(sorted(pool[i] for i in combo))
+            if cand not in candidates:
+                candidates.append(cand)
+        fav = tuple(sorted(favourite))
+        if fav in candidates:
+            candidates.remove(fav)
+        candidates.insert(0, fav)
+        if len(candidates) == 1:
+            return [CARDS[c] for c in favourite]
+        start = time.perf_counter()
+        limit = self._limit()
+        sampler = WorldSampler(view)
+        value = Objective(view)
+        me = view.seat
+        sums = [0.0] * len(candidates)
+        for _ in range(self.pass_worlds):
+            base = Game.from_view(view, sampler.sample(self.rng))
+            for index, cand in enumerate(candidates):
+                game = base.clone()
+                mine = list(cand)
+                while game.phase == 0:  # PASS: seats pass in order, the others by the heuristic
+                    if game.current_player == me:
+                        game.apply_action(mine.pop())
+                    else:
+                        game.apply_action(game.heuristic_action())
+                game.play_out("heuristic", hands=1)
+                sums[index] += value.of_scores(game.hand_scores_history()[-1])
+            if limit is not None and time.perf_counter() - start >= limit:
+                break
+        best = min(range(len(candidates)), key=lambda i: (sums[i], i))
+        return [CARDS[c] for c in candidates[best]]
+
+    # ------------------------------------------------------------------------------ play
+    def choose_play(self, view: View) -> Card:
+        legal = view.legal
+        if len(legal) == 1:
+            return legal[0]
+        start = time.perf_counter()
+        limit = self._limit()
+        sampler = WorldSampler(view)
+        value = Objective(view)
+        scale = 100.0 if value.endgame else 26.0
+        c = EXPLORATION * scale
+        me = view.seat
+        root = _Node()
+        candidates = [int(card) for card in legal]
+        root_sum = dict.fromkeys(candidates, 0.0)
+        done = 0
+        # Phase 1: every card on the same worlds (flat Monte Carlo's common random numbers).
+        # Phase 2: tree descents.
+        while done < self.iterations:
+            base = Game.from_view(view, sampler.sample(self.rng))
+            if root.visits < len(candidates) * _FLAT_WORLDS:
+                for card in candidates:
+                    game = base.clone()
+                    path = [root]
+                    child = root.children.get(card)
+                    if child is None:
+                        child = root.children[card] = _Node()
+                    root.avail[card] = root.avail.get(card, 0) + 1
+                    game.apply_action(card)
+                    path.append(child)
+                    result = self._descend(game, me, child, path, c)
+                    v = value.of_scores(result)
+                    root_sum[card] += v
+                    for node in path:
+                        node.visits += 1
+                        node.total += v
+                    done += 1
+            else:
+                path = [root]
+                self._select(base, me, root, path, c, first=True)
+                v = value.of_scores(base.hand_scores_history()[-1])
+                for node in path:
+                    node.visits += 1
+                    node.total += v
+                done += 1
+            if limit is not None and time.perf_counter() - start >= limit:
+                break
+        favourite = int(self._heuristic.choose_play(view))
+        best = max(
+            candidates,
+            key=lambda a: (
+                root.children[a].visits if a in root.children else 0,
+                -(root.children[a].total / root.children[a].visits) if a in root.children and root.children[a].visits else 0.0,
+                a == favourite,
+            ),
+        )
+        return CARDS[best]
+
+    def _descend(self, game: Game, me: int, node: _Node, path: list[_Node], c: float) -> list[int]:
+        # After the root card: the others by the heuristic, the seat's own later decisions in the tree.
+        self._select(game, me, node, path, c, first=False)
+        return game.hand_scores_history()[-1]  # type: ignore[no-any-return]
+
+    def _select(self, game: Game, me: int, node: _Node, path: list[_Node], c: float, first: bool) -> None:
+        # Walks the game to the end of its hand: the tree at the seat's own real choices, the
+        # heuristic for everyone else and, once a new node is added, for the seat too.
+        hands = len(game.hand_scores_history())
+        expanded = not first and node.visits == 0
+        while len(game.hand_scores_history()) == hands:
+            if game.current_player != me or game.phase != PLAY or expanded:
+                if expanded:
+                    game.play_out("heuristic", hands=1)
+                    return
+                game.apply_action(game.heuristic_action())
+                continue
+            legal = game.legal_actions()
+            if len(legal) == 1:
+                game.apply_action(legal[0])
+                continue
+            avail = node.avail
+            for a in legal:
+                avail[a] = avail.get(a, 0) + 1
+            children = node.children
+            untried = [a for a in legal if a not in children]
+            if untried:
+                action = game.heuristic_action() if game.heuristic_action() in untried else untried[0]
+                child = children[action] = _Node()
+                expanded = True
+            else:
+                best_score = -math.inf
+                action = legal[0]
+                for a in legal:
+                    ch = children[a]
+                    score = -ch.total / ch.visits + c * math.sqrt(math.log(avail[a]) / ch.visits)
+                    if score > best_score:
+                        best_score, action = score, a
+                child = children[action]
+            game.apply_action(action)
+            path.append(child)
+            node = child
+
+
+#: Worlds on which every root card is tried before the tree search proper.
+_FLAT_WORLDS = 10
