@@ -41,7 +41,7 @@ def test_every_conformance_vector_gives_its_outcome(sim: ModuleType) -> None:
     illegal = 0
     for path in VECTORS:
         vector = json.loads(path.read_text())
-        got = _build.replay_outcome(sim.Game, vector["record"])
+        got = sim.replay(vector["record"])
         assert got == vector["expected"], path.name
         illegal += vector["expected"]["error"] is not None
     assert illegal >= 10  # the illegal vectors are there, and their codes matched
@@ -127,10 +127,10 @@ def _compare(game: Any, state: State) -> None:
         assert game.trick() == [(state.current.seat_of(i, n), int(c)) for i, c in enumerate(state.current.cards)]
         assert game.points() == state.points
         assert game.taken() == state.public_taken
-        assert game.hearts_broken() == state.hearts_broken
+        assert game.hearts_broken == state.hearts_broken
         assert game.trick_index == state.trick_index
         assert game.tricks() == [(t.leader, [int(c) for c in t.cards], -1 if t.winner is None else t.winner) for t in state.tricks]
-        assert game.kitty_taker() == (-1 if state.kitty_taker is None else state.kitty_taker)
+        assert game.kitty_taker == state.kitty_taker
     elif state.phase is Phase.MOON_CHOICE:
         assert game.phase == 2 and game.current_player == state.moon_shooter
 
@@ -176,6 +176,14 @@ def test_lockstep_with_hearts_core_at_every_step(sim: ModuleType) -> None:
                 state.choose_moon(choice)
                 game.apply_action(52 if choice == "self_minus_26" else 53)
             assert game.hand_scores_history() == [r.scores for r in state.results]
+            last, result = game.last_hand(), state.results[-1]
+            assert last == {
+                "index": result.index, "points": result.points, "scores": result.scores,
+                "moon": result.moon, "uncollected": [int(c) for c in result.uncollected],
+                "kitty_taker": result.kitty_taker,
+            }  # fmt: skip
+            final = result.tricks[-1]
+            assert game.last_trick() == (final.leader, [int(c) for c in final.cards], final.winner)
             assert game.hand_index == state.hand_index + (0 if state.game_over else 1)
         _compare(game, state)
     assert decisions > 100_000
@@ -278,7 +286,7 @@ def test_callable_policy_and_bad_policies(sim: ModuleType) -> None:
 # ------------------------------------------------------------------------------ observations
 def test_observation_layout(sim: ModuleType) -> None:
     players = 8
-    size = sim.obs_size(players)
+    size = sim.obs_size_of(players)
     assert size == 322 + 60 * players == 802
     rules = Rules(players, max_hands=1)
     game = sim.Game(players, "obs", max_hands=1)
@@ -315,7 +323,7 @@ def test_vecgame_steps_into_arrays(sim: ModuleType) -> None:
     vec = sim.VecGame(n, players, seed=4, max_hands=1)
     masks = np.zeros((n, 54), dtype=np.uint8)
     cur = np.zeros(n, dtype=np.int64)
-    obs = np.zeros((n, sim.obs_size(players)), dtype=np.float32)
+    obs = np.zeros((n, sim.obs_size_of(players)), dtype=np.float32)
     rewards = np.zeros((n, players), dtype=np.float32)
     dones = np.zeros(n, dtype=np.uint8)
     sums = np.zeros((n, players), dtype=np.float64)
@@ -373,8 +381,8 @@ def test_from_view_with_the_true_world_is_the_true_game(sim: ModuleType) -> None
             assert guess.legal_actions() == [int(c) for c in view.legal]
             assert guess.hand(me) == [int(c) for c in view.hand]
             assert guess.taken() == list(view.taken)
-            own = np.zeros(sim.obs_size(players), dtype=np.float32)
-            true = np.zeros(sim.obs_size(players), dtype=np.float32)
+            own = np.zeros(sim.obs_size_of(players), dtype=np.float32)
+            true = np.zeros(sim.obs_size_of(players), dtype=np.float32)
             guess.observation_into(me, own)
             game.observation_into(me, true)
             assert np.array_equal(own, true)  # the observation holds only what the seat knows
@@ -392,7 +400,7 @@ def test_from_record_round_trip(sim: ModuleType, tmp_path: Path) -> None:
     path = tmp_path / "game.json"
     path.write_text(json.dumps(record))
     expected = replay(record)
-    assert _build.replay_outcome(sim.Game, record) == expected
+    assert sim.replay(record) == expected
     for hand in range(len(state.results)):
         game = sim.Game.from_record(record if hand % 2 else path, hand)
         result = state.results[hand]
@@ -415,8 +423,8 @@ def test_backends_agree() -> None:
         a = native.Game(players, index, max_hands=2)
         b = python.Game(players, index, max_hands=2)
         rng = random.Random(index)
-        oa = np.zeros(python.obs_size(players), dtype=np.float32)
-        ob = np.zeros(python.obs_size(players), dtype=np.float32)
+        oa = np.zeros(python.obs_size_of(players), dtype=np.float32)
+        ob = np.zeros(python.obs_size_of(players), dtype=np.float32)
         while not b.is_over():
             assert a.legal_actions() == b.legal_actions() and a.current_player == b.current_player
             seat = rng.randrange(players)
@@ -438,8 +446,8 @@ def test_backends_agree() -> None:
         assert a.totals() == b.totals() and a.winners() == b.winners()
     va, vb = native.VecGame(8, 8, 5, max_hands=1), python.VecGame(8, 8, 5, max_hands=1)
     assert va.step_random(400) == vb.step_random(400)
-    xa = np.zeros((8, python.obs_size(8)), dtype=np.float32)
-    xb = np.zeros((8, python.obs_size(8)), dtype=np.float32)
+    xa = np.zeros((8, python.obs_size_of(8)), dtype=np.float32)
+    xb = np.zeros((8, python.obs_size_of(8)), dtype=np.float32)
     va.observations(xa)
     vb.observations(xb)
     assert np.array_equal(xa, xb)

@@ -141,7 +141,7 @@ class IsmctsBot(Bot):
                     if game.current_player == me:
                         game.apply_action(mine.pop())
                     else:
-                        game.apply_action(game.heuristic_action())
+                        game.apply_action(game.policy_action("heuristic"))
                 game.play_out("heuristic", hands=1)
                 sums[index] += value.of_scores(game.hand_scores_history()[-1])
             if limit is not None and time.perf_counter() - start >= limit:
@@ -222,7 +222,7 @@ class IsmctsBot(Bot):
                 if expanded:
                     game.play_out("heuristic", hands=1)
                     return
-                game.apply_action(game.heuristic_action())
+                game.apply_action(game.policy_action("heuristic"))
                 continue
             legal = game.legal_actions()
             if len(legal) == 1:
@@ -234,7 +234,8 @@ class IsmctsBot(Bot):
             children = node.children
             untried = [a for a in legal if a not in children]
             if untried:
-                action = game.heuristic_action() if game.heuristic_action() in untried else untried[0]
+                preferred = game.policy_action("heuristic")
+                action = preferred if preferred in untried else untried[0]
                 child = children[action] = _Node()
                 expanded = True
             else:

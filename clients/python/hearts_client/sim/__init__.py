@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from hearts_client.sim._build import replay_outcome as _replay_outcome
 from hearts_client.sim._build import sample_worlds
 
 _FORCED = os.environ.get("HEARTS_SIM_BACKEND", "").strip().lower()
@@ -45,7 +44,8 @@ if _native is not None:
     PLAY: int = _native.PLAY
     MOON: int = _native.MOON
     OVER: int = _native.OVER
-    obs_size: Any = _native.obs_size
+    obs_size: Any = _native.obs_size_of
+    _replay: Any = _native.replay
 else:
     from hearts_client.sim import _python
 
@@ -61,6 +61,7 @@ else:
     MOON = _python.MOON
     OVER = _python.OVER
     obs_size = _python.obs_size
+    _replay = _python.replay
 
 #: ``OBS_SIZE(players)``: the length of one observation (``322 + 60 * players``).
 OBS_SIZE = obs_size
@@ -69,7 +70,7 @@ PHASE_NAMES = ("pass", "play", "moon", "over")
 
 def replay_outcome(record: dict[str, Any]) -> dict[str, Any]:
     """``record`` replayed through the simulator into its conformance outcome (as ``hearts replay``)."""
-    return _replay_outcome(Game, record)
+    return _replay(record)  # type: ignore[no-any-return]
 
 
 __all__ = [

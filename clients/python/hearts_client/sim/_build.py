@@ -49,7 +49,8 @@ class _Game(Protocol):
     def points(self) -> list[int]: ...
     def totals(self) -> list[int]: ...
     def hand_scores_history(self) -> list[list[int]]: ...
-    def moon_shooter(self) -> int: ...
+    @property
+    def moon_shooter(self) -> int | None: ...
     def uncollected(self) -> list[int]: ...
 
 
@@ -97,7 +98,7 @@ def _new_hand(game_cls: Any, record: dict[str, Any], index: int, totals: list[in
     try:
         return game_cls.from_hands(
             rules.players, deal, kitty, hand_index=index, totals=totals,
-            seed=str(record.get("seed", 0)), target_score=rules.target_score,
+            seed=str(record.get("seed", "")), target_score=rules.target_score,
             max_hands=last, first_dealer=rules.first_dealer,
         )  # fmt: skip
     except ValueError as exc:
@@ -155,7 +156,7 @@ def _play_hand(game: Any, record: dict[str, Any], index: int) -> None:
 
 
 def _hand_outcome(game: Any) -> dict[str, Any]:
-    moon = game.moon_shooter()
+    moon = game.moon_shooter
     return {
         "tricks": [
             {"leader": leader, "cards": [str(CARDS[c]) for c in cards], "winner": None if winner < 0 else winner}
@@ -163,7 +164,7 @@ def _hand_outcome(game: Any) -> dict[str, Any]:
         ],
         "points": game.points(),
         "scores": game.hand_scores_history()[-1],
-        "moon": None if moon < 0 else moon,
+        "moon": moon,
         "uncollected": [str(CARDS[c]) for c in game.uncollected()],
     }
 
@@ -265,6 +266,7 @@ def from_view(game_cls: type[G], view: View, world: World, seed: str | int = 0) 
     n = rules.players
     common = {
         "hand_index": view.hand_index, "totals": list(view.totals), "seed": seed,
+        "history": [list(summary.scores) for summary in view.history],
         "target_score": rules.target_score, "max_hands": rules.max_hands,
         "first_dealer": rules.first_dealer,
     }  # fmt: skip

@@ -159,7 +159,7 @@ class Game:
         "phase", "_once", "_twice", "_dealt", "_kitty", "_kitty_points", "_passes", "_received",
         "_passer", "_trick", "_leader", "_to_play", "_led", "_seen", "_dup", "_tricks",
         "_broken", "_points", "_taken", "_pending_points", "_waiting", "_waiting_points",
-        "_kitty_taker", "_p_once", "_p_twice", "_voids", "_shooter", "_rng",
+        "_kitty_taker", "_p_once", "_p_twice", "_voids", "_shooter", "_rng", "_last_trick", "_last_hand",
     )  # fmt: skip
 
     def __init__(
@@ -185,6 +185,8 @@ class Game:
         self._history: list[list[int]] = []
         self._winners: list[int] = []
         self._rng = Xoshiro(seed64_of(self._seed))
+        self._last_trick: tuple[int, list[int], int] | None = None
+        self._last_hand: dict[str, Any] | None = None
 
     @classmethod
     def from_hands(
@@ -200,12 +202,14 @@ class Game:
         max_hands: int = 200,
         first_dealer: int = 0,
         passes: Sequence[Sequence[int]] | None = None,
+        history: Sequence[Sequence[int]] | None = None,
     ) -> Game:
         """A game at the start of hand ``hand_index`` with the given cards (``docs/SIMULATOR.md``).
 
         With ``passes`` None, ``hands`` are as dealt and the game is at the start of passing;
         with ``passes`` (per seat 3 cards, or none when unknown) the passes are delivered,
-        ``hands`` are the hands after passing and the game is at the first lead.
+        ``hands`` are the hands after passing and the game is at the first lead. ``history``
+        (per earlier hand, its scores) becomes ``hand_scores_history()``.
 
         Raises:
             IllegalAction: ``BAD_DEAL`` if the cards are not two decks in the right sizes.
@@ -233,6 +237,8 @@ class Game:
         game = cls.__new__(cls)
         game._setup(rules, seed, hand_index, totals)
         game._start([sorted(int(c) for c in h) for h in hands], sorted(int(c) for c in kitty), passes)
+        if history is not None:
+            game._history = [[int(v) for v in h] for h in history]
         return game
 
     # --------------------------------------------------------------------------- a hand
@@ -428,17 +434,43 @@ class Game:
         """Cards waiting for a trick winner (the kitty until taken); at hand end, nobody's."""
         return sorted(self._waiting)
 
-    def kitty_taker(self) -> int:
-        """The seat that collected the kitty this hand, or -1."""
-        return self._kitty_taker
+    @property
+    def kitty_taker(self) -> int | None:
+        """The seat that collected the kitty this hand, or None."""
+        return None if self._kitty_taker < 0 else self._kitty_taker
 
-    def moon_shooter(self) -> int:
-        """The seat that took every point this hand (once the last trick is done), or -1."""
-        return self._shooter
+    @property
+    def moon_shooter(self) -> int | None:
+        """The seat that took every point this hand (once the last trick is done), or None."""
+        return None if self._shooter < 0 else self._shooter
 
+    @property
     def hearts_broken(self) -> bool:
         """Whether a point card was played to a completed trick this hand."""
         return self._broken
+
+    @property
+    def pass_direction(self) -> str:
+        """``"left"`` or ``"right"``: where this hand's passes go."""
+        return "left" if self.hand_index % 2 == 0 else "right"
+
+    @property
+    def obs_size(self) -> int:
+        """The length of this game's observations."""
+        return obs_size(self.players)
+
+    def last_trick(self) -> tuple[int, list[int], int | None] | None:
+        """The last completed trick (at the start of a hand, the previous hand's last): (leader,
+        cards in playing order, winner or None when set aside); None before any trick completes."""
+        if self._last_trick is None:
+            return None
+        leader, cards, winner = self._last_trick
+        return leader, list(cards), None if winner < 0 else winner
+
+    def last_hand(self) -> dict[str, Any] | None:
+        """The last finished hand: ``{"index", "points", "scores", "moon", "uncollected",
+        "kitty_taker"}``, or None before the first hand ends."""
+        return None if self._last_hand is None else dict(self._last_hand)
 
     def passed(self, seat: int) -> list[int]:
         """The cards ``seat`` passed (so far) this hand, sorted."""
@@ -629,12 +661,14 @@ class Game:
             self._waiting = []
             self._waiting_points = 0
             self._tricks.append((leader, trick, winner))
+            self._last_trick = (leader, trick, winner)
             leader = winner
         else:
             self._pending_points += trick_points
             self._waiting.extend(trick)
             self._waiting_points += trick_points
             self._tricks.append((leader, trick, -1))
+            self._last_trick = (leader, trick, -1)
         self._trick = []
         self._led = self._seen = self._dup = 0
         self._leader = self._to_play = leader
@@ -659,6 +693,14 @@ class Game:
         for seat in range(n):
             totals[seat] += scores[seat]
         self._history.append(scores)
+        self._last_hand = {
+            "index": self.hand_index,
+            "points": list(self._points),
+            "scores": list(scores),
+            "moon": None if self._shooter < 0 else self._shooter,
+            "uncollected": sorted(self._waiting),
+            "kitty_taker": None if self._kitty_taker < 0 else self._kitty_taker,
+        }
         if max(totals) >= self._rules.target_score or self.hand_index + 1 >= self._rules.max_hands:
             low = min(totals)
             self._winners = [s for s, t in enumerate(totals) if t == low]
@@ -696,6 +738,21 @@ class Game:
             choice = moon_choice(self._shooter, self._totals, self._rules.target_score)
             return MOON_OTHERS_PLUS_26 if choice is MoonChoice.OTHERS_PLUS_26 else MOON_SELF_MINUS_26
         return -1
+
+    def policy_action(self, policy: str = "heuristic") -> int | None:
+        """The action the named policy (``"heuristic"`` or ``"random"``, which draws from the
+        play RNG) takes now, or None when the game is over.
+
+        Raises:
+            ValueError: for another policy name.
+        """
+        if policy == "heuristic":
+            action = self.heuristic_action()
+        elif policy == "random":
+            action = self.random_action()
+        else:
+            raise ValueError(f"unknown policy {policy!r}: use 'random' or 'heuristic'")
+        return None if action < 0 else action
 
     def random_action(self) -> int:
         """Draws the random policy's action from the play RNG (one draw); -1 when over."""
@@ -777,6 +834,8 @@ class Game:
         out._voids = list(self._voids)
         out._shooter = self._shooter
         out._rng = self._rng.copy()
+        out._last_trick = self._last_trick  # never mutated
+        out._last_hand = self._last_hand  # replaced, never mutated
         return out
 
     __copy__ = clone
@@ -986,3 +1045,15 @@ class VecGame:
                     self.episodes[i] += 1
                     self.games[i] = self._new(i, self.episodes[i])
         return ended
+
+
+def obs_size_of(players: int) -> int:
+    """The observation length for ``players`` seats (as the native module's ``obs_size_of``)."""
+    return obs_size(players)
+
+
+def replay(record: dict[str, Any]) -> dict[str, Any]:
+    """The conformance outcome of a game record, replayed through this backend (as ``hearts replay``)."""
+    from hearts_client.sim._build import replay_outcome
+
+    return replay_outcome(Game, record)
