@@ -54,7 +54,11 @@ class Witness:
 @pytest.mark.parametrize("players", [6, 8, 11])
 def test_ismcts_plays_whole_games_legally(players: int) -> None:
     seats = [
-        Witness(IsmctsBot(seat, iterations=12, pass_worlds=2, time_limit=None) if seat % 3 == 0 else HeuristicBot(seat))
+        Witness(
+            IsmctsBot(seat, iterations=12, pass_worlds=2, time_limit=None)
+            if seat % 3 == 0
+            else HeuristicBot(seat)
+        )
         for seat in range(players)
     ]
     state = play_game(Rules(players=players, target_score=40), f"is-{players}", seats)

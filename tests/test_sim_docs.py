@@ -41,7 +41,9 @@ def test_the_rollout_bot_plays_legal_games() -> None:
 def test_the_loops_run(index: int, tmp_path: Path) -> None:
     script = tmp_path / f"example_{index}.py"
     script.write_text(python_blocks()[index])
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240, check=False)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=240, check=False
+    )
     assert done.returncode == 0, done.stderr
     if index == 1:
         assert done.stdout.startswith("{'player_0': ")

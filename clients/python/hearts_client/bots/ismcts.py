@@ -45,6 +45,8 @@ from hearts_core.view import View
 
 #: Play-decision iterations by backend (each is one determinized descent plus rollout).
 DEFAULT_ITERATIONS = 1000 if BACKEND == "native" else 200
+#: Determinized worlds per play decision, cycled through by the iterations.
+DEFAULT_WORLDS = 60 if BACKEND == "native" else 30
 #: Worlds per pass candidate by backend.
 DEFAULT_PASS_WORLDS = 40 if BACKEND == "native" else 8
 #: Seconds per decision at most (the referee's default limit is 1 s).
@@ -72,6 +74,7 @@ class IsmctsBot(Bot):
         seed: Seeds world sampling; with the iteration budgets deciding (no time cap reached),
             decisions are a function of the seed and the views.
         iterations: Play-decision iterations (at most).
+        worlds: Sampled worlds per play decision; iteration ``i`` plays on world ``i mod worlds``.
         pass_worlds: Worlds each candidate pass is tried on (at most).
         time_limit: Seconds per decision at most (None: the budgets alone).
 
@@ -86,14 +89,19 @@ class IsmctsBot(Bot):
         seed: int | str | None = None,
         iterations: int = DEFAULT_ITERATIONS,
         pass_worlds: int = DEFAULT_PASS_WORLDS,
+        worlds: int = DEFAULT_WORLDS,
         time_limit: float | None = DEFAULT_TIME_LIMIT,
     ) -> None:
         super().__init__(seed)
-        if iterations < 1 or pass_worlds < 1:
-            raise ValueError(f"iterations and pass_worlds must be at least 1, not {iterations} and {pass_worlds}")
+        if min(iterations, pass_worlds, worlds) < 1:
+            raise ValueError(
+                "iterations, pass_worlds and worlds must be at least 1, "
+                f"not {iterations}, {pass_worlds}, {worlds}"
+            )
         if time_limit is not None and time_limit <= 0:
             raise ValueError(f"time_limit must be positive, not {time_limit}")
         self.iterations = iterations
+        self.worlds = worlds
         self.pass_worlds = pass_worlds
         self.time_limit = time_limit
         self._heuristic = HeuristicBot(seed)
@@ -163,36 +171,39 @@ class IsmctsBot(Bot):
         me = view.seat
         root = _Node()
         candidates = [int(card) for card in legal]
-        root_sum = dict.fromkeys(candidates, 0.0)
+        # A pool of determinized worlds, cycled through: sampling a world costs far more than
+        # cloning its game, so iteration i plays on a clone of world i mod the pool size.
+        pool: list[Game] = []
+        size = max(1, min(self.worlds, self.iterations))
+
+        def world(i: int) -> Game:
+            while len(pool) <= i % size:
+                pool.append(Game.from_view(view, sampler.sample(self.rng)))
+            return pool[i % size].clone()
+
         done = 0
-        # Phase 1: every card on the same worlds (flat Monte Carlo's common random numbers).
-        # Phase 2: tree descents.
+        flat = 0
+        # First every card on the same worlds (flat Monte Carlo's common random numbers), then
+        # descents of the tree chosen by UCB1.
         while done < self.iterations:
-            base = Game.from_view(view, sampler.sample(self.rng))
-            if root.visits < len(candidates) * _FLAT_WORLDS:
+            if flat < _FLAT_WORLDS:
                 for card in candidates:
-                    game = base.clone()
-                    path = [root]
+                    game = world(flat)
                     child = root.children.get(card)
                     if child is None:
                         child = root.children[card] = _Node()
                     root.avail[card] = root.avail.get(card, 0) + 1
                     game.apply_action(card)
-                    path.append(child)
-                    result = self._descend(game, me, child, path, c)
-                    v = value.of_scores(result)
-                    root_sum[card] += v
-                    for node in path:
-                        node.visits += 1
-                        node.total += v
+                    path = [root, child]
+                    self._select(game, me, child, path, c, first=False)
+                    self._backup(path, value.of_scores(game.hand_scores_history()[-1]))
                     done += 1
+                flat += 1
             else:
+                game = world(done)
                 path = [root]
-                self._select(base, me, root, path, c, first=True)
-                v = value.of_scores(base.hand_scores_history()[-1])
-                for node in path:
-                    node.visits += 1
-                    node.total += v
+                self._select(game, me, root, path, c, first=True)
+                self._backup(path, value.of_scores(game.hand_scores_history()[-1]))
                 done += 1
             if limit is not None and time.perf_counter() - start >= limit:
                 break
@@ -201,23 +212,26 @@ class IsmctsBot(Bot):
             candidates,
             key=lambda a: (
                 root.children[a].visits if a in root.children else 0,
-                -(root.children[a].total / root.children[a].visits) if a in root.children and root.children[a].visits else 0.0,
+                -(root.children[a].total / root.children[a].visits)
+                if a in root.children and root.children[a].visits
+                else 0.0,
                 a == favourite,
             ),
         )
         return CARDS[best]
 
-    def _descend(self, game: Game, me: int, node: _Node, path: list[_Node], c: float) -> list[int]:
-        # After the root card: the others by the heuristic, the seat's own later decisions in the tree.
-        self._select(game, me, node, path, c, first=False)
-        return game.hand_scores_history()[-1]  # type: ignore[no-any-return]
+    @staticmethod
+    def _backup(path: list[_Node], v: float) -> None:
+        for node in path:
+            node.visits += 1
+            node.total += v
 
     def _select(self, game: Game, me: int, node: _Node, path: list[_Node], c: float, first: bool) -> None:
         # Walks the game to the end of its hand: the tree at the seat's own real choices, the
         # heuristic for everyone else and, once a new node is added, for the seat too.
-        hands = len(game.hand_scores_history())
+        hand = game.hand_index
         expanded = not first and node.visits == 0
-        while len(game.hand_scores_history()) == hands:
+        while game.hand_index == hand and not game.is_over():
             if game.current_player != me or game.phase != PLAY or expanded:
                 if expanded:
                     game.play_out("heuristic", hands=1)

@@ -44,7 +44,7 @@ if _native is not None:
     PLAY: int = _native.PLAY
     MOON: int = _native.MOON
     OVER: int = _native.OVER
-    obs_size: Any = _native.obs_size_of
+    obs_size: Any = _native.obs_size
     _replay: Any = _native.replay
 else:
     from hearts_client.sim import _python

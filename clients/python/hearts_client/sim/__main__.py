@@ -43,7 +43,15 @@ def replay_files(files: list[Path]) -> int:
         try:
             line = json.dumps(replay_outcome(record), separators=(",", ":"))
             problems = list(verify_seed(record))
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError, OverflowError) as exc:
+        except (
+            ValueError,
+            TypeError,
+            KeyError,
+            IndexError,
+            AttributeError,
+            RecursionError,
+            OverflowError,
+        ) as exc:
             print(f"{PROG} replay: {path}: not a valid game record: {_short(exc)}", file=sys.stderr)
             status = 2
             continue
@@ -58,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     """Runs the command line; returns the exit status."""
     from hearts_client.sim import BACKEND
 
-    parser = argparse.ArgumentParser(prog=PROG, description=f"The Cancellation Hearts simulator (backend: {BACKEND}).")
+    parser = argparse.ArgumentParser(
+        prog=PROG, description=f"The Cancellation Hearts simulator (backend: {BACKEND})."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     replay = commands.add_parser(
         "replay",
@@ -66,7 +76,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Replay game records and conformance vector files through the simulator and print "
         "each outcome as one JSON line, exactly as `hearts replay` does.",
     )
-    replay.add_argument("files", nargs="+", type=Path, metavar="FILE", help="game records or conformance vector files")
+    replay.add_argument(
+        "files", nargs="+", type=Path, metavar="FILE", help="game records or conformance vector files"
+    )
     args = parser.parse_args(argv)
     return replay_files(args.files)
 

@@ -159,7 +159,11 @@ def _hand_outcome(game: Any) -> dict[str, Any]:
     moon = game.moon_shooter
     return {
         "tricks": [
-            {"leader": leader, "cards": [str(CARDS[c]) for c in cards], "winner": None if winner < 0 else winner}
+            {
+                "leader": leader,
+                "cards": [str(CARDS[c]) for c in cards],
+                "winner": None if winner < 0 else winner,
+            }
             for leader, cards, winner in game.tricks()
         ],
         "points": game.points(),
@@ -169,7 +173,9 @@ def _hand_outcome(game: Any) -> dict[str, Any]:
     }
 
 
-def _run(game_cls: Any, record: dict[str, Any], stop_at: int | None = None) -> tuple[dict[str, Any], list[int]]:
+def _run(
+    game_cls: Any, record: dict[str, Any], stop_at: int | None = None
+) -> tuple[dict[str, Any], list[int]]:
     """Replays ``record`` (up to hand ``stop_at``, exclusive) and returns (outcome, totals)."""
     try:
         rules = rules_of(record)
@@ -178,7 +184,13 @@ def _run(game_cls: Any, record: dict[str, Any], stop_at: int | None = None) -> t
     except HeartsError as exc:
         players = int(record["players"])
         zeros = [0] * players
-        return {"hands": [], "totals": zeros, "game_over": False, "winners": [], "error": exc.to_json()}, zeros
+        return {
+            "hands": [],
+            "totals": zeros,
+            "game_over": False,
+            "winners": [],
+            "error": exc.to_json(),
+        }, zeros
     n = rules.players
     totals = [0] * n
     hands: list[dict[str, Any]] = []

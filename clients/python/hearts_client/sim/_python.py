@@ -155,11 +155,44 @@ class Game:
     """
 
     __slots__ = (
-        "players", "_rules", "_seed", "_hs", "hand_index", "_totals", "_history", "_winners",
-        "phase", "_once", "_twice", "_dealt", "_kitty", "_kitty_points", "_passes", "_received",
-        "_passer", "_trick", "_leader", "_to_play", "_led", "_seen", "_dup", "_tricks",
-        "_broken", "_points", "_taken", "_pending_points", "_waiting", "_waiting_points",
-        "_kitty_taker", "_p_once", "_p_twice", "_voids", "_shooter", "_rng", "_last_trick", "_last_hand",
+        "_broken",
+        "_dealt",
+        "_dup",
+        "_history",
+        "_hs",
+        "_kitty",
+        "_kitty_points",
+        "_kitty_taker",
+        "_last_hand",
+        "_last_trick",
+        "_leader",
+        "_led",
+        "_once",
+        "_p_once",
+        "_p_twice",
+        "_passer",
+        "_passes",
+        "_pending_points",
+        "_points",
+        "_received",
+        "_rng",
+        "_rules",
+        "_seed",
+        "_seen",
+        "_shooter",
+        "_taken",
+        "_to_play",
+        "_totals",
+        "_trick",
+        "_tricks",
+        "_twice",
+        "_voids",
+        "_waiting",
+        "_waiting_points",
+        "_winners",
+        "hand_index",
+        "phase",
+        "players",
     )  # fmt: skip
 
     def __init__(
@@ -242,7 +275,9 @@ class Game:
         return game
 
     # --------------------------------------------------------------------------- a hand
-    def _start(self, hands: Sequence[Sequence[int]], kitty: Sequence[int], passes: Sequence[Sequence[int]] | None) -> None:
+    def _start(
+        self, hands: Sequence[Sequence[int]], kitty: Sequence[int], passes: Sequence[Sequence[int]] | None
+    ) -> None:
         n = self.players
         once = [0] * n
         twice = [0] * n
@@ -511,7 +546,7 @@ class Game:
         elif phase == PASS:
             self._pass_one(action)
         elif phase == MOON:
-            if action == MOON_SELF_MINUS_26 or action == MOON_OTHERS_PLUS_26:
+            if action in (MOON_SELF_MINUS_26, MOON_OTHERS_PLUS_26):
                 self._finish_hand(action)
             elif isinstance(action, int) and 0 <= action < 52:
                 raise IllegalAction("BAD_MOON_CHOICE", "the moon shooter chooses 52 or 53, not a card")
@@ -532,10 +567,14 @@ class Game:
         if self._trick:
             suit = _SUITS[self._led]
             if not bit & suit and once & suit:
-                raise IllegalAction("MUST_FOLLOW_SUIT", f"{CARDS[card]} does not follow {Suit(self._led).name.lower()}")
+                raise IllegalAction(
+                    "MUST_FOLLOW_SUIT", f"{CARDS[card]} does not follow {Suit(self._led).name.lower()}"
+                )
         elif not self._tricks:
             if bit & POINT_MASK and once & _NON_POINT:
-                raise IllegalAction("FIRST_LEAD_RESTRICTED", "the first lead may not be a heart or the Black Maria")
+                raise IllegalAction(
+                    "FIRST_LEAD_RESTRICTED", "the first lead may not be a heart or the Black Maria"
+                )
         elif bit & HEARTS_MASK and not self._broken and once & _NON_HEART:
             raise IllegalAction("HEARTS_NOT_BROKEN", "hearts may not be led until a heart or QS is played")
         raise AssertionError(f"legal mask and checks disagree on {card}")  # pragma: no cover
@@ -552,7 +591,9 @@ class Game:
         elif self._once[seat] & bit:
             self._once[seat] ^= bit
         else:
-            raise IllegalAction("PASS_NOT_IN_HAND", f"{CARDS[card]} is not in the hand (or not that many copies)")
+            raise IllegalAction(
+                "PASS_NOT_IN_HAND", f"{CARDS[card]} is not in the hand (or not that many copies)"
+            )
         passes = self._passes[seat]
         passes.append(card)
         if len(passes) == PASS_COUNT:
@@ -582,7 +623,9 @@ class Game:
             elif once & bit:
                 once ^= bit
             else:
-                raise IllegalAction("PASS_NOT_IN_HAND", f"{CARDS[card]} is not in the hand (or not that many copies)")
+                raise IllegalAction(
+                    "PASS_NOT_IN_HAND", f"{CARDS[card]} is not in the hand (or not that many copies)"
+                )
         for card in cards:
             self._pass_one(int(card))
 
@@ -615,7 +658,10 @@ class Game:
         elif choice == MoonChoice.OTHERS_PLUS_26.value:
             choice = MOON_OTHERS_PLUS_26
         if choice not in (MOON_SELF_MINUS_26, MOON_OTHERS_PLUS_26) or isinstance(choice, bool):
-            raise IllegalAction("BAD_MOON_CHOICE", f"moon choice must be 52, 53, 'self_minus_26' or 'others_plus_26', not {choice!r}")
+            raise IllegalAction(
+                "BAD_MOON_CHOICE",
+                f"moon choice must be 52, 53, 'self_minus_26' or 'others_plus_26', not {choice!r}",
+            )
         self._finish_hand(int(choice))
 
     def _play(self, card: int) -> None:
@@ -762,7 +808,9 @@ class Game:
         acts = _cards_of(mask)
         return acts[self._rng.next() % len(acts)]
 
-    def play_out(self, policy: Policy = "random", seed: int | None = None, *, hands: int | None = None) -> None:
+    def play_out(
+        self, policy: Policy = "random", seed: int | None = None, *, hands: int | None = None
+    ) -> None:
         """Plays on with ``policy`` for every seat, to the game's end (or ``hands`` hand ends).
 
         Args:
@@ -786,8 +834,9 @@ class Game:
         elif policy == "heuristic":
             choose = self.heuristic_action
         elif callable(policy):
+
             def choose() -> int:
-                return int(policy(self))  # type: ignore[operator]
+                return int(policy(self))
         else:
             raise ValueError(f"unknown policy {policy!r}: use 'random', 'heuristic' or a callable")
         done = len(self._history)
@@ -992,7 +1041,7 @@ class VecGame:
             g.legal_mask_into(out[i])
 
     def observations(self, out: Any) -> None:
-        """Writes each game's observation for its current player into row ``i`` of ``out`` (float32 ``[N, OBS]``)."""
+        """Writes each game's current player's observation into row ``i`` of ``out`` (float32 [N, OBS])."""
         for i, g in enumerate(self.games):
             g.observation_into(g.current_player, out[i])
 

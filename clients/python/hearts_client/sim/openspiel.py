@@ -29,7 +29,9 @@ class HeartsGame:
         target_score, max_hands: The rules.
     """
 
-    def __init__(self, players: int = 8, seed: int | str = 0, target_score: int = 150, max_hands: int = 200) -> None:
+    def __init__(
+        self, players: int = 8, seed: int | str = 0, target_score: int = 150, max_hands: int = 200
+    ) -> None:
         Game(players, 0)  # checks the player count
         self.players = players
         self.seed = seed
@@ -45,7 +47,7 @@ class HeartsGame:
         return [obs_size(self.players)]
 
     def information_state_tensor_size(self) -> int:
-        return obs_size(self.players)
+        return int(obs_size(self.players))
 
     def min_utility(self) -> float:
         return -float(self.rules["target_score"] + 52 + 26)

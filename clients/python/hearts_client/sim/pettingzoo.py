@@ -18,7 +18,7 @@ and bounds-checking wrappers), ``raw_env`` the bare one. Install the extra:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 try:
     import numpy as np
@@ -43,7 +43,7 @@ def env(**kwargs: Any) -> AECEnv:
     return out
 
 
-class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(AECEnv):  # type: ignore[misc]
     """Cancellation Hearts as an AEC environment.
 
     Args:
@@ -53,7 +53,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         render_mode: ``"ansi"`` (``render()`` returns a line of text), ``"human"`` (prints it) or None.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "cancellation_hearts_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["human", "ansi"],
+        "name": "cancellation_hearts_v0",
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -65,7 +69,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, not {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, not {render_mode!r}"
+            )
         Game(players, 0)  # checks the player count with the rules' own message
         self.players = players
         self.render_mode = render_mode
