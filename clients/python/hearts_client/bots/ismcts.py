@@ -33,15 +33,16 @@ import itertools
 import math
 import time
 from collections import Counter
+from dataclasses import replace
 from collections.abc import Sequence
 
 from hearts_client.bot import Bot
 from hearts_client.bots.heuristic import HeuristicBot, pass_danger
 from hearts_client.bots.montecarlo import Objective
-from hearts_client.sampler import WorldSampler
+from hearts_client.sampler import World, WorldSampler
 from hearts_client.sim import BACKEND, PLAY, Game
-from hearts_core.cards import CARDS, Card
-from hearts_core.view import View
+from hearts_core.cards import CARDS, Card, CardSet
+from hearts_core.view import TrickView, View
 
 #: Play-decision iterations by backend (each is one determinized descent plus rollout).
 DEFAULT_ITERATIONS = 1000 if BACKEND == "native" else 200
@@ -53,6 +54,10 @@ DEFAULT_PASS_WORLDS = 40 if BACKEND == "native" else 8
 DEFAULT_TIME_LIMIT = 0.4
 #: How many of the heuristic's most dangerous cards the candidate passes are drawn from.
 PASS_POOL = 6
+#: Worlds sampled per world kept when inferring hands from the other seats' plays.
+INFER_FACTOR = 4
+#: The weight of a world per play of another seat that the heuristic would not have made in it.
+MISMATCH_WEIGHT = 0.25
 #: UCB1 exploration constant, in units of the objective's scale (26 points, or the endgame's 100).
 EXPLORATION = 0.7
 
@@ -77,6 +82,7 @@ class IsmctsBot(Bot):
         worlds: Sampled worlds per play decision; iteration ``i`` plays on world ``i mod worlds``.
         pass_worlds: Worlds each candidate pass is tried on (at most).
         time_limit: Seconds per decision at most (None: the budgets alone).
+        infer: Weight the sampled worlds by how well they explain the other seats' plays.
 
     Raises:
         ValueError: on a budget below 1 or a time limit that is not positive.
@@ -91,6 +97,7 @@ class IsmctsBot(Bot):
         pass_worlds: int = DEFAULT_PASS_WORLDS,
         worlds: int = DEFAULT_WORLDS,
         time_limit: float | None = DEFAULT_TIME_LIMIT,
+        infer: bool = True,
     ) -> None:
         super().__init__(seed)
         if min(iterations, pass_worlds, worlds) < 1:
@@ -102,6 +109,7 @@ class IsmctsBot(Bot):
             raise ValueError(f"time_limit must be positive, not {time_limit}")
         self.iterations = iterations
         self.worlds = worlds
+        self.infer = infer
         self.pass_worlds = pass_worlds
         self.time_limit = time_limit
         self._heuristic = HeuristicBot(seed)
@@ -176,9 +184,12 @@ class IsmctsBot(Bot):
         pool: list[Game] = []
         size = max(1, min(self.worlds, self.iterations))
 
+        drawn = self._infer(view, sampler, size) if self.infer else None
+
         def world(i: int) -> Game:
             while len(pool) <= i % size:
-                pool.append(Game.from_view(view, sampler.sample(self.rng)))
+                found = drawn[len(pool)] if drawn is not None else sampler.sample(self.rng)
+                pool.append(Game.from_view(view, found))
             return pool[i % size].clone()
 
         done = 0
@@ -219,6 +230,51 @@ class IsmctsBot(Bot):
             ),
         )
         return CARDS[best]
+
+    def _infer(self, view: View, sampler: WorldSampler, size: int) -> list[World] | None:
+        """``size`` worlds drawn by how well they explain the other seats' plays so far.
+
+        ``INFER_FACTOR`` times ``size`` worlds are sampled; each is replayed from the start of the
+        hand's play, and at every earlier decision of another seat that had a choice, the
+        heuristic policy's card in that world is compared with the card actually played. A world
+        is weighted by ``MISMATCH_WEIGHT`` to the number of mismatches, and the pool is drawn
+        from the candidates by weight: against seats that play like the heuristic this is
+        Bayesian inference of their hands; against others it fades towards uniform sampling.
+        Returns None when there is nothing to learn yet (no play by another seat with a choice).
+        """
+        played = view.played_cards()
+        me = view.seat
+        if not any(seat != me for seat, _ in played) or view.current is None:
+            return None
+        n = view.players
+        first_leader = view.tricks[0].leader if view.tricks else view.current.leader
+        start = replace(
+            view,
+            hand=view.hand | CardSet(c for s, c in played if s == me),
+            tricks=(),
+            current=TrickView(first_leader, (), None, False),
+            to_play=first_leader,
+            hearts_broken=False,
+            hand_sizes=(view.rules.hand_size,) * n,
+            kitty_taker=None,
+            taken=(0,) * n,
+            set_aside=(),
+            legal=(),
+        )
+        candidates = [sampler.sample(self.rng) for _ in range(INFER_FACTOR * size)]
+        weights = []
+        for world in candidates:
+            hands = [h.copy() for h in world.hands]
+            for seat, card in played:
+                hands[seat].add(card)
+            game = Game.from_view(start, World(hands=tuple(hands), kitty=world.kitty))
+            misses = 0
+            for seat, card in played:
+                if seat != me and len(game.legal_actions()) > 1 and game.policy_action("heuristic") != card:
+                    misses += 1
+                game.apply_action(int(card))
+            weights.append(MISMATCH_WEIGHT**misses)
+        return self.rng.choices(candidates, weights=weights, k=size)
 
     @staticmethod
     def _backup(path: list[_Node], v: float) -> None:
