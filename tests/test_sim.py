@@ -457,3 +457,37 @@ def test_backends_agree() -> None:
     va.observations(xa)
     vb.observations(xb)
     assert np.array_equal(xa, xb)
+
+
+def test_simulator_rollouts_equal_the_sdk_rollouts(sim: ModuleType) -> None:
+    """The montecarlo bot's rollouts through the simulator score as hearts_client.rollout's did."""
+    from hearts_client.bots.montecarlo import Objective
+    from hearts_client.rollout import Position, rollout
+    from hearts_client.sampler import WorldSampler
+
+    rng = random.Random(1)
+    compared = 0
+    for index in range(30):
+        players = 6 + index % 6
+        rules = Rules(players)
+        state = State(rules)
+        state.totals = [rng.randrange(0, 140) for _ in range(players)]
+        state.start_hand(*deal_hand(rules, f"parity-{index}", 0))
+        for seat in range(players):
+            state.pass_cards(seat, list(state.hands[seat])[:3])
+        for _ in range(rng.randrange(players * rules.hand_size)):
+            state.play(rng.choice(state.legal_plays()))
+        view = build_view(state, state.to_play)
+        position, value, sampler = Position.from_view(view), Objective(view), WorldSampler(view)
+        for _ in range(3):
+            world = sampler.sample(rng)
+            base = sim.Game.from_view(view, world)
+            for card in view.legal:
+                once, twice = [h.once for h in world.hands], [h.twice for h in world.hands]
+                expected = value(rollout(position, once, twice, world.kitty.points, int(card)))
+                game = base.clone()
+                game.apply_action(int(card))
+                game.play_out("heuristic", hands=1)
+                assert value.of_scores(game.hand_scores_history()[-1]) == expected
+                compared += 1
+    assert compared > 100
