@@ -33,8 +33,8 @@ import itertools
 import math
 import time
 from collections import Counter
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 
 from hearts_client.bot import Bot
 from hearts_client.bots.heuristic import HeuristicBot, pass_danger
@@ -148,7 +148,8 @@ class IsmctsBot(Bot):
         value = Objective(view)
         me = view.seat
         sums = [0.0] * len(candidates)
-        for _ in range(self.pass_worlds):
+        counts = [0] * len(candidates)
+        for world_index in range(self.pass_worlds):
             base = Game.from_view(view, sampler.sample(self.rng))
             for index, cand in enumerate(candidates):
                 game = base.clone()
@@ -160,9 +161,13 @@ class IsmctsBot(Bot):
                         game.apply_action(game.policy_action("heuristic"))
                 game.play_out("heuristic", hands=1)
                 sums[index] += value.of_scores(game.hand_scores_history()[-1])
+                counts[index] += 1
+                if world_index and limit is not None and time.perf_counter() - start >= limit:
+                    break
             if limit is not None and time.perf_counter() - start >= limit:
                 break
-        best = min(range(len(candidates)), key=lambda i: (sums[i], i))
+        # Means over the worlds each candidate was tried on (the last world may be partial).
+        best = min(range(len(candidates)), key=lambda i: (sums[i] / max(counts[i], 1), i))
         return [CARDS[c] for c in candidates[best]]
 
     # ------------------------------------------------------------------------------ play
@@ -184,7 +189,10 @@ class IsmctsBot(Bot):
         pool: list[Game] = []
         size = max(1, min(self.worlds, self.iterations))
 
-        drawn = self._infer(view, sampler, size) if self.infer else None
+        deadline = None if limit is None else start + limit / 3
+        drawn = self._infer(view, sampler, size, deadline) if self.infer else None
+        if drawn is not None:
+            size = len(drawn)
 
         def world(i: int) -> Game:
             while len(pool) <= i % size:
@@ -194,6 +202,7 @@ class IsmctsBot(Bot):
 
         done = 0
         flat = 0
+        tree = False
         # First every card on the same worlds (flat Monte Carlo's common random numbers), then
         # descents of the tree chosen by UCB1.
         while done < self.iterations:
@@ -209,8 +218,11 @@ class IsmctsBot(Bot):
                     self._select(game, me, child, path, c, first=False)
                     self._backup(path, value.of_scores(game.hand_scores_history()[-1]))
                     done += 1
+                    if flat and limit is not None and time.perf_counter() - start >= limit:
+                        break
                 flat += 1
             else:
+                tree = True
                 game = world(done)
                 path = [root]
                 self._select(game, me, root, path, c, first=True)
@@ -219,19 +231,21 @@ class IsmctsBot(Bot):
             if limit is not None and time.perf_counter() - start >= limit:
                 break
         favourite = int(self._heuristic.choose_play(view))
-        best = max(
-            candidates,
-            key=lambda a: (
-                root.children[a].visits if a in root.children else 0,
-                -(root.children[a].total / root.children[a].visits)
-                if a in root.children and root.children[a].visits
-                else 0.0,
-                a == favourite,
-            ),
-        )
+
+        def mean(a: int) -> float:
+            node = root.children.get(a)
+            return node.total / node.visits if node is not None and node.visits else math.inf
+
+        if not tree:
+            # Stopped while trying every card on common worlds: compare their means.
+            best = min(candidates, key=lambda a: (mean(a), a != favourite))
+        else:
+            best = max(candidates, key=lambda a: (root.children[a].visits, -mean(a), a == favourite))
         return CARDS[best]
 
-    def _infer(self, view: View, sampler: WorldSampler, size: int) -> list[World] | None:
+    def _infer(
+        self, view: View, sampler: WorldSampler, size: int, deadline: float | None
+    ) -> list[World] | None:
         """``size`` worlds drawn by how well they explain the other seats' plays so far.
 
         ``INFER_FACTOR`` times ``size`` worlds are sampled; each is replayed from the start of the
@@ -241,6 +255,8 @@ class IsmctsBot(Bot):
         from the candidates by weight: against seats that play like the heuristic this is
         Bayesian inference of their hands; against others it fades towards uniform sampling.
         Returns None when there is nothing to learn yet (no play by another seat with a choice).
+        Past ``deadline`` (a ``time.perf_counter()`` value) it stops sampling candidates, keeping
+        at least a few, and returns fewer worlds.
         """
         played = view.played_cards()
         me = view.seat
@@ -261,9 +277,13 @@ class IsmctsBot(Bot):
             set_aside=(),
             legal=(),
         )
-        candidates = [sampler.sample(self.rng) for _ in range(INFER_FACTOR * size)]
+        candidates: list[World] = []
         weights = []
-        for world in candidates:
+        while len(candidates) < INFER_FACTOR * size:
+            if deadline is not None and len(candidates) >= 4 and time.perf_counter() >= deadline:
+                break
+            world = sampler.sample(self.rng)
+            candidates.append(world)
             hands = [h.copy() for h in world.hands]
             for seat, card in played:
                 hands[seat].add(card)
@@ -274,7 +294,7 @@ class IsmctsBot(Bot):
                     misses += 1
                 game.apply_action(int(card))
             weights.append(MISMATCH_WEIGHT**misses)
-        return self.rng.choices(candidates, weights=weights, k=size)
+        return self.rng.choices(candidates, weights=weights, k=min(size, len(candidates)))
 
     @staticmethod
     def _backup(path: list[_Node], v: float) -> None:

@@ -10,6 +10,7 @@ that need speed use :class:`hearts_client.sim.Game` directly (or :class:`~hearts
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 from hearts_client.sim import NUM_ACTIONS, PHASE_NAMES, Game, obs_size
@@ -121,9 +122,9 @@ class HeartsState:
         seat = self.current_player() if player is None else player
         if seat < 0:
             seat = 0
-        buf = [0.0] * obs_size(self._game.players)
+        buf = array("f", bytes(4 * obs_size(self._game.players)))  # a float32 buffer, no numpy needed
         self.sim.observation_into(seat, buf)
-        return buf
+        return buf.tolist()
 
     def action_to_string(self, player: int | None, action: int) -> str:
         from hearts_core.cards import CARDS
