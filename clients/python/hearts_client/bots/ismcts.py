@@ -148,7 +148,7 @@ class IsmctsBot(Bot):
         value = Objective(view)
         me = view.seat
         sums = [0.0] * len(candidates)
-        counts = [0] * len(candidates)
+        tried = [0] * len(candidates)
         for world_index in range(self.pass_worlds):
             base = Game.from_view(view, sampler.sample(self.rng))
             for index, cand in enumerate(candidates):
@@ -161,13 +161,13 @@ class IsmctsBot(Bot):
                         game.apply_action(game.policy_action("heuristic"))
                 game.play_out("heuristic", hands=1)
                 sums[index] += value.of_scores(game.hand_scores_history()[-1])
-                counts[index] += 1
+                tried[index] += 1
                 if world_index and limit is not None and time.perf_counter() - start >= limit:
                     break
             if limit is not None and time.perf_counter() - start >= limit:
                 break
         # Means over the worlds each candidate was tried on (the last world may be partial).
-        best = min(range(len(candidates)), key=lambda i: (sums[i] / max(counts[i], 1), i))
+        best = min(range(len(candidates)), key=lambda i: (sums[i] / max(tried[i], 1), i))
         return [CARDS[c] for c in candidates[best]]
 
     # ------------------------------------------------------------------------------ play
