@@ -49,11 +49,11 @@ DEFAULT_ITERATIONS = 1000 if BACKEND == "native" else 200
 #: Determinized worlds per play decision, cycled through by the iterations.
 DEFAULT_WORLDS = 60 if BACKEND == "native" else 30
 #: Worlds per pass candidate by backend.
-DEFAULT_PASS_WORLDS = 40 if BACKEND == "native" else 8
+DEFAULT_PASS_WORLDS = 60 if BACKEND == "native" else 8
 #: Seconds per decision at most (the referee's default limit is 1 s).
 DEFAULT_TIME_LIMIT = 0.4
 #: How many of the heuristic's most dangerous cards the candidate passes are drawn from.
-PASS_POOL = 6
+PASS_POOL = 7 if BACKEND == "native" else 6
 #: Worlds sampled per world kept when inferring hands from the other seats' plays.
 INFER_FACTOR = 4
 #: The weight of a world per play of another seat that the heuristic would not have made in it.
