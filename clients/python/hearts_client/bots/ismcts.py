@@ -14,8 +14,8 @@ only its seat's View and searches through :mod:`hearts_client.sim` (the native c
   value is the ``montecarlo`` bot's objective (points, or the placing in the endgame). The card
   most visited at the root is played. The first root visits go to every card on the *same*
   worlds, as flat Monte Carlo does, so that a small budget is no weaker than ``montecarlo``.
-* **Pass** — candidate passes (three of the seat's most dangerous cards by the heuristic's
-  ranking) are each played out over the same sampled worlds (others pass and play with the
+* **Pass** — candidate passes (three of the seat's ``PASS_POOL`` most dangerous cards by the
+  heuristic's ranking) are each played out over the same sampled worlds (others pass and play with the
   heuristic, the hand is rolled out with the heuristic), the lowest mean value wins; ties go to
   the heuristic's own pass.
 * **Moon** — the choice of :func:`hearts_client.bot.moon_choice`: both options leave the same
