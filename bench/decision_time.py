@@ -1,4 +1,4 @@
-"""Time per play decision of the ``montecarlo`` bot, per table size and world budget.
+"""Time per decision of the ``montecarlo`` (per world budget) or ``ismcts`` bot, per table size.
 
 One process, no parallel work of its own, so that the figures are one core's: for each table
 size and budget it plays ``--hands`` hands (seeded deals, hand ``i`` as in a game) with one
@@ -8,6 +8,10 @@ to ``choose_play`` (forced plays included: the referee's clock runs for them too
 Usage::
 
     bench/decision_time.py --players 6 8 11 --worlds 20 50 100 --hands 20 [--json]
+    bench/decision_time.py --bot ismcts --players 8 --hands 20 [--json]
+
+``ismcts`` runs with its default budget (``--worlds`` is ignored); its pass decisions are timed
+too and reported apart (``pass_mean``, ``pass_max``). The simulator backend in use is reported.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from collections.abc import Sequence
 
 from hearts_client.bot import Bot
 from hearts_client.bots.heuristic import HeuristicBot
+from hearts_client.bots.ismcts import IsmctsBot
 from hearts_client.bots.montecarlo import MonteCarloBot
 from hearts_core.deal import deal_hand, derive_seed
 from hearts_core.rules import Rules
@@ -28,8 +33,18 @@ from hearts_core.state import Phase, State
 from hearts_core.view import build_view
 
 
-def decision_times(players: int, worlds: int, hands: int, seed: str) -> list[float]:
-    """Seconds per ``montecarlo`` play decision over ``hands`` hands at one table size."""
+def decision_times(
+    players: int,
+    worlds: int,
+    hands: int,
+    seed: str,
+    bot: str = "montecarlo",
+    passes: list[float] | None = None,
+) -> list[float]:
+    """Seconds per play decision of ``bot`` over ``hands`` hands at one table size.
+
+    Pass decisions are timed into ``passes`` when it is given.
+    """
     rules = Rules(players=players)
     seconds: list[float] = []
     for index in range(hands):
@@ -38,9 +53,16 @@ def decision_times(players: int, worlds: int, hands: int, seed: str) -> list[flo
         state.start_hand(*deal_hand(rules, derive_seed(seed, "deals"), index))
         measured = index % players
         bots: list[Bot] = [HeuristicBot(s) for s in range(players)]
-        bots[measured] = MonteCarloBot(derive_seed(seed, index), worlds=worlds)
-        for seat, bot in enumerate(bots):
-            state.pass_cards(seat, list(bot.choose_pass(build_view(state, seat))))
+        if bot == "ismcts":
+            bots[measured] = IsmctsBot(derive_seed(seed, index))
+        else:
+            bots[measured] = MonteCarloBot(derive_seed(seed, index), worlds=worlds)
+        for seat, player in enumerate(bots):
+            start = time.perf_counter()
+            cards = list(player.choose_pass(build_view(state, seat)))
+            if seat == measured and passes is not None:
+                passes.append(time.perf_counter() - start)
+            state.pass_cards(seat, cards)
         while state.phase is Phase.PLAYING:
             seat = state.to_play
             view = build_view(state, seat)
@@ -65,26 +87,46 @@ def summary(seconds: Sequence[float]) -> dict[str, float]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parses the options, times the decisions and prints one line (or JSON object) each."""
-    parser = argparse.ArgumentParser(description="Time per montecarlo play decision.")
+    parser = argparse.ArgumentParser(description="Time per montecarlo or ismcts decision.")
+    parser.add_argument("--bot", choices=["montecarlo", "ismcts"], default="montecarlo")
     parser.add_argument("--players", type=int, nargs="+", default=[6, 8, 11])
     parser.add_argument("--worlds", type=int, nargs="+", default=[20, 50, 100])
     parser.add_argument("--hands", type=int, default=20, help="hands per table size and budget")
     parser.add_argument("--seed", default="decision-time")
     parser.add_argument("--json", action="store_true", help="print JSON lines")
     args = parser.parse_args(argv)
+    from hearts_client.sim import BACKEND
+
+    budgets = args.worlds if args.bot == "montecarlo" else [0]
     for players in args.players:
-        for worlds in args.worlds:
-            figures = {"players": players, "worlds": worlds, "hands": args.hands}
-            figures.update(summary(decision_times(players, worlds, args.hands, args.seed)))
+        for worlds in budgets:
+            figures: dict[str, object] = {
+                "bot": args.bot,
+                "backend": BACKEND,
+                "players": players,
+                "hands": args.hands,
+            }
+            if args.bot == "montecarlo":
+                figures["worlds"] = worlds
+            passes: list[float] = []
+            figures.update(summary(decision_times(players, worlds, args.hands, args.seed, args.bot, passes)))
+            if args.bot == "ismcts":
+                figures["pass_mean"] = statistics.fmean(passes)
+                figures["pass_max"] = max(passes)
             if args.json:
                 print(json.dumps(figures), flush=True)
-            else:
-                print(
-                    f"{players:2d} players, {worlds:4d} worlds: mean {figures['mean'] * 1000:6.1f} ms, "
-                    f"p95 {figures['p95'] * 1000:6.1f} ms, max {figures['max'] * 1000:6.1f} ms "
-                    f"({figures['decisions']} decisions)",
-                    flush=True,
+                continue
+            budget = f"{worlds:4d} worlds" if args.bot == "montecarlo" else "ismcts"
+            line = (
+                f"{players:2d} players, {budget}: mean {figures['mean'] * 1000:6.1f} ms, "  # type: ignore[operator]
+                f"p95 {figures['p95'] * 1000:6.1f} ms, max {figures['max'] * 1000:6.1f} ms "  # type: ignore[operator]
+                f"({figures['decisions']} decisions)"
+            )
+            if args.bot == "ismcts":
+                line += (
+                    f"; pass mean {statistics.fmean(passes) * 1000:.1f} ms, max {max(passes) * 1000:.1f} ms"
                 )
+            print(f"{line} [{BACKEND} backend]", flush=True)
     return 0
 
 

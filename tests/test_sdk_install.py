@@ -153,3 +153,28 @@ def test_the_documented_bot_runs_from_the_sdk_install_against_hearts_host(
     assert len(records) == 1
     record = json.loads(records[0].read_text())
     assert record["faults"] == []  # the external bot answered every decision itself
+
+
+def test_the_simulator_works_from_the_bare_sdk_install(sdk_python: Path) -> None:
+    """No Rust, no numpy: hearts_client.sim falls back to Python and still plays, replays and searches."""
+    vector = ROOT / "tests" / "conformance" / "vectors" / "000-game-6p-random-0.json"
+    probe = "\n".join(
+        [
+            "import json, sys",
+            "from hearts_client.sim import BACKEND, Game, replay_outcome",
+            "assert BACKEND == 'python', BACKEND",
+            "assert 'numpy' not in sys.modules",
+            "game = Game(8, 1, max_hands=1)",
+            "game.play_out('heuristic')",
+            "assert game.is_over()",
+            "obs = game.observation(0)",
+            "assert isinstance(obs, list) and len(obs) == 322 + 60 * 8",
+            f"vector = json.loads(open({str(vector)!r}).read())",
+            "assert replay_outcome(vector['record']) == vector['expected']",
+            "from hearts_client.bots import make_bot",
+            "assert make_bot('ismcts', 1).name == 'ismcts'",
+            "assert 'numpy' not in sys.modules",
+        ]
+    )
+    done = subprocess.run([str(sdk_python), "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

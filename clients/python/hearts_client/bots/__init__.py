@@ -1,4 +1,4 @@
-"""The built-in bots, by name: ``random``, ``heuristic`` and ``montecarlo``."""
+"""The built-in bots, by name: ``random``, ``heuristic``, ``montecarlo`` and ``ismcts``."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from hearts_client.bot import Bot
 from hearts_client.bots.heuristic import HeuristicBot
+from hearts_client.bots.ismcts import IsmctsBot
 from hearts_client.bots.montecarlo import MonteCarloBot
 from hearts_client.bots.random_bot import RandomBot
 
@@ -16,6 +17,7 @@ BUILTIN_BOTS: dict[str, BotFactory] = {
     RandomBot.name: RandomBot,
     HeuristicBot.name: HeuristicBot,
     MonteCarloBot.name: MonteCarloBot,
+    IsmctsBot.name: IsmctsBot,
 }
 
 

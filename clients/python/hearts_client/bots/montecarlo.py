@@ -3,7 +3,8 @@
 At each play decision with a choice to make, the bot draws worlds with
 :class:`hearts_client.sampler.WorldSampler` (every placement of the unseen cards that agrees
 with what its seat knows) and, on each world, plays every distinct legal card followed by a
-fast heuristic rollout to the end of the hand (:mod:`hearts_client.rollout`). Every card is
+heuristic rollout to the end of the hand through the simulator (:mod:`hearts_client.sim`:
+``Game.from_view`` then ``play_out("heuristic", hands=1)``, the native core when it is built). Every card is
 tried on the *same* worlds, so their comparison is not blurred by the luck of the draw. The
 card with the lowest mean value is played; ties go to the card the heuristic itself would play.
 
@@ -29,8 +30,9 @@ from collections.abc import Sequence
 
 from hearts_client.bot import Bot, moon_choice
 from hearts_client.bots.heuristic import HeuristicBot
-from hearts_client.rollout import Position, policy_card, rollout
+from hearts_client.rollout import Position, policy_card
 from hearts_client.sampler import WorldSampler
+from hearts_client.sim import Game
 from hearts_core import rules
 from hearts_core.cards import CARDS, Card
 from hearts_core.rules import HAND_POINTS, MOON_POINTS
@@ -104,12 +106,12 @@ class MonteCarloBot(Bot):
         candidates = [int(c) for c in legal]
         sums = [0.0] * len(candidates)
         for _ in range(self.worlds):
-            world = sampler.sample(self.rng)
-            once = [h.once for h in world.hands]
-            twice = [h.twice for h in world.hands]
-            kitty = world.kitty.points
+            base = Game.from_view(view, sampler.sample(self.rng))
             for index, card in enumerate(candidates):
-                sums[index] += value(rollout(position, once, twice, kitty, card))
+                game = base.clone()
+                game.apply_action(card)
+                game.play_out("heuristic", hands=1)
+                sums[index] += value.of_scores(game.hand_scores_history()[-1])
             if limit is not None and time.perf_counter() - start >= limit:
                 break
         best = min(range(len(candidates)), key=lambda i: (sums[i], candidates[i] != favourite, i))
@@ -155,7 +157,11 @@ class Objective:
         me = self.seat
         if not self.endgame and HAND_POINTS not in points:
             return float(points[me])
-        scores = hand_scores(points, self.totals, self.target)
+        return self.of_scores(hand_scores(points, self.totals, self.target))
+
+    def of_scores(self, scores: Sequence[int]) -> float:
+        """The value of a hand that adds ``scores`` to the totals (a moon shot already scored)."""
+        me = self.seat
         if not self.endgame:
             return float(scores[me])
         final = [t + s for t, s in zip(self.totals, scores, strict=True)]

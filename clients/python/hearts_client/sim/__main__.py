@@ -1,0 +1,87 @@
+"""``python -m hearts_client.sim``: the simulator's command line.
+
+``replay FILE...`` replays game records and conformance vectors through the simulator (the
+selected backend, see ``BACKEND``) and prints each outcome as one JSON line, exactly the lines
+``hearts replay`` prints for the same files. A file that is missing, not JSON or not a record
+gets one line on stderr and the others are still replayed (exit 2); a record whose revealed
+seed does not match its commitment or its deals is reported on stderr (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+PROG = "python -m hearts_client.sim"
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def replay_files(files: list[Path]) -> int:
+    """Replays each file, printing its outcome line; returns the exit status."""
+    from hearts_client.sim import replay_outcome
+    from hearts_core.record import RecordFileError, load_record
+    from hearts_core.replay import verify_seed
+
+    status = 0
+    for path in files:
+        try:
+            record = load_record(path)
+        except RecordFileError as exc:
+            print(f"{PROG} replay: {path}: {exc}", file=sys.stderr)
+            status = 2
+            continue
+        except (ValueError, RecursionError, OverflowError) as exc:
+            print(f"{PROG} replay: {path}: not a game record: {_short(exc)}", file=sys.stderr)
+            status = 2
+            continue
+        try:
+            line = json.dumps(replay_outcome(record), separators=(",", ":"))
+            problems = list(verify_seed(record))
+        except (
+            ValueError,
+            TypeError,
+            KeyError,
+            IndexError,
+            AttributeError,
+            RecursionError,
+            OverflowError,
+        ) as exc:
+            print(f"{PROG} replay: {path}: not a valid game record: {_short(exc)}", file=sys.stderr)
+            status = 2
+            continue
+        print(line)
+        for problem in problems:
+            print(f"{PROG} replay: {path}: {problem}", file=sys.stderr)
+            status = max(status, 1)
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs the command line; returns the exit status."""
+    from hearts_client.sim import BACKEND
+
+    parser = argparse.ArgumentParser(
+        prog=PROG, description=f"The Cancellation Hearts simulator (backend: {BACKEND})."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    replay = commands.add_parser(
+        "replay",
+        help="replay game records / conformance vectors through the simulator",
+        description="Replay game records and conformance vector files through the simulator and print "
+        "each outcome as one JSON line, exactly as `hearts replay` does.",
+    )
+    replay.add_argument(
+        "files", nargs="+", type=Path, metavar="FILE", help="game records or conformance vector files"
+    )
+    args = parser.parse_args(argv)
+    return replay_files(args.files)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
