@@ -262,14 +262,16 @@ def from_record(game_cls: type[G], record: dict[str, Any] | str | Path, hand: in
         raise ValueError(f"hand {hand} of the record is illegal: {stop.error}") from None
 
 
-def from_view(game_cls: type[G], view: View, world: World, seed: str | int = 0) -> G:
+def from_view(game_cls: type[G], view: View, world: World, seed: str | int = "") -> G:
     """A determinization: the whole game as ``view``'s seat may believe it, hidden cards from ``world``.
 
     The game is rebuilt from the start of the hand's play: each seat holds its ``world`` hand
     plus the cards it has played this hand, the kitty is ``world.kitty``, and every card played
     is replayed in order, so tricks, points, voids and the seat to play follow from the rules.
     During passing it is the start of the hand (the seat's own pass, if made, is not applied).
-    Hands after this one are dealt from ``seed``.
+    Hands after this one are dealt from ``seed`` (default ``""``, as the native module). After
+    passing, ``passed(seat)`` and ``received(seat)`` are empty for every seat (the native module
+    starts from the hands after the passes too).
 
     Raises:
         ValueError: if the view is not inside a hand or the world does not fit it.
@@ -293,11 +295,9 @@ def from_view(game_cls: type[G], view: View, world: World, seed: str | int = 0) 
     hands = [[int(c) for c in h] for h in world.hands]
     for seat, card in played:
         hands[seat].append(int(card))
+    # As the native module: the hands after the passes are the start, so no seat's passed or
+    # received cards are recorded (passed(seat) is empty, the view's seat included).
     passes: list[list[int]] = [[] for _ in range(n)]
-    if view.passed:
-        passes[view.seat] = [int(c) for c in view.passed]
-    if view.received:
-        passes[view.pass_direction.source(view.seat, n)] = [int(c) for c in view.received]
     game = game_cls.from_hands(n, hands, [int(c) for c in world.kitty], passes=passes, **common)  # type: ignore[attr-defined]
     try:
         for seat, card in played:

@@ -2,8 +2,9 @@
 
 This is the fallback the SDK uses when the native module ``hearts_sim`` (built from
 ``clients/sim/``) is not installed. It has exactly the native module's API and gives the same
-results for the same inputs and seeds: the deals are ``hearts_core.deal.deal_hand``'s, the
-random policy draws from the generator :class:`Xoshiro` specified in ``docs/SIMULATOR.md``, and
+results for the same inputs and seeds: the deals are ``hearts_core.deal.deal_hand``'s (or the
+simulator's own :func:`fast_deal`), the random policy draws from the generator :class:`Xoshiro`
+specified in ``docs/SIMULATOR.md`` exactly as the native module does, and
 the heuristic policy is the SDK's rollout policy (:mod:`hearts_client.rollout`).
 
 The state is kept as 52-bit masks like :class:`hearts_core.state.State`, without the record-grade
@@ -13,7 +14,6 @@ bookkeeping (trick views, summaries) a simulator does not need; illegal actions 
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, Final
@@ -42,12 +42,12 @@ _NON_POINT: Final = FULL_MASK & ~POINT_MASK
 _NON_HEART: Final = FULL_MASK & ~HEARTS_MASK
 _SUITS: Final = tuple(SUIT_MASKS)
 _POINTS: Final = tuple(13 if c == _QS else (1 if HEARTS_MASK >> c & 1 else 0) for c in range(52))
-_SEED_DOMAIN: Final = "cancellation-hearts/v1/sim:"
+_GOLDEN: Final = 0x9E3779B97F4A7C15
 
 
 def obs_size(players: int) -> int:
-    """The length of one observation (``docs/SIMULATOR.md``, "Observation"): ``322 + 60 * players``."""
-    return 322 + 60 * players
+    """The length of one observation (``docs/SIMULATOR.md``, "Observation"): ``216 + 59 * players``."""
+    return 216 + 59 * players
 
 
 OBS_SIZE = obs_size
@@ -67,10 +67,38 @@ class IllegalAction(ValueError):
 
 
 # ------------------------------------------------------------------------------------- RNG
-def seed64_of(seed: object) -> int:
-    """The play-RNG seed of a game seeded with ``seed``: 64 bits of ``sha256(domain + str(seed))``."""
-    digest = hashlib.sha256(f"{_SEED_DOMAIN}{seed}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
+def fnv1a(text: str) -> int:
+    """FNV-1a (64 bits) of ``text``'s UTF-8 bytes: the seed hash of :func:`fast_deal` and VecGame."""
+    h = 0xCBF29CE484222325
+    for b in text.encode():
+        h = ((h ^ b) * 0x100000001B3) & _M64
+    return h
+
+
+def _split(players: int, deck: Sequence[int]) -> tuple[list[list[int]], list[int]]:
+    size = 104 // players
+    hands = [sorted(deck[seat * size : (seat + 1) * size]) for seat in range(players)]
+    return hands, sorted(deck[players * size :])
+
+
+def fast_deal(players: int, seed_hash: int, hand_index: int) -> tuple[list[list[int]], list[int]]:
+    """The simulator's own deal (native ``deal="fast"``): a Fisher-Yates shuffle of the two decks.
+
+    The generator is ``Xoshiro(seed_hash ^ (hand_index + 1) * 0x9E3779B97F4A7C15)``; from the end,
+    each 64-bit output gives two 32-bit draws (high half first), ``j = (half * (i + 1)) >> 32``.
+    """
+    rng = Xoshiro(seed_hash ^ (((hand_index + 1) * _GOLDEN) & _M64))
+    deck = [i // 2 for i in range(104)]
+    i = 103
+    while i > 0:
+        x = rng.next()
+        for half in (x >> 32, x & 0xFFFFFFFF):
+            if i == 0:
+                break
+            j = (half * (i + 1)) >> 32
+            deck[i], deck[j] = deck[j], deck[i]
+            i -= 1
+    return _split(players, deck)
 
 
 class Xoshiro:
@@ -113,6 +141,17 @@ class Xoshiro:
         self.s0, self.s1, self.s2, self.s3 = s0, s1, s2, s3
         return result
 
+    def choose(self, n: int) -> int:
+        """A number in ``0..n`` (n > 0): ``((next() >> 32) * n) >> 32``."""
+        return ((self.next() >> 32) * n) >> 32
+
+    def pick_bit(self, mask: int) -> int:
+        """A uniformly chosen set bit of a non-empty mask: the ``choose(popcount)``-th lowest."""
+        k = self.choose(mask.bit_count())
+        for _ in range(k):
+            mask &= mask - 1
+        return (mask & -mask).bit_length() - 1
+
     def copy(self) -> Xoshiro:
         """An independent generator in the same state."""
         out = Xoshiro.__new__(Xoshiro)
@@ -146,9 +185,12 @@ class Game:
 
     Args:
         players: 6 to 11.
-        seed: Hand ``k`` is dealt as ``hearts_core.deal.deal_hand(rules, str(seed), k)``; the play
-            RNG (for ``play_out("random")``) is seeded from ``str(seed)`` too.
+        seed: Hand ``k`` is dealt as ``hearts_core.deal.deal_hand(rules, str(seed), k)``
+            (``deal="referee"``) or ``fast_deal(players, fnv1a(str(seed)), k)`` (``deal="fast"``).
+            The play RNG (for ``play_out("random")``) starts as ``Xoshiro(0)`` whatever the seed,
+            as the native module's; ``play_out(seed=...)`` re-seeds it.
         target_score, max_hands, first_dealer: The rules (``hearts_core.rules.Rules``).
+        deal: ``"referee"`` (default) or ``"fast"``.
 
     Raises:
         ValueError: on rules ``hearts_core.rules.Rules`` refuses (``BadPlayerCount`` is one).
@@ -158,6 +200,7 @@ class Game:
         "_broken",
         "_dealt",
         "_dup",
+        "_fast",
         "_history",
         "_hs",
         "_kitty",
@@ -203,10 +246,20 @@ class Game:
         target_score: int = 150,
         max_hands: int = 200,
         first_dealer: int = 0,
+        deal: str = "referee",
     ) -> None:
+        if deal not in ("referee", "fast"):
+            raise ValueError(f"deal must be 'referee' or 'fast', not {deal!r}")
         self._setup(Rules(players, target_score, max_hands, first_dealer), seed, 0, None)
-        hands, kitty = deal_hand(self._rules, self._seed, 0)
+        self._fast = deal == "fast"
+        hands, kitty = self._deal(0)
         self._start(hands, kitty, None)
+
+    def _deal(self, index: int) -> tuple[list[list[int]], list[int]]:
+        if self._fast:
+            return fast_deal(self.players, fnv1a(self._seed), index)
+        hands, kitty = deal_hand(self._rules, self._seed, index)
+        return [[int(c) for c in h] for h in hands], [int(c) for c in kitty]
 
     def _setup(self, rules: Rules, seed: object, hand_index: int, totals: Sequence[int] | None) -> None:
         self._rules = rules
@@ -217,7 +270,8 @@ class Game:
         self._totals = [0] * rules.players if totals is None else [int(t) for t in totals]
         self._history: list[list[int]] = []
         self._winners: list[int] = []
-        self._rng = Xoshiro(seed64_of(self._seed))
+        self._fast = False
+        self._rng = Xoshiro(0)
         self._last_trick: tuple[int, list[int], int] | None = None
         self._last_hand: dict[str, Any] | None = None
 
@@ -344,7 +398,7 @@ class Game:
         self.phase = PLAY
 
     @classmethod
-    def from_view(cls, view: Any, world: Any, seed: str | int = 0) -> Game:
+    def from_view(cls, view: Any, world: Any, seed: str | int = "") -> Game:
         """A determinization consistent with ``view``, hidden cards from ``world`` (see :mod:`._build`)."""
         from hearts_client.sim._build import from_view
 
@@ -553,7 +607,7 @@ class Game:
             else:
                 raise IllegalAction("BAD_ACTION", f"actions are 0..53, not {action!r}")
         else:
-            raise IllegalAction("GAME_ALREADY_OVER", "the game is over")
+            raise IllegalAction("OUT_OF_TURN", "the game is over")
 
     def _why_not_play(self, card: object) -> None:
         if not isinstance(card, int) or not 0 <= card < NUM_ACTIONS:
@@ -597,19 +651,24 @@ class Game:
         passes = self._passes[seat]
         passes.append(card)
         if len(passes) == PASS_COUNT:
-            self._passer += 1
-            if self._passer == self.players:
-                self._deliver()
+            self._advance_passer()
+
+    def _advance_passer(self) -> None:
+        # As native: the seat to pass is the first seat that has not passed three cards.
+        n = self.players
+        self._passer = next((s for s in range(n) if len(self._passes[s]) < PASS_COUNT), n)
+        if self._passer == n:
+            self._deliver()
 
     def apply_pass(self, seat: int, cards: Sequence[int]) -> None:
-        """Passes three cards for ``seat`` at once (it must be the seat to pass, none passed yet).
+        """Passes three cards for ``seat`` at once (any seat that has passed none yet, as native).
 
         Raises:
             IllegalAction: ``OUT_OF_TURN``, ``BAD_PASS_COUNT`` or ``PASS_NOT_IN_HAND``; nothing changes.
         """
-        if self.phase != PASS or seat != self._passer or self._passes[seat]:
+        if self.phase != PASS or not 0 <= seat < self.players or self._passes[seat]:
             if self.phase == OVER:
-                raise IllegalAction("GAME_ALREADY_OVER", "the game is over")
+                raise IllegalAction("OUT_OF_TURN", "the game is over")
             raise IllegalAction("OUT_OF_TURN", f"seat {seat} may not pass now")
         if len(cards) != PASS_COUNT:
             raise IllegalAction("BAD_PASS_COUNT", f"pass exactly {PASS_COUNT} cards, not {len(cards)}")
@@ -626,8 +685,13 @@ class Game:
                 raise IllegalAction(
                     "PASS_NOT_IN_HAND", f"{CARDS[card]} is not in the hand (or not that many copies)"
                 )
-        for card in cards:
-            self._pass_one(int(card))
+        if seat == self._passer:
+            for card in cards:
+                self._pass_one(int(card))
+            return
+        self._once[seat], self._twice[seat] = once, twice
+        self._passes[seat] = [int(c) for c in cards]
+        self._advance_passer()
 
     def apply_play(self, card: int) -> None:
         """Plays ``card`` for the seat to play (``apply_action`` restricted to the play phase).
@@ -637,7 +701,7 @@ class Game:
         """
         if self.phase != PLAY:
             if self.phase == OVER:
-                raise IllegalAction("GAME_ALREADY_OVER", "the game is over")
+                raise IllegalAction("OUT_OF_TURN", "the game is over")
             raise IllegalAction("OUT_OF_TURN", "no card is expected now")
         if not (0 <= card < 52):
             self._why_not_play(card)
@@ -651,7 +715,7 @@ class Game:
         """
         if self.phase != MOON:
             if self.phase == OVER:
-                raise IllegalAction("GAME_ALREADY_OVER", "the game is over")
+                raise IllegalAction("OUT_OF_TURN", "the game is over")
             raise IllegalAction("OUT_OF_TURN", "no moon choice is expected now")
         if choice == MoonChoice.SELF_MINUS_26.value:
             choice = MOON_SELF_MINUS_26
@@ -753,7 +817,7 @@ class Game:
             self.phase = OVER
             return
         self.hand_index += 1
-        hands, kitty = deal_hand(self._rules, self._seed, self.hand_index)
+        hands, kitty = self._deal(self.hand_index)
         self._start(hands, kitty, None)
 
     # --------------------------------------------------------------------------- policies
@@ -801,21 +865,20 @@ class Game:
         return None if action < 0 else action
 
     def random_action(self) -> int:
-        """Draws the random policy's action from the play RNG (one draw); -1 when over."""
+        """The random policy's action: one draw, ``rng.pick_bit(legal_mask())``; -1 when over."""
         mask = self.legal_mask()
         if not mask:
             return -1
-        acts = _cards_of(mask)
-        return acts[self._rng.next() % len(acts)]
+        return self._rng.pick_bit(mask)
 
     def play_out(
         self, policy: Policy = "random", seed: int | None = None, *, hands: int | None = None
-    ) -> None:
+    ) -> int:
         """Plays on with ``policy`` for every seat, to the game's end (or ``hands`` hand ends).
 
         Args:
             policy: ``"random"`` (uniform over ``legal_actions()``, one draw of the play RNG per
-                action: ``acts[rng.next() % len(acts)]``), ``"heuristic"`` (the SDK's rollout
+                action: ``rng.pick_bit(legal_mask())``), ``"heuristic"`` (the SDK's rollout
                 policy, no draws) or a callable taking the game and returning an action.
             seed: If given, the play RNG is first re-seeded with ``seed`` (its low 64 bits).
             hands: Stop after this many hands have ended during this call (the game is then at
@@ -824,6 +887,9 @@ class Game:
         Raises:
             ValueError: for an unknown policy name or ``hands`` below 1.
             IllegalAction: if a callable policy returns an illegal action.
+
+        Returns:
+            The number of actions taken.
         """
         if seed is not None:
             self._rng.seed(int(seed))
@@ -841,10 +907,13 @@ class Game:
             raise ValueError(f"unknown policy {policy!r}: use 'random', 'heuristic' or a callable")
         done = len(self._history)
         stop = None if hands is None else done + hands
+        steps = 0
         while self.phase != OVER:
             self.apply_action(choose())
+            steps += 1
             if stop is not None and len(self._history) >= stop:
                 break
+        return steps
 
     # --------------------------------------------------------------------------- copies
     def clone(self) -> Game:
@@ -853,6 +922,7 @@ class Game:
         out._rules = self._rules
         out.players = self.players
         out._seed = self._seed
+        out._fast = self._fast
         out._hs = self._hs
         out.hand_index = self.hand_index
         out._totals = list(self._totals)
@@ -920,20 +990,11 @@ class Game:
         return np.asarray(values, dtype=np.float32)
 
     def _observation(self, seat: int) -> list[float]:
+        # The native module's layout (clients/sim/core/src/obs.rs, docs/SIMULATOR.md), written
+        # from the same state in every phase, game over included.
         n = self.players
         f32 = _f32
         out = [0.0] * obs_size(n)
-        over = self.phase == OVER
-        # totals, phase and pass direction are filled even when over
-        base_tot = 156 + 53 * n
-        target = self._rules.target_score
-        for s in range(n):
-            out[base_tot + (s - seat) % n] = f32(self._totals[s] / target)
-        tail = 156 + 60 * n
-        out[tail + 104 + (self.hand_index % 2)] = 1.0
-        out[tail + 106 + self.phase] = 1.0
-        if over:
-            return out
         once, twice = self._once[seat], self._twice[seat]
         for c in _cards_of(once):
             out[c] = 2.0 if twice >> c & 1 else 1.0
@@ -946,33 +1007,23 @@ class Game:
             r = (leader + i - seat) % n
             out[156 + 52 * r + c] = 1.0
         base = 156 + 52 * n
+        target = self._rules.target_score
+        hs = self._hs
         for s in range(n):
             r = (s - seat) % n
             out[base + r] = f32(self._taken[s] / 26)
+            out[base + n + r] = f32(self._totals[s] / target)
             v = self._voids[s]
             for suit in range(4):
                 if v >> suit & 1:
-                    out[156 + 54 * n + 4 * r + suit] = 1.0
-        hs = self._hs
-        if self.phase == PASS:
-            sizes = [hs] * n
-        else:
-            sizes = [(self._once[s].bit_count() + self._twice[s].bit_count()) for s in range(n)]
-        for s in range(n):
-            out[156 + 58 * n + (s - seat) % n] = f32(sizes[s] / hs)
-        if self._kitty_taker >= 0:
-            out[156 + 59 * n + (self._kitty_taker - seat) % n] = 1.0
-        for c in self._passes[seat]:
-            out[tail + c] += 1.0
-        for c in self._received[seat]:
-            out[tail + 52 + c] += 1.0
-        if self._broken:
-            out[tail + 110] = 1.0
-        out[tail + 111] = f32(self._waiting_points / 26)
+                    out[base + 2 * n + 4 * r + suit] = 1.0
+            out[base + 6 * n + r] = f32((self._once[s].bit_count() + self._twice[s].bit_count()) / hs)
+        tail = base + 7 * n
+        out[tail + (self.hand_index % 2)] = 1.0
+        out[tail + 2 + self.phase] = 1.0
         if self.current_player == seat:
-            mask = self.legal_mask()
-            for a in _cards_of(mask):
-                out[tail + 112 + a] = 1.0
+            for a in _cards_of(self.legal_mask()):
+                out[tail + 6 + a] = 1.0
         return out
 
     def __repr__(self) -> str:
@@ -1000,40 +1051,76 @@ _f32: Final = _f32_factory()
 class VecGame:
     """``num_games`` games stepped together into numpy arrays (numpy needed for the arrays).
 
-    Game ``i`` in its ``e``-th episode is ``Game(players, f"{seed}:{i}:{e}", **rules)``; a game
-    that ends during :meth:`step` or :meth:`step_random` is replaced by its next episode at once.
+    As the native module: game ``i`` in its ``e``-th episode is ``Game(players,
+    f"{seed}/{i}/{e}", deal=deal, **rules)`` with its play RNG re-seeded to
+    ``Xoshiro(fnv1a(seed) ^ i * 0x9E3779B97F4A7C15 ^ rotl64(e, 32))``; a game that ends during
+    :meth:`step` is replaced by its next episode at once (during :meth:`step_random` the next
+    episode keeps drawing from the ended game's generator).
 
     Args:
         num_games: How many games (1 or more).
         players: 6 to 11.
-        seed: The base seed.
-        **rules: ``target_score``, ``max_hands``, ``first_dealer`` as for :class:`Game`.
+        seed: The base seed (None: ``"0"``).
+        target_score, max_hands, first_dealer: as for :class:`Game`.
+        deal: ``"fast"`` (default, the simulator's own shuffle :func:`fast_deal`) or ``"referee"``.
     """
 
-    def __init__(self, num_games: int, players: int, seed: str | int = 0, **rules: int) -> None:
+    def __init__(
+        self,
+        num_games: int,
+        players: int,
+        seed: str | int | None = None,
+        *,
+        target_score: int = 150,
+        max_hands: int = 200,
+        first_dealer: int = 0,
+        deal: str = "fast",
+    ) -> None:
+        if deal not in ("referee", "fast"):
+            raise ValueError(f"deal must be 'referee' or 'fast', not {deal!r}")
         if num_games < 1:
-            raise ValueError(f"num_games must be at least 1, not {num_games}")
+            raise ValueError("num_games must be at least 1")
         self.num_games = num_games
         self.players = players
-        self.seed = str(seed)
-        self._rules = dict(rules)
+        self.seed = "0" if seed is None else str(seed)
+        self.deal = deal
+        self._rules = {"target_score": target_score, "max_hands": max_hands, "first_dealer": first_dealer}
         self.obs_size = obs_size(players)
         self.games: list[Game] = []
         self.episodes: list[int] = []
         self.reset()
 
+    def __len__(self) -> int:
+        return self.num_games
+
+    def _game(self, i: int, e: int) -> Game:
+        return Game(self.players, f"{self.seed}/{i}/{e}", deal=self.deal, **self._rules)
+
     def _new(self, i: int, e: int) -> Game:
-        return Game(self.players, f"{self.seed}:{i}:{e}", **self._rules)
+        g = self._game(i, e)
+        rot = ((e << 32) | (e >> 32)) & _M64
+        g._rng = Xoshiro(fnv1a(self.seed) ^ ((i * _GOLDEN) & _M64) ^ rot)
+        return g
 
     def reset(self) -> None:
         """Every game back to episode 0."""
         self.episodes = [0] * self.num_games
         self.games = [self._new(i, 0) for i in range(self.num_games)]
 
-    def current_players(self, out: Any) -> None:
-        """Writes each game's current player into ``out`` (int array of length ``num_games``)."""
+    def game(self, i: int) -> Game:
+        """A copy of game ``i``."""
+        if not 0 <= i < self.num_games:
+            raise IndexError(f"game index must be 0..{self.num_games - 1}, not {i}")
+        return self.games[i].clone()
+
+    def current_players(self, out: Any = None) -> list[int] | None:
+        """Writes each game's current player into ``out`` (int array of length ``num_games``);
+        without ``out``, returns them as a list."""
+        if out is None:
+            return [g.current_player for g in self.games]
         for i, g in enumerate(self.games):
             out[i] = g.current_player
+        return None
 
     def legal_masks(self, out: Any) -> None:
         """Writes each game's 54 legal flags into row ``i`` of ``out`` (uint8/bool ``[N, 54]``)."""
@@ -1043,7 +1130,7 @@ class VecGame:
     def observations(self, out: Any) -> None:
         """Writes each game's current player's observation into row ``i`` of ``out`` (float32 [N, OBS])."""
         for i, g in enumerate(self.games):
-            g.observation_into(g.current_player, out[i])
+            g.observation_into(max(g.current_player, 0), out[i])
 
     def step(self, actions: Any, rewards: Any = None, dones: Any = None) -> None:
         """Applies ``actions[i]`` in game ``i``.
@@ -1056,11 +1143,26 @@ class VecGame:
             dones: If given (uint8/bool ``[N]``), 1 where the game ended (and was reset).
 
         Raises:
-            IllegalAction: for an illegal action (games before it have stepped; it is unchanged).
+            ValueError: for a wrong number of actions or an action outside 0..53.
+            IllegalAction: for an illegal action (``.game`` says which); every action is checked
+                before any is applied, so nothing changes.
         """
+        acts = [int(a) for a in actions]
+        if len(acts) != self.num_games:
+            raise ValueError(f"step: {len(acts)} actions for {self.num_games} games")
+        for i, (a, g) in enumerate(zip(acts, self.games, strict=True)):
+            if not 0 <= a < NUM_ACTIONS:
+                raise ValueError(f"an action is 0..{NUM_ACTIONS - 1}, not {a}")
+            if not g.legal_mask() >> a & 1:
+                try:
+                    g.clone().apply_action(a)
+                except IllegalAction as exc:
+                    exc.game = i  # type: ignore[attr-defined]
+                    exc.args = (f"game {i}: {exc.args[0]}",)
+                    raise
         for i, g in enumerate(self.games):
             before = len(g._history)
-            g.apply_action(int(actions[i]))
+            g.apply_action(acts[i])
             self._after(i, g, before, rewards, dones)
 
     def _after(self, i: int, g: Game, before: int, rewards: Any, dones: Any) -> None:
@@ -1080,20 +1182,28 @@ class VecGame:
             self.games[i] = self._new(i, self.episodes[i])
 
     def step_random(self, n_steps: int) -> int:
-        """``n_steps`` rounds of one random action in every game (each game's own play RNG).
+        """Steps every game ``n_steps`` times with uniformly random legal actions (each game's own
+        play RNG; a finished game starts its next episode, which keeps drawing from that RNG).
 
         Returns:
-            How many games ended (and were reset) meanwhile.
+            How many hands were completed meanwhile (as the native module).
         """
-        ended = 0
-        for _ in range(n_steps):
-            for i, g in enumerate(self.games):
-                g.apply_action(g.random_action())
+        hands = 0
+        for i in range(self.num_games):
+            g = self.games[i]
+            for _ in range(n_steps):
+                before = len(g._history)
+                action = g.random_action()
+                if action >= 0:
+                    g.apply_action(action)
+                hands += len(g._history) - before
                 if g.phase == OVER:
-                    ended += 1
                     self.episodes[i] += 1
-                    self.games[i] = self._new(i, self.episodes[i])
-        return ended
+                    fresh = self._game(i, self.episodes[i])
+                    fresh._rng = g._rng
+                    g = fresh
+            self.games[i] = g
+        return hands
 
 
 def obs_size_of(players: int) -> int:
