@@ -426,6 +426,18 @@ def test_from_view_with_the_true_world_is_the_true_game(sim: ModuleType) -> None
     assert checked == 30
 
 
+def test_from_view_while_passing_applies_the_own_pass(sim: ModuleType) -> None:
+    rules = Rules(6)
+    state = State(rules)
+    state.start_hand(*deal_hand(rules, "pv", 0))
+    state.pass_cards(2, list(state.hands[2])[:3])
+    view = build_view(state, 2)
+    world = _build.sample_worlds(view, 1, seed=1)[0]
+    game = sim.Game.from_view(view, world)
+    assert sorted(game.passed(2)) == sorted(int(c) for c in view.passed)
+    assert len(game.hand(2)) == rules.hand_size - 3 and game.phase == sim.PASS and game.current_player == 0
+
+
 def test_from_record_round_trip(sim: ModuleType, tmp_path: Path) -> None:
     from hearts_client.bots.heuristic import HeuristicBot
     from hearts_core.local import play_game

@@ -268,7 +268,7 @@ def from_view(game_cls: type[G], view: View, world: World, seed: str | int = "")
     The game is rebuilt from the start of the hand's play: each seat holds its ``world`` hand
     plus the cards it has played this hand, the kitty is ``world.kitty``, and every card played
     is replayed in order, so tricks, points, voids and the seat to play follow from the rules.
-    During passing it is the start of the hand (the seat's own pass, if made, is not applied).
+    During passing it is the start of the hand, the seat's own pass (if made) applied, as native.
     Hands after this one are dealt from ``seed`` (default ``""``, as the native module). After
     passing, ``passed(seat)`` and ``received(seat)`` are empty for every seat (the native module
     starts from the hands after the passes too).
@@ -288,7 +288,10 @@ def from_view(game_cls: type[G], view: View, world: World, seed: str | int = "")
         hands = [[int(c) for c in h] for h in world.hands]
         if hands[view.seat] != [int(c) for c in view.hand]:
             raise ValueError("the world's hand for the view's seat is not the seat's hand")
-        return game_cls.from_hands(n, hands, [int(c) for c in world.kitty], **common)  # type: ignore[attr-defined,no-any-return]
+        game = game_cls.from_hands(n, hands, [int(c) for c in world.kitty], **common)  # type: ignore[attr-defined]
+        if view.passed:  # as native: the seat's own pass, once made, is applied
+            game.apply_pass(view.seat, [int(c) for c in view.passed])
+        return game  # type: ignore[no-any-return]
     if view.phase not in (Phase.PLAYING, Phase.MOON_CHOICE):
         raise ValueError(f"no hand in progress (phase {view.phase})")
     played = view.played_cards()
