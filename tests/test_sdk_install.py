@@ -88,7 +88,10 @@ def test_every_sdk_module_imports_and_the_stdio_bridge_runs_from_the_sdk_install
     result = subprocess.run([str(sdk_python), "-c", probe], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     failed = json.loads(result.stdout)
-    unexpected = {m: n for m, n in failed.items() if str(n).split(".")[0] not in NEEDS_EXTRA.get(m, set())}
+    # A module of an extra fails naming the package it lacks (ImportError.name, or its message).
+    unexpected = {
+        m: n for m, n in failed.items() if not any(pkg in str(n) for pkg in NEEDS_EXTRA.get(m, set()))
+    }
     assert not unexpected, unexpected
     # Typed: each installed package says so (PEP 561), for a bot author's own mypy.
     typed = (
@@ -168,7 +171,7 @@ def test_the_simulator_works_from_the_bare_sdk_install(sdk_python: Path) -> None
             "game.play_out('heuristic')",
             "assert game.is_over()",
             "obs = game.observation(0)",
-            "assert isinstance(obs, list) and len(obs) == 322 + 60 * 8",
+            "assert isinstance(obs, list) and len(obs) == 216 + 59 * 8",
             f"vector = json.loads(open({str(vector)!r}).read())",
             "assert replay_outcome(vector['record']) == vector['expected']",
             "from hearts_client.bots import make_bot",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hearts_tournaments.standings_snapshot import SNAPSHOT_NAME
+from tests.forget import forget_games
 
 BASE = """
 [tournament]
@@ -92,10 +92,9 @@ def test_a_tournament_scheduled_before_the_default_seating_changed_still_verifie
         balance.pop("neighbours")
         db.execute("UPDATE meta SET value = ? WHERE key = 'balance'", (json.dumps(balance),))
         # Half the games were never played: resume has to play them on the stored seating.
-        db.execute("DELETE FROM games WHERE key LIKE 'd001-%'")
-        db.execute("DELETE FROM signatures WHERE key LIKE 'd001-%'")  # never stored, so never signed
+        unplayed = [k for (k,) in db.execute("SELECT key FROM games WHERE key LIKE 'd001-%'")]
     db.close()
-    (output / SNAPSHOT_NAME).unlink(missing_ok=True)  # an older version kept no standings snapshot
+    forget_games(output, unplayed)
     resumed = _hearts("tournament", "resume", str(output))
     assert resumed.returncode == 0, resumed.stderr
     verified = _hearts("tournament", "verify", str(output))

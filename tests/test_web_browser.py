@@ -26,6 +26,7 @@ import pytest
 
 from hearts_core.rules import PassDirection
 from tests.conftest import hearts
+from tests.forget import forget_games
 from tests.web_server import get, web_server
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -93,8 +94,7 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = root / "out"
     with sqlite3.connect(out / "tournament.sqlite") as db:
         assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 3
-        db.execute("DELETE FROM games WHERE key = 'd002'")
-        db.execute("DELETE FROM signatures WHERE key = 'd002'")  # never stored, so never signed
+    forget_games(out, ["d002"])
     return out
 
 
