@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 from hearts_tournaments.config import BotProtocol, BotSpec, Reuse, TournamentConfig
-from hearts_tournaments.entrants import bot_files, check_files, command_inside, sandbox_extra, snapshot_spec
+from hearts_tournaments.entrants import bot_files, command_inside, sandbox_extra
 from hearts_tournaments.executors import GameJob
 from hearts_tournaments.failures import EntrantProblem, first_error_line
 from hearts_tournaments.outcome import GameOutcome
@@ -205,12 +205,11 @@ async def _live_checks(
 def _snapshotted(config: TournamentConfig, spec: BotSpec, scratch: Path, output: Path) -> BotSpec:
     """``spec`` playing a snapshot of its files: its own (a league version's), or one taken now
     into ``scratch`` (refused as the runner refuses it: files that would show ``output``)."""
+    from hearts_tournaments.runner import take_snapshot  # the runner imports this module's callers
+
     if config.sandbox_of(spec) is not SandboxKind.BWRAP or spec.snapshot is not None:
         return spec
-    check_files(spec, output)
-    return snapshot_spec(
-        spec, scratch / STORE, (output.resolve(), scratch), None, (config.base_dir.resolve(),)
-    )
+    return take_snapshot(config, spec, scratch / STORE, output, (scratch,))
 
 
 def _keep_log(log: Path, folder: Path) -> Path | None:

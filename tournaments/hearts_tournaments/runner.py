@@ -432,7 +432,7 @@ def snapshot_bots(
     """
     taken = dict(taken or {})
     store = output / snapshot.STORE
-    secret, private = (output.resolve(),), (config.base_dir.resolve(),)
+    secret = (output.resolve(),)
     bots = []
     for spec in config.bots:
         if config.sandbox_of(spec) is not SandboxKind.BWRAP or spec.command is None:
@@ -445,12 +445,26 @@ def snapshot_bots(
                 dataclasses.replace(spec, files=targets), store, secret, str(before["digest"])
             )
         else:
-            check_files(spec, output)
-            done = snapshot_spec(spec, store, secret, None, private)
+            done = take_snapshot(config, spec, store, output)
         if done.snapshot is not None:
             taken[spec.name] = {"digest": done.snapshot.name, "targets": [str(p) for p in done.files or ()]}
         bots.append(done)
     return dataclasses.replace(config, bots=tuple(bots)), taken
+
+
+def take_snapshot(
+    config: TournamentConfig, spec: BotSpec, store: Path, output: Path, also_secret: tuple[Path, ...] = ()
+) -> BotSpec:
+    """``spec`` playing a new snapshot of its files in ``store``, refused where they would show the
+    output folder (or ``also_secret``) or the whole config folder.
+
+    Raises:
+        SandboxError: the files show the config or output folder.
+        SnapshotError: they cannot be copied as they are.
+    """
+    check_files(spec, output)
+    secret = (output.resolve(), *also_secret)
+    return snapshot_spec(spec, store, secret, None, (config.base_dir.resolve(),))
 
 
 def signing_key_for(output: Path) -> Ed25519PrivateKey:
