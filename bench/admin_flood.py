@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from hearts_protocol.transport import own_channel
-from hearts_tournaments.sandbox import nice_prefix
+from hearts_tournaments.arena.sandbox import nice_prefix
 
 TOKEN = "bench-admin-token"
 METADATA = (("authorization", f"Bearer {TOKEN}"),)

@@ -2,7 +2,7 @@
 
 A tournament of three bots at a table of six (two seats each, every deal in all six seat
 rotations) is simulated many times at 2, 4, 6 and 12 deals; each time the standings are
-computed by :func:`hearts_tournaments.results.compute_standings` (the real code) and we count
+computed by :func:`hearts_tournaments.tournament.results.compute_standings` (the real code) and we count
 how often each bot's interval holds its true mean place.
 
 * **old**: the percentile bootstrap over deals the standings used before (1000 resamples):
@@ -49,10 +49,10 @@ from hearts_client.bots import make_bot
 from hearts_core.deal import derive_seed
 from hearts_core.local import play_game
 from hearts_core.rules import Rules
-from hearts_tournaments.outcome import GameOutcome
-from hearts_tournaments.results import compute_standings
-from hearts_tournaments.schedule import Schedule
-from hearts_tournaments.stats import Interval, percentile_interval
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.tournament.results import compute_standings
+from hearts_tournaments.tournament.schedule import Schedule
+from hearts_tournaments.tournament.stats import Interval, percentile_interval
 
 DEAL_COUNTS = (2, 4, 6, 12)
 TABLE = 6

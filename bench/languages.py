@@ -70,7 +70,7 @@ def with_token_file(folder: Path, argv: Callable[[str, Path, int], list[str]]) -
 
 def python_argv(address: str, token_file: Path, seat: int) -> list[str]:
     """The built-in heuristic bot, as the tournament runner starts it."""
-    module = "hearts_tournaments.builtin_bot"
+    module = "hearts_tournaments.arena.builtin_bot"
     seed = ["--seed", str(seat)]
     return [
         sys.executable,

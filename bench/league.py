@@ -37,9 +37,9 @@ from hearts_core.deal import derive_seed
 from hearts_core.local import play_game
 from hearts_core.rules import MoonChoice, Rules
 from hearts_core.view import View
+from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeting_counts
 from hearts_tournaments.league.ratings import official_table, online_update
-from hearts_tournaments.outcome import GameOutcome
 
 
 def spearman(a: list[float], b: list[float]) -> float:

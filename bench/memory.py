@@ -98,8 +98,9 @@ builtin = "heuristic"
 
 
 def runner_bench(games: int, every: float, parallel: int) -> dict[str, Any]:
-    from hearts_tournaments.config import parse_config
-    from hearts_tournaments.runner import create_tournament, run_tournament
+    from hearts_tournaments.tournament.config import parse_config
+    from hearts_tournaments.tournament.folder import create_tournament
+    from hearts_tournaments.tournament.runner import run_tournament
 
     samples: list[tuple[int, float]] = []
     with tempfile.TemporaryDirectory() as folder:

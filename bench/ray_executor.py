@@ -34,10 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from hearts_server.logs import LogFormat, configure_logging
-from hearts_tournaments.config import ExecutorKind, parse_config
-from hearts_tournaments.executors import RAY_OBJECT_STORE_BYTES
-from hearts_tournaments.runner import create_tournament, run_tournament
-from hearts_tournaments.sandbox import process_tree, sample_processes
+from hearts_tournaments.arena.sandbox import process_tree, sample_processes
+from hearts_tournaments.tournament.config import ExecutorKind, parse_config
+from hearts_tournaments.tournament.executors import RAY_OBJECT_STORE_BYTES
+from hearts_tournaments.tournament.folder import create_tournament
+from hearts_tournaments.tournament.runner import run_tournament
 
 TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")

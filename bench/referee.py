@@ -48,7 +48,7 @@ from hearts_core.state import Phase, State
 from hearts_core.view import build_view
 from hearts_server.server import make_server
 from hearts_server.table import TableSettings, TableStatus
-from hearts_tournaments.sandbox import nice_prefix
+from hearts_tournaments.arena.sandbox import nice_prefix
 
 
 def python_bot(address: str, token: str, seat: int) -> list[str]:

@@ -6,7 +6,7 @@ exits, unconfined and in the sandbox exactly as the runner starts it (prlimit + 
 same binds), the median of ``--starts`` runs each; also bare ``true``, to show bwrap's own part.
 
 Per decision: ``hearts host`` with six built-in ``random`` bots as processes (through the same
-:class:`~hearts_tournaments.entrants.BotProcess` as the runner), one game to 150, unconfined
+:class:`~hearts_tournaments.arena.entrants.BotProcess` as the runner), one game to 150, unconfined
 and sandboxed; seat 0's play time (its log's ``game_started`` to ``game_completed``) divided
 by the decisions in the record, the median of ``--games`` games each. The whole game's wall
 time (start-up included) is printed too.
@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from hearts_server.logs import LogFormat, configure_logging
-from hearts_tournaments.hosting import HostOptions, host_games
-from hearts_tournaments.sandbox import (
+from hearts_tournaments.arena.host import HostOptions, host_games
+from hearts_tournaments.arena.sandbox import (
     Limits,
     SandboxKind,
     SandboxSpec,

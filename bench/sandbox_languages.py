@@ -4,7 +4,7 @@
 For every language (Python's built-in heuristic bot, and the Go, Rust, Java, TypeScript and C++
 example bots, which must be built: ``clients/build-all``), one seat of a real referee table (on
 its Unix socket) is played by that bot, started exactly as the tournament runner starts it
-(:meth:`~hearts_tournaments.entrants.BotProcess.start`), unconfined and in the sandbox, in turn;
+(:meth:`~hearts_tournaments.arena.entrants.BotProcess.start`), unconfined and in the sandbox, in turn;
 the other five seats are SDK ``random`` bots in this process. Figures, the median of ``--games``
 games per variant:
 
@@ -35,9 +35,9 @@ from hearts_core.rules import Rules
 from hearts_server.logs import LogFormat, configure_logging
 from hearts_server.server import make_server
 from hearts_server.table import TableSettings
-from hearts_tournaments.config import BotSpec
-from hearts_tournaments.entrants import BotProcess, SeatAccess
-from hearts_tournaments.sandbox import SandboxKind, Watchdog
+from hearts_tournaments.arena.bots import BotSpec
+from hearts_tournaments.arena.entrants import BotProcess, SeatAccess
+from hearts_tournaments.arena.sandbox import SandboxKind, Watchdog
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGES = ("python", "go", "rust", "java", "typescript", "cpp")

@@ -29,8 +29,8 @@ import sys
 import time
 from typing import Any
 
-from hearts_tournaments.config import MAX_BOTS, MAX_DEALS
-from hearts_tournaments.schedule import SeatingMode, make_schedule, pair_feasibility, suggest_deals
+from hearts_tournaments.tournament.config import MAX_BOTS, MAX_DEALS
+from hearts_tournaments.tournament.schedule import SeatingMode, make_schedule, pair_feasibility, suggest_deals
 
 #: (bots, table size, deals of the issue's report).
 CASES = [(12, 6, 15), (50, 8, 132), (200, 11, 1091)]

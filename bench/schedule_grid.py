@@ -3,11 +3,11 @@
 The grid: table sizes 6 to 11, bots from ``table_size + 1`` to ``2 * table_size + 2`` (more bots
 than seats), and deals 2, 3, 5, 8, ``bots // 2``, ``bots``, ``bots + 3`` and ``2 * bots - 1``
 (each distinct count once): 483 cases. For each it designs the tables as
-:func:`~hearts_tournaments.schedule.make_schedule` does (seed 1; the seat order, which does not
+:func:`~hearts_tournaments.tournament.schedule.make_schedule` does (seed 1; the seat order, which does not
 change who meets whom, is left out) and sorts the case into
 
 * ``within_one``: every pair of bots shares a table equally often, within one;
-* ``impossible``: :func:`~hearts_tournaments.schedule.pair_feasibility` proves within one
+* ``impossible``: :func:`~hearts_tournaments.tournament.schedule.pair_feasibility` proves within one
   impossible (the schedule then aims at spread 2);
 * ``undecided``: neither.
 
@@ -31,7 +31,7 @@ from collections import Counter
 from typing import Any
 
 from hearts_core.deal import derive_seed
-from hearts_tournaments.schedule import _compositions, _pair_spread, pair_feasibility
+from hearts_tournaments.tournament.schedule import _compositions, _pair_spread, pair_feasibility
 
 #: Table sizes of the grid.
 SIZES = range(6, 12)

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from hearts_client.bots import make_bot
 from hearts_core.local import play_game
 from hearts_core.rules import Rules
-from hearts_tournaments.schedule import Schedule, SeatingMode, make_schedule
+from hearts_tournaments.tournament.schedule import Schedule, SeatingMode, make_schedule
 
 WEAK, STRONG = "random", "heuristic"
 #: Draws (times ten) of the expected range of normal means, for the noise level.

@@ -8,7 +8,7 @@ otherwise. So a higher level is stronger by construction (the heuristic bot lose
 a hand against random's 6.4 in the same seats), and bots of one level are equally strong.
 Each trial schedules a fresh duplicate round robin (every deal in every seat rotation) with
 4, 12 or 24 deals per bot, plays every game in-process (``hearts_core.local``, the real engine), computes the
-standings with the real :func:`hearts_tournaments.results.compute_standings` (1000
+standings with the real :func:`hearts_tournaments.tournament.results.compute_standings` (1000
 bootstrap resamples, as published) and reads its verdicts on neighbours in the ranking:
 
 * a **separated** verdict is **wrong** when the bot ranked above is not truly stronger than
@@ -43,9 +43,9 @@ from hearts_core.cards import Card
 from hearts_core.local import play_game
 from hearts_core.rules import MoonChoice, Rules
 from hearts_core.view import View
-from hearts_tournaments.outcome import GameOutcome
-from hearts_tournaments.results import BOOTSTRAP_SAMPLES, compute_standings
-from hearts_tournaments.schedule import Schedule, make_schedule
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.tournament.results import BOOTSTRAP_SAMPLES, compute_standings
+from hearts_tournaments.tournament.schedule import Schedule, make_schedule
 
 TABLE = 8
 LEVELS = (0.0, 0.5, 1.0)

@@ -46,10 +46,11 @@ from hearts_client.bots import make_bot
 from hearts_core.local import play_game
 from hearts_core.rules import Rules
 from hearts_server.logs import LogFormat, configure_logging
-from hearts_tournaments.config import parse_config
-from hearts_tournaments.runner import create_tournament, run_tournament
-from hearts_tournaments.schedule import Schedule
-from hearts_tournaments.tournament_secrets import bot_seed, deal_seed
+from hearts_tournaments.arena.job import bot_seed, deal_seed
+from hearts_tournaments.tournament.config import parse_config
+from hearts_tournaments.tournament.folder import create_tournament
+from hearts_tournaments.tournament.runner import run_tournament
+from hearts_tournaments.tournament.schedule import Schedule
 
 #: Every run plays the same deals (and the in-process games too).
 DEAL_SECRET = bytes(range(32))
@@ -122,7 +123,7 @@ def bot_start_cpu(samples: int = 5) -> float:
     before = cpu_now()
     for _ in range(samples):
         subprocess.run(
-            [sys.executable, "-m", "hearts_tournaments.builtin_bot", "--help"],
+            [sys.executable, "-m", "hearts_tournaments.arena.builtin_bot", "--help"],
             stdout=subprocess.DEVNULL,
             check=True,
         )

@@ -45,7 +45,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hearts_tournaments.standings_snapshot import compute_snapshot, snapshot_path
+from hearts_tournaments.tournament.standings_snapshot import compute_snapshot, snapshot_path
 from tests.web_server import web_server
 from tests.web_store import add_games, add_synthetic, config_text, create
 

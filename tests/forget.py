@@ -11,9 +11,9 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-from hearts_tournaments import signing
-from hearts_tournaments.standings_snapshot import SNAPSHOT_NAME
-from hearts_tournaments.store import Store
+from hearts_tournaments.tournament import signing
+from hearts_tournaments.tournament.folder import SNAPSHOT_NAME
+from hearts_tournaments.tournament.store import Store
 
 
 def forget_games(output: Path, keys: Iterable[str]) -> None:

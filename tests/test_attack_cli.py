@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from hearts_tournaments.cli import app
-from hearts_tournaments.config import TOURNAMENT_KEYS, ConfigError, parse_config
-from hearts_tournaments.runner import remove_owned
+from hearts_tournaments.cli.main import app
+from hearts_tournaments.tournament.config import TOURNAMENT_KEYS, ConfigError, parse_config
+from hearts_tournaments.tournament.folder import remove_owned
 from tests.conftest import hearts
 
 GOOD_CONFIG = """
@@ -198,7 +198,7 @@ def test_fresh_removes_only_what_the_runner_made(tmp_path: Path) -> None:
     ]
     for path in made + theirs:
         path.write_text("x")
-    from hearts_tournaments.store import DB_NAME
+    from hearts_tournaments.tournament.store import DB_NAME
 
     if DB_NAME != "tournament.db":
         (tmp_path / DB_NAME).write_text("x")

@@ -72,7 +72,7 @@ def test_the_seat_is_charged_from_the_write_and_the_referee_delay_is_recorded_ap
 
 
 def test_host_keeps_serving_until_a_seat_away_at_the_end_is_told(monkeypatch: Any) -> None:
-    from hearts_tournaments import hosting
+    from hearts_tournaments.arena import host as hosting
 
     monkeypatch.setattr(hosting, "HOST_GRACE_S", 5.0)
 

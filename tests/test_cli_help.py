@@ -11,7 +11,7 @@ from typing import Any
 import typer.main
 from typer.testing import CliRunner
 
-from hearts_tournaments.cli import app
+from hearts_tournaments.cli.main import app
 from tests.conftest import hearts
 
 WIDE = 240

@@ -13,9 +13,9 @@ from hearts_core.defaults import DEFAULT_LIMITS
 from hearts_core.rules import DEFAULT_TARGET_SCORE, Rules
 from hearts_server.registry import ServerDefaults
 from hearts_server.table import TableSettings
-from hearts_tournaments.cli import app
-from hearts_tournaments.config import TournamentConfig
-from hearts_tournaments.hosting import HostOptions
+from hearts_tournaments.arena.host import HostOptions
+from hearts_tournaments.cli.main import app
+from hearts_tournaments.tournament.config import TournamentConfig
 from tests.conftest import ROOT
 
 LIMITS = dataclasses.asdict(DEFAULT_LIMITS)

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from hearts_tournaments.doctor import CHROMIUM, TOOLCHAINS
-from hearts_tournaments.sandbox import find_bwrap
+from hearts_tournaments.arena.sandbox import find_bwrap
+from hearts_tournaments.cli.doctor import CHROMIUM, TOOLCHAINS
 
 
 def doctor(path: str) -> dict[str, Any]:

@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from hearts_tournaments.config import ConfigError, parse_config
+from hearts_tournaments.arena.sandbox import find_bwrap
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.play import StopAfter, run_league
 from hearts_tournaments.league.store import ACTIVE, LeagueStore
-from hearts_tournaments.sandbox import find_bwrap
+from hearts_tournaments.tournament.config import ConfigError, parse_config
 
 pytestmark = pytest.mark.skipif(find_bwrap() is None, reason="bubblewrap (bwrap) is not installed")
 
@@ -46,7 +46,7 @@ PEEK = (
     "        seen[name] = 'error: ' + e.strerror\n"
     "print({report!r} + json.dumps(seen), flush=True)\n"
     "time.sleep({pause})\n"
-    "bot = [sys.executable, '-m', 'hearts_tournaments.builtin_bot', 'random']\n"
+    "bot = [sys.executable, '-m', 'hearts_tournaments.arena.builtin_bot', 'random']\n"
     "os.execv(sys.executable, [*bot, *sys.argv[1:]])\n"
 )
 SQLITE_MAGIC = "SQLite format 3"

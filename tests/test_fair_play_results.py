@@ -22,12 +22,12 @@ from hearts_client.bots import BUILTIN_BOTS
 from hearts_core.local import play_game
 from hearts_core.record import places_of, record_json, state_to_record
 from hearts_core.rules import Rules
-from hearts_tournaments import signing
-from hearts_tournaments.outcome import GameOutcome
-from hearts_tournaments.standings_snapshot import SNAPSHOT_NAME
-from hearts_tournaments.store import Store
-from hearts_tournaments.tournament_secrets import deal_seed
-from hearts_tournaments.verify import _check_game
+from hearts_tournaments.arena.job import deal_seed
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.tournament import signing
+from hearts_tournaments.tournament.folder import SNAPSHOT_NAME
+from hearts_tournaments.tournament.store import Store
+from hearts_tournaments.tournament.verify import _check_game
 
 HEARTS = [sys.executable, "-m", "hearts_tournaments", "tournament"]
 CONFIG = """

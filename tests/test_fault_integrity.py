@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from hearts_tournaments.config import ConfigError, parse_config
-from hearts_tournaments.outcome import GameOutcome, ScheduleQuarantine, quarantined
-from hearts_tournaments.schedule import Schedule, make_schedule
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.tournament.config import ConfigError, parse_config
+from hearts_tournaments.tournament.quarantine import ScheduleQuarantine, quarantined
+from hearts_tournaments.tournament.schedule import Schedule, make_schedule
 from tests.conftest import hearts
 from tests.web_server import get, web_server
 

@@ -9,12 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from hearts_tournaments.config import GAUNTLET_KEYS, ConfigError, parse_config
-from hearts_tournaments.gauntlet import GauntletSpec, deal_advantages, gauntlet_schedule, gauntlet_verdict
-from hearts_tournaments.outcome import GameOutcome
-from hearts_tournaments.results import compute_standings
-from hearts_tournaments.schedule import Schedule
-from hearts_tournaments.stats import SprtSettings, SprtVerdict
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.tournament.config import GAUNTLET_KEYS, ConfigError, parse_config
+from hearts_tournaments.tournament.gauntlet import (
+    GauntletSpec,
+    deal_advantages,
+    gauntlet_schedule,
+    gauntlet_verdict,
+)
+from hearts_tournaments.tournament.results import compute_standings
+from hearts_tournaments.tournament.schedule import Schedule
+from hearts_tournaments.tournament.stats import SprtSettings, SprtVerdict
 from tests.conftest import ROOT, hearts
 
 FIELD = ["f1", "f2", "f3"]

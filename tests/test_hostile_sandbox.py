@@ -26,9 +26,9 @@ from typing import Any
 
 import pytest
 
-from hearts_tournaments.config import BotSpec
-from hearts_tournaments.entrants import BotProcess, SeatAccess, bot_files
-from hearts_tournaments.sandbox import (
+from hearts_tournaments.arena.bots import BotSpec
+from hearts_tournaments.arena.entrants import BotProcess, SeatAccess, bot_files
+from hearts_tournaments.arena.sandbox import (
     BOT_NICENESS,
     INSIDE_TOKEN,
     PASSED_ENV,

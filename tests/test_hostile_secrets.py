@@ -34,7 +34,7 @@ from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_core.deal import derive_seed, keyed_seed
 from hearts_server.server import make_server
-from hearts_tournaments.standings_snapshot import SNAPSHOT_NAME
+from hearts_tournaments.tournament.folder import SNAPSHOT_NAME
 from tests.conftest import hearts
 from tests.harness import create_table, running_server
 from tests.hostile_secrets.spy_bot import REPORT_PREFIX, play_seat

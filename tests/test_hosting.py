@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hearts_tournaments.hosting import HostOptions, bot_command, host_games
-from hearts_tournaments.sandbox import SandboxKind
+from hearts_tournaments.arena.host import HostOptions, bot_command, host_games
+from hearts_tournaments.arena.sandbox import SandboxKind
 
 
 def test_host_games_creates_and_awaits_its_table_over_the_admin_api(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from hearts_core.local import play_game
 from hearts_core.rules import MoonChoice, Rules
 from hearts_core.state import State
 from hearts_core.view import View
-from hearts_tournaments.hosting import bot_command
+from hearts_tournaments.arena.host import bot_command
 from tests.conftest import hearts
 from tests.harness import await_table, create_table, running_server, sdk_bot
 

@@ -170,7 +170,7 @@ def test_a_version_that_fails_rated_games_is_quarantined_and_said_so(tmp_path: P
     script.write_text(
         "import os, sys\n"
         "if os.path.exists(sys.argv[1]):\n    sys.exit(1)\n"
-        "from hearts_tournaments.builtin_bot import main\n"
+        "from hearts_tournaments.arena.builtin_bot import main\n"
         "sys.exit(main(['random', *sys.argv[2:]]))\n"
     )
     config = LeagueConfig(**{**FAST, "quarantine_after": 2})  # type: ignore[arg-type]

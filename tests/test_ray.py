@@ -27,11 +27,12 @@ from typing import Any
 
 import pytest
 
-from hearts_tournaments.config import ConfigError, ExecutorKind, parse_config
-from hearts_tournaments.outcome import GameOutcome
-from hearts_tournaments.runner import create_tournament, run_tournament
-from hearts_tournaments.sandbox import process_tree, sample_processes
-from hearts_tournaments.store import DB_NAME
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.arena.sandbox import process_tree, sample_processes
+from hearts_tournaments.tournament.config import ConfigError, ExecutorKind, parse_config
+from hearts_tournaments.tournament.folder import create_tournament
+from hearts_tournaments.tournament.runner import run_tournament
+from hearts_tournaments.tournament.store import DB_NAME
 from tests.conftest import hearts
 
 #: Timing never decides anything (decision_ms is far above what the bots need): the same config
@@ -65,7 +66,7 @@ SHIPPED_BOT = """
 import os
 import sys
 
-from hearts_tournaments.builtin_bot import main
+from hearts_tournaments.arena.builtin_bot import main
 
 sys.exit(main(["heuristic", *sys.argv[1:], "--seed", os.environ["HEARTS_SEED"], "--name", "shipped"]))
 """
@@ -313,7 +314,7 @@ def test_without_ray_the_ray_executor_says_how_to_install_it(tmp_path: Path) -> 
     # The real CLI in a Python where `import ray` fails, as on a machine without the extra.
     code = (
         "import sys; sys.modules['ray'] = None; sys.argv = ['hearts'] + sys.argv[1:]; "
-        "from hearts_tournaments.cli import main; main()"
+        "from hearts_tournaments.cli.main import main; main()"
     )
     result = subprocess.run(
         [sys.executable, "-c", code, "tournament", "run", str(folder / "tournament.toml"),

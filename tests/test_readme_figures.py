@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from bench.schedule import measure
-from hearts_tournaments.schedule import SeatingMode
+from hearts_tournaments.tournament.schedule import SeatingMode
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text()

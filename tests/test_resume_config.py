@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hearts_tournaments.config_diff import config_changes
+from hearts_tournaments.tournament.config_diff import config_changes
 from tests.conftest import hearts
 
 CONFIG = """

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hearts_tournaments.config import ConfigError, Reuse, parse_config
+from hearts_tournaments.arena.bots import Reuse
+from hearts_tournaments.tournament.config import ConfigError, parse_config
 
 BOTS = '[[bots]]\nname = "a"\nbuiltin = "heuristic"\n\n[[bots]]\nname = "b"\nbuiltin = "random"\n'
 

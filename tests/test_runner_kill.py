@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from hearts_tournaments.config import parse_config
-from hearts_tournaments.runner import create_tournament, open_tournament
-from hearts_tournaments.schedule import make_schedule
-from hearts_tournaments.store import PARTIAL_SUFFIX, Store
+from hearts_tournaments.tournament.config import parse_config
+from hearts_tournaments.tournament.folder import create_tournament, open_tournament
+from hearts_tournaments.tournament.schedule import make_schedule
+from hearts_tournaments.tournament.store import PARTIAL_SUFFIX, Store
 
 HANG_BOT = """
 import os

@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from hearts_core.deal import derive_seed
-from hearts_tournaments.cli import app
-from hearts_tournaments.config import MAX_BOTS, MAX_DEALS, ConfigError, parse_config
-from hearts_tournaments.schedule import (
+from hearts_tournaments.cli.main import app
+from hearts_tournaments.tournament.config import MAX_BOTS, MAX_DEALS, ConfigError, parse_config
+from hearts_tournaments.tournament.schedule import (
     LABELS,
     Balance,
     Schedule,
@@ -477,7 +477,7 @@ def test_the_schedule_is_the_same_in_another_process() -> None:
     # the constructions and the tabu search).
     script = (
         "import json, sys\n"
-        "from hearts_tournaments.schedule import SeatingMode, make_schedule\n"
+        "from hearts_tournaments.tournament.schedule import SeatingMode, make_schedule\n"
         "out = [make_schedule([f'b{i}' for i in range(b)], n, t, 'x', d, SeatingMode(m)).to_json()\n"
         "       for b, n, t, d, m in [(12, 6, 15, True, 'permute'), (7, 6, 3, True, 'rotate'),\n"
         "                             (4, 6, 5, False, 'rotate'), (10, 6, 9, False, 'rotate'),\n"

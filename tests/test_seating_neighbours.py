@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from hearts_tournaments.cli import app
-from hearts_tournaments.schedule import LABELS, make_schedule, neighbour_feasibility
+from hearts_tournaments.cli.main import app
+from hearts_tournaments.tournament.schedule import LABELS, make_schedule, neighbour_feasibility
 
 SIZES = range(6, 12)
 

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from hearts_tournaments.cli import app
-from hearts_tournaments.results import PAIRED_MIN_DEALS, Separation, compute_standings
-from hearts_tournaments.schedule import make_schedule
-from hearts_tournaments.stats import Interval, bootstrap_plackett_luce, strength_difference
+from hearts_tournaments.cli.main import app
+from hearts_tournaments.tournament.results import PAIRED_MIN_DEALS, Separation, compute_standings
+from hearts_tournaments.tournament.schedule import make_schedule
+from hearts_tournaments.tournament.stats import Interval, bootstrap_plackett_luce, strength_difference
 from tests.test_tournament_results import simulated
 from tests.web_store import add_games, config_text, create
 

@@ -20,7 +20,7 @@ from cancellation_hearts.v1 import spectator_service_pb2 as spb
 from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
 from hearts_core.cards import Card
 from hearts_core.deal import seed_commitment
-from hearts_tournaments.hosting import bot_command
+from hearts_tournaments.arena.host import bot_command
 from tests.conftest import hearts
 from tests.harness import await_table, create_table, running_server, sdk_bot
 

@@ -19,17 +19,17 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from hearts_tournaments.report import ReportFormat, render
-from hearts_tournaments.results import Standings
-from hearts_tournaments.runner import open_tournament, tournament_standings
-from hearts_tournaments.standings_snapshot import (
-    SNAPSHOT_NAME,
+from hearts_tournaments.tournament.folder import SNAPSHOT_NAME, open_tournament
+from hearts_tournaments.tournament.report import ReportFormat, render
+from hearts_tournaments.tournament.results import Standings
+from hearts_tournaments.tournament.runner import tournament_standings
+from hearts_tournaments.tournament.standings_snapshot import (
     Refresher,
     fingerprint,
     load_snapshot,
     snapshot_path,
 )
-from hearts_tournaments.store import Store
+from hearts_tournaments.tournament.store import Store
 from tests.web_server import get, web_server
 from tests.web_store import add_games, config_text, create
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from hearts_tournaments.stats import (
+from hearts_tournaments.tournament.stats import (
     Interval,
     PlacedGame,
     SprtSettings,

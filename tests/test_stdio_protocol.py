@@ -21,7 +21,8 @@ from hearts_client.stdio_protocol import (
     encode,
     parse_answer,
 )
-from hearts_tournaments.config import BotProtocol, ConfigError, parse_config
+from hearts_tournaments.arena.bots import BotProtocol
+from hearts_tournaments.tournament.config import ConfigError, parse_config
 from tests.conftest import ROOT
 
 PLAY = DecisionKind.PLAY

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from hearts_tournaments.cli import app
-from hearts_tournaments.config import (
+from hearts_tournaments.arena.sandbox import LIMIT_KEYS, Limits, SandboxKind
+from hearts_tournaments.cli.main import app
+from hearts_tournaments.tournament.config import (
     TOURNAMENT_KEYS,
     ConfigError,
     demo_config_text,
     load_config,
     parse_config,
 )
-from hearts_tournaments.sandbox import LIMIT_KEYS, Limits, SandboxKind
 from tests.conftest import ROOT, hearts
 
 GOOD = """

@@ -13,19 +13,20 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from hearts_tournaments.cli import app
-from hearts_tournaments.config import demo_config_text, parse_config
-from hearts_tournaments.outcome import GameOutcome, quarantined
-from hearts_tournaments.report import CSV_COLUMNS, ReportFormat, render
-from hearts_tournaments.results import (
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.cli.main import app
+from hearts_tournaments.tournament.config import demo_config_text, parse_config
+from hearts_tournaments.tournament.quarantine import quarantined
+from hearts_tournaments.tournament.report import CSV_COLUMNS, ReportFormat, render
+from hearts_tournaments.tournament.results import (
     FEW_DEALS,
     SCHEMA_VERSION,
     Standings,
     compute_standings,
     deal_warnings,
 )
-from hearts_tournaments.schedule import Schedule, make_schedule
-from hearts_tournaments.store import Store, StoreError
+from hearts_tournaments.tournament.schedule import Schedule, make_schedule
+from hearts_tournaments.tournament.store import Store, StoreError
 from tests.conftest import ROOT
 
 BOTS = ["ace", "bee", "cat"]

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from hearts_tournaments.report import CSV_COLUMNS
+from hearts_tournaments.tournament.report import CSV_COLUMNS
 from tests.conftest import hearts
 
 # Timing never decides anything here (decision_ms is far above what the bots need), so the

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 
 from hearts_server.redacted import redacted_replay
-from hearts_tournaments.runner import open_tournament, tournament_standings
-from hearts_tournaments.schedule import ScheduledGame
-from hearts_tournaments.store import Store
+from hearts_tournaments.arena.job import ScheduledGame
+from hearts_tournaments.tournament.folder import open_tournament
+from hearts_tournaments.tournament.runner import tournament_standings
+from hearts_tournaments.tournament.store import Store
 from hearts_tournaments.web.meetings import share_intervals
 from hearts_tournaments.web.timeline import full_timeline, seat_timeline
 from tests.conftest import hearts

@@ -20,12 +20,12 @@ from hearts_client.bots import make_bot
 from hearts_core.local import play_game
 from hearts_core.record import record_json, state_to_record
 from hearts_core.rules import Rules
-from hearts_tournaments.config import parse_config
-from hearts_tournaments.outcome import GameOutcome
-from hearts_tournaments.runner import create_tournament
-from hearts_tournaments.schedule import ScheduledGame
-from hearts_tournaments.standings_snapshot import compute_snapshot
-from hearts_tournaments.store import Store
+from hearts_tournaments.arena.job import ScheduledGame
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.tournament.config import parse_config
+from hearts_tournaments.tournament.folder import create_tournament
+from hearts_tournaments.tournament.standings_snapshot import compute_snapshot
+from hearts_tournaments.tournament.store import Store
 
 
 def config_text(

@@ -403,6 +403,7 @@ def table_pb(table: Table, texts: list[str] | None = None) -> apb.GetTableRespon
             for g, text in zip(table.finished, texts, strict=True)
         ],
         connected=[s.connection is not None for s in table.seats],
+        results_told=[s.results_seen >= len(table.finished) for s in table.seats],
         stop_reason=table.stop_reason,
     )
 

@@ -1,5 +1,5 @@
 """``python -m hearts_tournaments`` is the ``hearts`` command."""
 
-from hearts_tournaments.cli import main
+from hearts_tournaments.cli.main import main
 
 main()

@@ -12,15 +12,15 @@ from typing import Any
 
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_core.replay import replay
-from hearts_tournaments import signing
-from hearts_tournaments.config import BotProtocol, BotSpec
-from hearts_tournaments.entrants import snapshot_spec
+from hearts_tournaments.arena.bots import BotProtocol, BotSpec
+from hearts_tournaments.arena.entrants import snapshot_spec
+from hearts_tournaments.arena.sandbox import SandboxKind
+from hearts_tournaments.arena.snapshot import STORE, SnapshotError
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.ratings import TableRow
 from hearts_tournaments.league.store import LeagueStore, spec_to_json, version_hash
-from hearts_tournaments.sandbox import SandboxKind
-from hearts_tournaments.snapshot import STORE, SnapshotError
+from hearts_tournaments.tournament import signing
 
 #: Formats of ``show``.
 FORMATS = ("table", "json", "csv", "markdown")
@@ -116,7 +116,7 @@ def add_version(
     """Adds an entrant (or a new version of one): it is pending until ``run`` validates it.
 
     A command bot's files are copied here, once, into the league's read-only snapshot store
-    (:mod:`hearts_tournaments.snapshot`): the version is that copy, validated and played as it
+    (:mod:`hearts_tournaments.arena.snapshot`): the version is that copy, validated and played as it
     is, whatever later becomes of the files. Files that are, hold or lie inside the league
     folder, or hold a symlink leading out of them, are refused.
 
@@ -289,7 +289,7 @@ def list_games(store: LeagueStore, bot: str | None = None, status: str | None = 
 
 def verify(store: LeagueStore, public_key: str | None = None) -> tuple[list[str], str]:
     """Checks every stored game: its record replays to its stored outcome, and its signature and
-    the chain hold (:mod:`hearts_tournaments.signing`; ``public_key`` as for ``hearts tournament
+    the chain hold (:mod:`hearts_tournaments.tournament.signing`; ``public_key`` as for ``hearts tournament
     verify``).
 
     Returns:

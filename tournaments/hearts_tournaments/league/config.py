@@ -12,7 +12,7 @@ from hearts_core.defaults import (
     DEFAULT_TIME_BANK_MS,
 )
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
-from hearts_tournaments.sandbox import SandboxKind
+from hearts_tournaments.arena.sandbox import SandboxKind
 
 
 class LeagueError(Exception):

@@ -10,8 +10,8 @@ A block is planned from the state only (:mod:`.matchmaking` seeded by the league
 block's number), played (its ``table_size`` rotations, ``concurrency`` tables at once) and
 stored in one transaction with the online rating update and any quarantine. A block cut short
 (Ctrl-C, ``kill -9``, a lost referee) is not stored; the next ``run`` plans the same block again.
-Games are played by :class:`hearts_tournaments.runner.GamePlay`, the tournament's own code: a
-table over the admin API, one sandboxed bot process per seat, ``AwaitTable``.
+Games are played on the arena (:class:`hearts_tournaments.arena.local.Arena`), as a tournament's
+are: a table over the admin API, one sandboxed bot process per seat, ``AwaitTable``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ import contextlib
 import dataclasses
 import fcntl
 import random
-import secrets
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,21 +29,21 @@ import grpc
 
 from hearts_core.deal import derive_seed
 from hearts_server.logs import get_logger
-from hearts_server.server import make_server
-from hearts_tournaments.config import BotSpec, TournamentConfig
-from hearts_tournaments.entrants import BotProcess, bot_files, check_files
-from hearts_tournaments.executors import GameJob
+from hearts_tournaments.arena.bots import BotSpec, Reuse
+from hearts_tournaments.arena.entrants import bot_files, check_files
+from hearts_tournaments.arena.job import GameJob, ScheduledGame
+from hearts_tournaments.arena.local import Arena, ArenaError
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.arena.sandbox import SandboxError, SandboxKind, require_bwrap
+from hearts_tournaments.arena.snapshot import SnapshotError, check_snapshot
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeting_counts
 from hearts_tournaments.league.ratings import TableRow, official_table, online_update
 from hearts_tournaments.league.store import ACTIVE, PENDING, LeagueStore, Snapshot, Version
-from hearts_tournaments.outcome import GameOutcome
-from hearts_tournaments.runner import GamePlay, RunnerError, Terminated, signing_key_for, until_terminated
-from hearts_tournaments.sandbox import SandboxError, SandboxKind, Watchdog, require_bwrap
-from hearts_tournaments.schedule import ScheduledGame
-from hearts_tournaments.snapshot import SnapshotError, check_snapshot
-from hearts_tournaments.store import private_folder, store_patiently
-from hearts_tournaments.warm import WarmPool
+from hearts_tournaments.tournament.config import TournamentConfig
+from hearts_tournaments.tournament.runner import Terminated, until_terminated
+from hearts_tournaments.tournament.signing import SigningError, signing_key_for
+from hearts_tournaments.tournament.store import store_patiently
 
 log = get_logger(__name__)
 
@@ -143,57 +141,11 @@ def league_table(store: LeagueStore, everyone: bool = False, online: bool = True
     )
 
 
-class _NoQuarantine:
-    """The league starts every seat's bot: quarantined versions are simply not seated."""
-
-    quarantined: frozenset[str] = frozenset()
-
-
-class _Host:
-    """What :class:`GamePlay` reads from its runner, for the league's games."""
-
-    def __init__(
-        self, config: TournamentConfig, store: LeagueStore, socket: Path, token: str, watchdog: Watchdog
-    ) -> None:
-        self.config = config
-        self.quarantine = _NoQuarantine()
-        self.deal_secret = store.deal_secret()
-        self.socket = socket
-        self.output = store.folder
-        self.watchdog = watchdog
-        self.metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),)
-        self._reaping: set[asyncio.Task[None]] = set()
-        self._processes: dict[asyncio.Task[None], list[BotProcess]] = {}
-        #: A league starts a process per seat per game (no warm bots yet).
-        self.pool: WarmPool | None = None
-
-    def note_processes(self, game: ScheduledGame, seated: list[tuple[int, int | None, int | None]]) -> None:
-        """Nothing: which process played a seat is in the bot logs (a process per seat per game)."""
-
-    def incident(self, line: str) -> None:
-        """An entrant's process ended or stopped answering: into the league's log."""
-        log.warning("entrant_failed", line=line)
-
-    def reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
-        task = asyncio.create_task(self._reap(processes))
-        self._processes[task] = processes
-        task.add_done_callback(lambda done: self._processes.pop(done, None))
-
-    async def _reap(self, processes: list[BotProcess]) -> None:
-        await asyncio.gather(*(p.stop() for p in processes))
-
-    async def drain(self) -> None:
-        await asyncio.gather(*self._processes, return_exceptions=True)
-
-    def kill_all(self) -> None:
-        for task, processes in list(self._processes.items()):
-            task.cancel()
-            for process in processes:
-                process.kill()
-
-
 def tournament_config(store: LeagueStore, bots: tuple[BotSpec, ...] = ()) -> TournamentConfig:
-    """The league's games as a tournament's settings (what :class:`GamePlay` and the check read)."""
+    """The league's games as a tournament's settings (what the arena and the check read).
+
+    A league starts a process per seat per game (no warm bots yet: ``reuse = "never"``).
+    """
     base = store.config
     return TournamentConfig(
         name=base.name,
@@ -207,6 +159,7 @@ def tournament_config(store: LeagueStore, bots: tuple[BotSpec, ...] = ()) -> Tou
         join_timeout_ms=base.join_timeout_ms,
         quarantine_after=base.quarantine_after,
         sandbox=SandboxKind(base.sandbox),
+        reuse=Reuse.NEVER,
         base_dir=store.folder,
     )
 
@@ -234,7 +187,7 @@ def run_league(
             raise LeagueError(f"another `hearts league run` is playing {store.folder}") from None
         try:
             store.sign_with(signing_key_for(store.folder))
-        except RunnerError as exc:
+        except SigningError as exc:
             raise LeagueError(str(exc)) from None
         loop = _Loop(store, stop, max(1, concurrency), emit)
         try:
@@ -258,34 +211,20 @@ class _Loop:
         self.emit = emit
         self.stored = 0
         self.games = 0
-        self.token = secrets.token_hex(32)
+        self.deal_secret = store.deal_secret()
         #: The snapshots checked against their digests by this run.
         self.checked: set[Path] = set()
         self.tconfig = tournament_config(store)
 
     async def run(self) -> None:
-        for folder in (self.store.folder / "records", self.store.folder / "logs"):
-            private_folder(folder)
-        with tempfile.TemporaryDirectory(prefix="hearts-league-") as private, Watchdog() as watchdog:
-            socket = Path(private) / "referee.sock"
-            server = make_server(self.store.folder / "records", admin_token=self.token, unix_socket=socket)
-            try:
-                await server.start()
-            except OSError as exc:
-                raise LeagueError(f"cannot start the referee: {exc}") from None
-            host = _Host(self.tconfig, self.store, socket, self.token, watchdog)
-            try:
-                async with grpc.aio.insecure_channel(server.address) as channel:
-                    await asyncio.wait_for(channel.channel_ready(), CONNECT_TIMEOUT_S)
-                    await self._loop(host, channel, server.address)
-                    await host.drain()
-            except grpc.aio.AioRpcError as exc:
-                raise LeagueError(f"the referee failed: {exc.code().name}: {exc.details()}") from None
-            except RunnerError as exc:
-                raise LeagueError(str(exc)) from None
-            finally:
-                host.kill_all()
-                await server.stop(grace=1.0)
+        arena = Arena(self.tconfig, self.store.folder, note_processes=False)
+        try:
+            async with arena:
+                await self._loop(arena)
+        except grpc.aio.AioRpcError as exc:
+            raise LeagueError(f"the referee failed: {exc.code().name}: {exc.details()}") from None
+        except ArenaError as exc:
+            raise LeagueError(str(exc)) from None
 
     def _done(self) -> bool:
         stop = self.stop
@@ -300,7 +239,7 @@ class _Loop:
             )
         return False
 
-    async def _loop(self, host: _Host, channel: grpc.aio.Channel, address: str) -> None:
+    async def _loop(self, arena: Arena) -> None:
         while not self._done():
             snapshot = self.store.snapshot()
             pending = [v for v in snapshot.versions if v.status == PENDING]
@@ -308,7 +247,7 @@ class _Loop:
                 # Validated first; then the state is read again (more may have come meanwhile),
                 # so a block is always planned from a snapshot with nothing pending.
                 for version in pending:
-                    await self._validate(version, host, channel, address)
+                    await self._validate(version, arena)
                 continue
             order = plan_block(self.store, snapshot)
             if order is None:
@@ -316,13 +255,14 @@ class _Loop:
                     await asyncio.sleep(IDLE_POLL_S)
                     continue
                 raise LeagueError(NOT_ENOUGH)
-            await self._block(order, snapshot, host, channel, address)
+            await self._block(order, snapshot, arena)
 
-    def _host_for(self, host: _Host, specs: list[BotSpec]) -> _Host:
-        host.config = dataclasses.replace(self.tconfig, bots=tuple(specs))
-        return host
+    def _arena_for(self, arena: Arena, specs: list[BotSpec]) -> Arena:
+        """The arena, playing ``specs`` from its next game on (between blocks, never during one)."""
+        arena.config = dataclasses.replace(self.tconfig, bots=tuple(specs))
+        return arena
 
-    async def _validate(self, version: Version, host: _Host, channel: grpc.aio.Channel, address: str) -> None:
+    async def _validate(self, version: Version, arena: Arena) -> None:
         n = self.config.table_size
         seed = derive_seed(self.config.seed, "validate", version.id)
         game = ScheduledGame(
@@ -339,9 +279,9 @@ class _Loop:
         outcome: GameOutcome | None = None
         if problem is None:
             try:
-                job = GameJob.of(game, (False,) * n, host.deal_secret)
-                outcome = await GamePlay(self._host_for(host, [version.spec]), job, channel, address).play()
-            except RunnerError as exc:
+                job = GameJob.of(game, (False,) * n, self.deal_secret)
+                outcome = await self._arena_for(arena, [version.spec]).play(job)
+            except ArenaError as exc:
                 problem = str(exc)
         if outcome is not None and outcome.failed(version.id):
             seats = [
@@ -393,9 +333,7 @@ class _Loop:
             check_snapshot(spec.name, spec.snapshot, bot_files(spec))
             self.checked.add(spec.snapshot)
 
-    async def _block(
-        self, order: tuple[str, ...], snapshot: Snapshot, host: _Host, channel: grpc.aio.Channel, address: str
-    ) -> None:
+    async def _block(self, order: tuple[str, ...], snapshot: Snapshot, arena: Arena) -> None:
         number = self.store.next_block()
         specs = {v.id: v.spec for v in snapshot.versions}
         for vid in dict.fromkeys(order):
@@ -403,17 +341,16 @@ class _Loop:
                 try:
                     self._check_snapshot(specs[vid])
                 except SnapshotError as exc:
-                    raise RunnerError(str(exc)) from None
-        self._host_for(host, [specs[v] for v in dict.fromkeys(order)])
+                    raise LeagueError(str(exc)) from None
+        self._arena_for(arena, [specs[v] for v in dict.fromkeys(order)])
         games = [block_game(self.config, number, order, r) for r in range(len(order))]
         gate = asyncio.Semaphore(self.concurrency)
 
         async def one(game: ScheduledGame) -> GameOutcome:
             async with gate:
                 # The league retires and quarantines versions itself: no seat of a block is empty.
-                job = GameJob.of(game, (False,) * len(game.seats), host.deal_secret)
-                outcome: GameOutcome = await GamePlay(host, job, channel, address).play()
-                return outcome
+                job = GameJob.of(game, (False,) * len(game.seats), self.deal_secret)
+                return await arena.play(job)
 
         log.info("league_block_starting", block=number, seats=list(order))
         outcomes = list(await asyncio.gather(*(one(g) for g in games)))

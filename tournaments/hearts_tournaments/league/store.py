@@ -27,14 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hearts_tournaments import signing
-from hearts_tournaments.config import BOT_NAME_PATTERN, BotProtocol, BotSpec
+from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec
+from hearts_tournaments.arena.folders import private_folder
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.arena.sandbox import SandboxKind
+from hearts_tournaments.arena.seeds import new_deal_secret
+from hearts_tournaments.arena.snapshot import STORE
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
-from hearts_tournaments.outcome import GameOutcome
-from hearts_tournaments.sandbox import SandboxKind
-from hearts_tournaments.snapshot import STORE
-from hearts_tournaments.store import FILE_MODE, MetaDatabase, private_folder, writing
-from hearts_tournaments.tournament_secrets import new_deal_secret
+from hearts_tournaments.tournament import signing
+from hearts_tournaments.tournament.store import FILE_MODE, MetaDatabase, writing
 
 #: The database's file name inside the league folder.
 DB_NAME = "league.sqlite"

@@ -27,8 +27,8 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from hearts_tournaments.league.web_source import LeagueSource
-from hearts_tournaments.store import DB_NAME
+from hearts_tournaments.tournament.store import DB_NAME
+from hearts_tournaments.web.league_source import LeagueSource
 from hearts_tournaments.web.links import Links
 from hearts_tournaments.web.pages import Page, Site
 from hearts_tournaments.web.source import (

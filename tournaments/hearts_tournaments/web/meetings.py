@@ -1,10 +1,10 @@
 """Confidence intervals for one bot's head-to-head shares, for its page.
 
-The standings give each pair's share (:class:`~hearts_tournaments.results.Meeting`) without an
+The standings give each pair's share (:class:`~hearts_tournaments.tournament.results.Meeting`) without an
 interval. Here the same share is bootstrapped the way the standings bootstrap mean place:
 resampling whole deals (every rotation of a deal together, so the luck of a deal stays
-shared), :data:`~hearts_tournaments.results.BOOTSTRAP_SAMPLES` resamples, percentile interval
-at :data:`~hearts_tournaments.results.CONFIDENCE`. The point estimate is the standings' own:
+shared), :data:`~hearts_tournaments.tournament.results.BOOTSTRAP_SAMPLES` resamples, percentile interval
+at :data:`~hearts_tournaments.tournament.results.CONFIDENCE`. The point estimate is the standings' own:
 each shared game counts once, a tie half, several seats of a bot compared seat by seat.
 Needs at least two deals with a shared game; otherwise there is no interval.
 """
@@ -16,8 +16,8 @@ import random
 from collections import defaultdict
 from collections.abc import Iterable
 
-from hearts_tournaments.outcome import GameOutcome
-from hearts_tournaments.results import BOOTSTRAP_SAMPLES, CONFIDENCE, Interval
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.tournament.results import BOOTSTRAP_SAMPLES, CONFIDENCE, Interval
 
 
 def share_intervals(bot: str, games: Iterable[tuple[int, GameOutcome]], seed: str) -> dict[str, Interval]:

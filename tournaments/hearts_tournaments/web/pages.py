@@ -16,8 +16,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from hearts_tournaments.report import method_notes
-from hearts_tournaments.results import PAIRED_MIN_DEALS, BotStanding, Interval, Standings
+from hearts_tournaments.tournament.report import method_notes
+from hearts_tournaments.tournament.results import PAIRED_MIN_DEALS, BotStanding, Interval, Standings
 from hearts_tournaments.web.links import Links
 from hearts_tournaments.web.meetings import share_intervals
 from hearts_tournaments.web.source import (

@@ -26,13 +26,20 @@ from typing import Any, Protocol
 
 import structlog
 
-from hearts_tournaments.config import ConfigError, parse_config
-from hearts_tournaments.outcome import GameOutcome
-from hearts_tournaments.results import Standings
-from hearts_tournaments.runner import PROCESSES_LOG, Tournament, fresh_snapshot, open_tournament
-from hearts_tournaments.schedule import Schedule
-from hearts_tournaments.standings_snapshot import Snapshot, fingerprint, load_snapshot, snapshot_path
-from hearts_tournaments.store import Store, StoreError
+from hearts_tournaments.arena.local import PROCESSES_LOG
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.tournament.config import ConfigError, parse_config
+from hearts_tournaments.tournament.folder import Tournament, open_tournament
+from hearts_tournaments.tournament.results import Standings
+from hearts_tournaments.tournament.schedule import Schedule
+from hearts_tournaments.tournament.standings_snapshot import (
+    Snapshot,
+    fingerprint,
+    fresh_snapshot,
+    load_snapshot,
+    snapshot_path,
+)
+from hearts_tournaments.tournament.store import Store, StoreError
 
 #: Log lines shown per faulty game on a bot's page (the last ones of the file).
 LOG_TAIL = 40
@@ -193,7 +200,7 @@ class TournamentSource:
     """A :class:`Source` over one tournament folder, opened read-only.
 
     The game list is cached until a game is added. The standings come from the folder's
-    snapshot (:mod:`hearts_tournaments.standings_snapshot`, kept fresh by the runner while it plays)
+    snapshot (:mod:`hearts_tournaments.tournament.standings_snapshot`, kept fresh by the runner while it plays)
     when it is of the games stored; else they are computed in a thread of this process with
     its own read-only connection, and kept in memory (the web writes nothing in the folder).
     A page waits for that computation only while it is quick (the last one took under

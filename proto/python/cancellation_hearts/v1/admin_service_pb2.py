@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from cancellation_hearts.v1 import game_pb2 as cancellation__hearts_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*cancellation_hearts/v1/admin_service.proto\x12\x16\x63\x61ncellation_hearts.v1\x1a!cancellation_hearts/v1/game.proto\"\xa2\x02\n\x0bTableConfig\x12\x0f\n\x07players\x18\x01 \x01(\r\x12\x11\n\tbot_names\x18\x02 \x03(\t\x12\x14\n\x0ctarget_score\x18\x03 \x01(\r\x12\x11\n\tmax_hands\x18\x04 \x01(\r\x12\x14\n\x0c\x66irst_dealer\x18\x05 \x01(\r\x12\r\n\x05games\x18\x06 \x01(\r\x12\x0c\n\x04seed\x18\x07 \x01(\t\x12\x18\n\x10\x64\x65\x63ision_time_ms\x18\x08 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\t \x01(\r\x12\x12\n\nmax_faults\x18\n \x01(\r\x12\x17\n\x0fjoin_timeout_ms\x18\x0b \x01(\r\x12\r\n\x05label\x18\x0c \x01(\t\x12\x13\n\x0breveal_seed\x18\r \x01(\x08\x12\x12\n\ngame_seeds\x18\x0e \x03(\t\"I\n\x12\x43reateTableRequest\x12\x33\n\x06\x63onfig\x18\x01 \x01(\x0b\x32#.cancellation_hearts.v1.TableConfig\"(\n\tSeatToken\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05token\x18\x02 \x01(\t\"\x8b\x01\n\x13\x43reateTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x30\n\x05seats\x18\x02 \x03(\x0b\x32!.cancellation_hearts.v1.SeatToken\x12\x17\n\x0fseed_commitment\x18\x03 \x01(\t\x12\x17\n\x0fspectator_token\x18\x04 \x01(\t\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\xb3\x01\n\x0c\x46inishedGame\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x35\n\x06result\x18\x02 \x01(\x0b\x32%.cancellation_hearts.v1.GameCompleted\x12\x13\n\x0brecord_json\x18\x03 \x01(\t\x12\x30\n\x05seats\x18\x04 \x03(\x0b\x32!.cancellation_hearts.v1.SeatStats\x12\x14\n\x0crecord_error\x18\x05 \x01(\t\"r\n\tSeatStats\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08\x61nswered\x18\x02 \x01(\r\x12\x12\n\nby_referee\x18\x03 \x01(\r\x12\x0e\n\x06\x66\x61ults\x18\x04 \x01(\r\x12\x0f\n\x07retired\x18\x05 \x01(\x08\x12\x10\n\x08released\x18\x06 \x01(\x08\"\xb6\x01\n\x10GetTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x33\n\x06status\x18\x02 \x01(\x0e\x32#.cancellation_hearts.v1.TableStatus\x12\x33\n\x05games\x18\x03 \x03(\x0b\x32$.cancellation_hearts.v1.FinishedGame\x12\x11\n\tconnected\x18\x04 \x03(\x08\x12\x13\n\x0bstop_reason\x18\x05 \x01(\t\"%\n\x11\x41waitTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"M\n\x12\x41waitTableResponse\x12\x37\n\x05table\x18\x01 \x01(\x0b\x32(.cancellation_hearts.v1.GetTableResponse\"E\n\x12ReleaseSeatRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07\x66\x61ulted\x18\x03 \x01(\x08\"\x15\n\x13ReleaseSeatResponse\"&\n\x12\x43\x61ncelTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"N\n\x13\x43\x61ncelTableResponse\x12\x37\n\x05table\x18\x01 \x01(\x0b\x32(.cancellation_hearts.v1.GetTableResponse\"\'\n\x14GetGameRecordRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\",\n\x15GetGameRecordResponse\x12\x13\n\x0brecord_json\x18\x01 \x01(\t\"&\n\x12OpenSessionRequest\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\"8\n\x13OpenSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"W\n\x0f\x42indSeatRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x10\n\x08\x62ot_seed\x18\x04 \x01(\t\"\x12\n\x10\x42indSeatResponse\")\n\x13\x43loseSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\x16\n\x14\x43loseSessionResponse*\x90\x01\n\x0bTableStatus\x12\x1c\n\x18TABLE_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14TABLE_STATUS_WAITING\x10\x01\x12\x18\n\x14TABLE_STATUS_PLAYING\x10\x02\x12\x15\n\x11TABLE_STATUS_DONE\x10\x03\x12\x18\n\x14TABLE_STATUS_ABORTED\x10\x04\x32\xaa\x07\n\x0c\x41\x64minService\x12\x66\n\x0b\x43reateTable\x12*.cancellation_hearts.v1.CreateTableRequest\x1a+.cancellation_hearts.v1.CreateTableResponse\x12]\n\x08GetTable\x12\'.cancellation_hearts.v1.GetTableRequest\x1a(.cancellation_hearts.v1.GetTableResponse\x12\x63\n\nAwaitTable\x12).cancellation_hearts.v1.AwaitTableRequest\x1a*.cancellation_hearts.v1.AwaitTableResponse\x12l\n\rGetGameRecord\x12,.cancellation_hearts.v1.GetGameRecordRequest\x1a-.cancellation_hearts.v1.GetGameRecordResponse\x12\x66\n\x0bReleaseSeat\x12*.cancellation_hearts.v1.ReleaseSeatRequest\x1a+.cancellation_hearts.v1.ReleaseSeatResponse\x12\x66\n\x0bOpenSession\x12*.cancellation_hearts.v1.OpenSessionRequest\x1a+.cancellation_hearts.v1.OpenSessionResponse\x12]\n\x08\x42indSeat\x12\'.cancellation_hearts.v1.BindSeatRequest\x1a(.cancellation_hearts.v1.BindSeatResponse\x12i\n\x0c\x43loseSession\x12+.cancellation_hearts.v1.CloseSessionRequest\x1a,.cancellation_hearts.v1.CloseSessionResponse\x12\x66\n\x0b\x43\x61ncelTable\x12*.cancellation_hearts.v1.CancelTableRequest\x1a+.cancellation_hearts.v1.CancelTableResponseB\x80\x01\n\x19org.cancellationhearts.v1P\x01Zagithub.com/cancellation-hearts/cancellation-hearts/clients/go/gen/cancellation_hearts/v1;heartsv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*cancellation_hearts/v1/admin_service.proto\x12\x16\x63\x61ncellation_hearts.v1\x1a!cancellation_hearts/v1/game.proto\"\xa2\x02\n\x0bTableConfig\x12\x0f\n\x07players\x18\x01 \x01(\r\x12\x11\n\tbot_names\x18\x02 \x03(\t\x12\x14\n\x0ctarget_score\x18\x03 \x01(\r\x12\x11\n\tmax_hands\x18\x04 \x01(\r\x12\x14\n\x0c\x66irst_dealer\x18\x05 \x01(\r\x12\r\n\x05games\x18\x06 \x01(\r\x12\x0c\n\x04seed\x18\x07 \x01(\t\x12\x18\n\x10\x64\x65\x63ision_time_ms\x18\x08 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\t \x01(\r\x12\x12\n\nmax_faults\x18\n \x01(\r\x12\x17\n\x0fjoin_timeout_ms\x18\x0b \x01(\r\x12\r\n\x05label\x18\x0c \x01(\t\x12\x13\n\x0breveal_seed\x18\r \x01(\x08\x12\x12\n\ngame_seeds\x18\x0e \x03(\t\"I\n\x12\x43reateTableRequest\x12\x33\n\x06\x63onfig\x18\x01 \x01(\x0b\x32#.cancellation_hearts.v1.TableConfig\"(\n\tSeatToken\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05token\x18\x02 \x01(\t\"\x8b\x01\n\x13\x43reateTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x30\n\x05seats\x18\x02 \x03(\x0b\x32!.cancellation_hearts.v1.SeatToken\x12\x17\n\x0fseed_commitment\x18\x03 \x01(\t\x12\x17\n\x0fspectator_token\x18\x04 \x01(\t\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\xb3\x01\n\x0c\x46inishedGame\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x35\n\x06result\x18\x02 \x01(\x0b\x32%.cancellation_hearts.v1.GameCompleted\x12\x13\n\x0brecord_json\x18\x03 \x01(\t\x12\x30\n\x05seats\x18\x04 \x03(\x0b\x32!.cancellation_hearts.v1.SeatStats\x12\x14\n\x0crecord_error\x18\x05 \x01(\t\"r\n\tSeatStats\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08\x61nswered\x18\x02 \x01(\r\x12\x12\n\nby_referee\x18\x03 \x01(\r\x12\x0e\n\x06\x66\x61ults\x18\x04 \x01(\r\x12\x0f\n\x07retired\x18\x05 \x01(\x08\x12\x10\n\x08released\x18\x06 \x01(\x08\"\xcc\x01\n\x10GetTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x33\n\x06status\x18\x02 \x01(\x0e\x32#.cancellation_hearts.v1.TableStatus\x12\x33\n\x05games\x18\x03 \x03(\x0b\x32$.cancellation_hearts.v1.FinishedGame\x12\x11\n\tconnected\x18\x04 \x03(\x08\x12\x13\n\x0bstop_reason\x18\x05 \x01(\t\x12\x14\n\x0cresults_told\x18\x06 \x03(\x08\"%\n\x11\x41waitTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"M\n\x12\x41waitTableResponse\x12\x37\n\x05table\x18\x01 \x01(\x0b\x32(.cancellation_hearts.v1.GetTableResponse\"E\n\x12ReleaseSeatRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0f\n\x07\x66\x61ulted\x18\x03 \x01(\x08\"\x15\n\x13ReleaseSeatResponse\"&\n\x12\x43\x61ncelTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"N\n\x13\x43\x61ncelTableResponse\x12\x37\n\x05table\x18\x01 \x01(\x0b\x32(.cancellation_hearts.v1.GetTableResponse\"\'\n\x14GetGameRecordRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\",\n\x15GetGameRecordResponse\x12\x13\n\x0brecord_json\x18\x01 \x01(\t\"&\n\x12OpenSessionRequest\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\"8\n\x13OpenSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"W\n\x0f\x42indSeatRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x10\n\x08\x62ot_seed\x18\x04 \x01(\t\"\x12\n\x10\x42indSeatResponse\")\n\x13\x43loseSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\x16\n\x14\x43loseSessionResponse*\x90\x01\n\x0bTableStatus\x12\x1c\n\x18TABLE_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14TABLE_STATUS_WAITING\x10\x01\x12\x18\n\x14TABLE_STATUS_PLAYING\x10\x02\x12\x15\n\x11TABLE_STATUS_DONE\x10\x03\x12\x18\n\x14TABLE_STATUS_ABORTED\x10\x04\x32\xaa\x07\n\x0c\x41\x64minService\x12\x66\n\x0b\x43reateTable\x12*.cancellation_hearts.v1.CreateTableRequest\x1a+.cancellation_hearts.v1.CreateTableResponse\x12]\n\x08GetTable\x12\'.cancellation_hearts.v1.GetTableRequest\x1a(.cancellation_hearts.v1.GetTableResponse\x12\x63\n\nAwaitTable\x12).cancellation_hearts.v1.AwaitTableRequest\x1a*.cancellation_hearts.v1.AwaitTableResponse\x12l\n\rGetGameRecord\x12,.cancellation_hearts.v1.GetGameRecordRequest\x1a-.cancellation_hearts.v1.GetGameRecordResponse\x12\x66\n\x0bReleaseSeat\x12*.cancellation_hearts.v1.ReleaseSeatRequest\x1a+.cancellation_hearts.v1.ReleaseSeatResponse\x12\x66\n\x0bOpenSession\x12*.cancellation_hearts.v1.OpenSessionRequest\x1a+.cancellation_hearts.v1.OpenSessionResponse\x12]\n\x08\x42indSeat\x12\'.cancellation_hearts.v1.BindSeatRequest\x1a(.cancellation_hearts.v1.BindSeatResponse\x12i\n\x0c\x43loseSession\x12+.cancellation_hearts.v1.CloseSessionRequest\x1a,.cancellation_hearts.v1.CloseSessionResponse\x12\x66\n\x0b\x43\x61ncelTable\x12*.cancellation_hearts.v1.CancelTableRequest\x1a+.cancellation_hearts.v1.CancelTableResponseB\x80\x01\n\x19org.cancellationhearts.v1P\x01Zagithub.com/cancellation-hearts/cancellation-hearts/clients/go/gen/cancellation_hearts/v1;heartsv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,8 +33,8 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cancellation_hearts.v1.admi
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\031org.cancellationhearts.v1P\001Zagithub.com/cancellation-hearts/cancellation-hearts/clients/go/gen/cancellation_hearts/v1;heartsv1'
-  _globals['_TABLESTATUS']._serialized_start=1871
-  _globals['_TABLESTATUS']._serialized_end=2015
+  _globals['_TABLESTATUS']._serialized_start=1893
+  _globals['_TABLESTATUS']._serialized_end=2037
   _globals['_TABLECONFIG']._serialized_start=106
   _globals['_TABLECONFIG']._serialized_end=396
   _globals['_CREATETABLEREQUEST']._serialized_start=398
@@ -50,35 +50,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SEATSTATS']._serialized_start=876
   _globals['_SEATSTATS']._serialized_end=990
   _globals['_GETTABLERESPONSE']._serialized_start=993
-  _globals['_GETTABLERESPONSE']._serialized_end=1175
-  _globals['_AWAITTABLEREQUEST']._serialized_start=1177
-  _globals['_AWAITTABLEREQUEST']._serialized_end=1214
-  _globals['_AWAITTABLERESPONSE']._serialized_start=1216
-  _globals['_AWAITTABLERESPONSE']._serialized_end=1293
-  _globals['_RELEASESEATREQUEST']._serialized_start=1295
-  _globals['_RELEASESEATREQUEST']._serialized_end=1364
-  _globals['_RELEASESEATRESPONSE']._serialized_start=1366
-  _globals['_RELEASESEATRESPONSE']._serialized_end=1387
-  _globals['_CANCELTABLEREQUEST']._serialized_start=1389
-  _globals['_CANCELTABLEREQUEST']._serialized_end=1427
-  _globals['_CANCELTABLERESPONSE']._serialized_start=1429
-  _globals['_CANCELTABLERESPONSE']._serialized_end=1507
-  _globals['_GETGAMERECORDREQUEST']._serialized_start=1509
-  _globals['_GETGAMERECORDREQUEST']._serialized_end=1548
-  _globals['_GETGAMERECORDRESPONSE']._serialized_start=1550
-  _globals['_GETGAMERECORDRESPONSE']._serialized_end=1594
-  _globals['_OPENSESSIONREQUEST']._serialized_start=1596
-  _globals['_OPENSESSIONREQUEST']._serialized_end=1634
-  _globals['_OPENSESSIONRESPONSE']._serialized_start=1636
-  _globals['_OPENSESSIONRESPONSE']._serialized_end=1692
-  _globals['_BINDSEATREQUEST']._serialized_start=1694
-  _globals['_BINDSEATREQUEST']._serialized_end=1781
-  _globals['_BINDSEATRESPONSE']._serialized_start=1783
-  _globals['_BINDSEATRESPONSE']._serialized_end=1801
-  _globals['_CLOSESESSIONREQUEST']._serialized_start=1803
-  _globals['_CLOSESESSIONREQUEST']._serialized_end=1844
-  _globals['_CLOSESESSIONRESPONSE']._serialized_start=1846
-  _globals['_CLOSESESSIONRESPONSE']._serialized_end=1868
-  _globals['_ADMINSERVICE']._serialized_start=2018
-  _globals['_ADMINSERVICE']._serialized_end=2956
+  _globals['_GETTABLERESPONSE']._serialized_end=1197
+  _globals['_AWAITTABLEREQUEST']._serialized_start=1199
+  _globals['_AWAITTABLEREQUEST']._serialized_end=1236
+  _globals['_AWAITTABLERESPONSE']._serialized_start=1238
+  _globals['_AWAITTABLERESPONSE']._serialized_end=1315
+  _globals['_RELEASESEATREQUEST']._serialized_start=1317
+  _globals['_RELEASESEATREQUEST']._serialized_end=1386
+  _globals['_RELEASESEATRESPONSE']._serialized_start=1388
+  _globals['_RELEASESEATRESPONSE']._serialized_end=1409
+  _globals['_CANCELTABLEREQUEST']._serialized_start=1411
+  _globals['_CANCELTABLEREQUEST']._serialized_end=1449
+  _globals['_CANCELTABLERESPONSE']._serialized_start=1451
+  _globals['_CANCELTABLERESPONSE']._serialized_end=1529
+  _globals['_GETGAMERECORDREQUEST']._serialized_start=1531
+  _globals['_GETGAMERECORDREQUEST']._serialized_end=1570
+  _globals['_GETGAMERECORDRESPONSE']._serialized_start=1572
+  _globals['_GETGAMERECORDRESPONSE']._serialized_end=1616
+  _globals['_OPENSESSIONREQUEST']._serialized_start=1618
+  _globals['_OPENSESSIONREQUEST']._serialized_end=1656
+  _globals['_OPENSESSIONRESPONSE']._serialized_start=1658
+  _globals['_OPENSESSIONRESPONSE']._serialized_end=1714
+  _globals['_BINDSEATREQUEST']._serialized_start=1716
+  _globals['_BINDSEATREQUEST']._serialized_end=1803
+  _globals['_BINDSEATRESPONSE']._serialized_start=1805
+  _globals['_BINDSEATRESPONSE']._serialized_end=1823
+  _globals['_CLOSESESSIONREQUEST']._serialized_start=1825
+  _globals['_CLOSESESSIONREQUEST']._serialized_end=1866
+  _globals['_CLOSESESSIONRESPONSE']._serialized_start=1868
+  _globals['_CLOSESESSIONRESPONSE']._serialized_end=1890
+  _globals['_ADMINSERVICE']._serialized_start=2040
+  _globals['_ADMINSERVICE']._serialized_end=2978
 # @@protoc_insertion_point(module_scope)

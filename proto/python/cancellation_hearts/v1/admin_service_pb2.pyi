@@ -373,6 +373,7 @@ class GetTableResponse(_message.Message):
     GAMES_FIELD_NUMBER: _builtins.int
     CONNECTED_FIELD_NUMBER: _builtins.int
     STOP_REASON_FIELD_NUMBER: _builtins.int
+    RESULTS_TOLD_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table's id."""
     status: Global___TableStatus.ValueType
@@ -389,6 +390,12 @@ class GetTableResponse(_message.Message):
     def connected(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
         """Per seat: whether a bot is connected now."""
 
+    @_builtins.property
+    def results_told(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bool]:
+        """Per seat: whether its bot has been told the result of every finished game (a bot that was
+        away when a game ended is told when it comes back).
+        """
+
     def __init__(
         self,
         *,
@@ -397,10 +404,11 @@ class GetTableResponse(_message.Message):
         games: _abc.Iterable[Global___FinishedGame] | None = ...,
         connected: _abc.Iterable[_builtins.bool] | None = ...,
         stop_reason: _builtins.str = ...,
+        results_told: _abc.Iterable[_builtins.bool] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["connected", b"connected", "games", b"games", "status", b"status", "stop_reason", b"stop_reason", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["connected", b"connected", "games", b"games", "results_told", b"results_told", "status", b"status", "stop_reason", b"stop_reason", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

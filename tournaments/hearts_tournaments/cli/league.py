@@ -1,0 +1,370 @@
+"""``hearts league``: a continuous league (see docs/LEAGUE.md). A thin shell over :mod:`.commands`.
+
+A mistake the user can make ends with one line on stderr and exit 2; Ctrl-C stops ``run``
+with exit 130, losing only the block being played.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hearts_core.defaults import (
+    DEFAULT_DECISION_MS,
+    DEFAULT_JOIN_TIMEOUT_MS,
+    DEFAULT_MAX_FAULTS,
+    DEFAULT_TIME_BANK_MS,
+)
+from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE
+from hearts_tournaments.arena.seeds import DealSecretError, read_deal_secret
+from hearts_tournaments.cli.common import MARKUP_MODE, fail, log_to_file
+from hearts_tournaments.league import commands
+from hearts_tournaments.league.config import LeagueConfig, LeagueError
+from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
+from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.tournament.preflight import check_entrants
+from hearts_tournaments.tournament.signing import SigningError
+
+league_app = typer.Typer(
+    rich_markup_mode=MARKUP_MODE,
+    help="A continuous league: entrants added, updated and retired while games go on.",
+    no_args_is_help=True,
+)
+
+#: The log of `hearts league run` in the league folder (JSON lines, 0600).
+LEAGUE_LOG = "league.log"
+
+Folder = Annotated[Path, typer.Argument(help="The league folder.")]
+Name = Annotated[str, typer.Argument(help="The entrant's name (NAME, or NAME@vN for one version).")]
+CommandOption = Annotated[str | None, typer.Option("--command", help="The command that starts the bot.")]
+BuiltinOption = Annotated[str | None, typer.Option("--builtin", help="A built-in bot's name.")]
+OptionOption = Annotated[list[str] | None, typer.Option("--option", help="KEY=VALUE for a built-in bot.")]
+FilesOption = Annotated[list[Path] | None, typer.Option("--files", help="Files the bot sees in its sandbox.")]
+SandboxOption = Annotated[str | None, typer.Option("--sandbox", help="bwrap or none (trusted bots only).")]
+ProtocolOption = Annotated[str, typer.Option("--protocol", help="grpc or stdio, for a command bot.")]
+AllowBrokenOption = Annotated[
+    bool,
+    typer.Option("--allow-broken", help="Add it even when the pre-flight check finds it cannot play."),
+]
+
+
+def _open(folder: Path) -> LeagueStore:
+    try:
+        return LeagueStore.open(folder)
+    except LeagueError as exc:
+        raise fail(str(exc)) from None
+
+
+@league_app.command()
+def init(
+    folder: Folder,
+    table_size: Annotated[int, typer.Option("--table-size", help="Seats per table, 6 to 11.")] = 6,
+    seed: Annotated[str, typer.Option("--seed", help="Seeds every block's deal and seating.")] = "1",
+    name: Annotated[str, typer.Option("--name", help="The league's name.")] = "league",
+    decision_ms: Annotated[
+        int, typer.Option("--decision-ms", help="Limit per decision (ms).")
+    ] = DEFAULT_DECISION_MS,
+    time_bank_ms: Annotated[
+        int, typer.Option("--time-bank-ms", help="Time bank per seat per game (ms).")
+    ] = DEFAULT_TIME_BANK_MS,
+    target_score: Annotated[
+        int, typer.Option("--target-score", help="A game ends at this total.")
+    ] = DEFAULT_TARGET_SCORE,
+    max_hands: Annotated[
+        int, typer.Option("--max-hands", help="... or after this many hands.")
+    ] = DEFAULT_MAX_HANDS,
+    max_faults: Annotated[
+        int, typer.Option("--max-faults", help="Faults that retire a seat.")
+    ] = DEFAULT_MAX_FAULTS,
+    join_timeout_ms: Annotated[
+        int, typer.Option("--join-timeout-ms", help="How long a table waits for bots.")
+    ] = DEFAULT_JOIN_TIMEOUT_MS,
+    quarantine_after: Annotated[
+        int, typer.Option("--quarantine-after", help="Failed games before quarantine.")
+    ] = 3,
+    sandbox: Annotated[str, typer.Option("--sandbox", help="bwrap (default) or none.")] = "bwrap",
+    reuse: Annotated[str, typer.Option("--reuse", help="Bot process reuse policy: fresh.")] = "fresh",
+    provisional_blocks: Annotated[
+        int, typer.Option("--provisional-blocks", help="Blocks before a rating can stop being provisional.")
+    ] = 8,
+    provisional_width: Annotated[
+        float, typer.Option("--provisional-width", help="Interval width below which it stops.")
+    ] = 1.0,
+    bootstrap: Annotated[
+        int, typer.Option("--bootstrap", help="Bootstrap resamples of the official table.")
+    ] = 200,
+    deal_secret_file: Annotated[
+        Path | None, typer.Option("--deal-secret-file", help="Reuse a deal secret (64 hex digits).")
+    ] = None,
+) -> None:
+    """Create a league in FOLDER with these settings (fixed for its life)."""
+    try:
+        config = LeagueConfig(
+            name=name,
+            table_size=table_size,
+            seed=seed,
+            decision_ms=decision_ms,
+            time_bank_ms=time_bank_ms,
+            target_score=target_score,
+            max_hands=max_hands,
+            max_faults=max_faults,
+            join_timeout_ms=join_timeout_ms,
+            quarantine_after=quarantine_after,
+            sandbox=sandbox,
+            reuse=reuse,
+            provisional_blocks=provisional_blocks,
+            provisional_width=provisional_width,
+            bootstrap=bootstrap,
+        )
+        secret = read_deal_secret(deal_secret_file)
+        commands.init_league(folder, config, secret).close()
+    except (LeagueError, DealSecretError) as exc:
+        raise fail(str(exc)) from None
+    typer.echo(
+        f"league created in {folder}: add entrants with `hearts league add {folder} NAME --builtin ...`"
+    )
+
+
+def _add(
+    folder: Path,
+    name: str,
+    command: str | None,
+    builtin: str | None,
+    option: list[str] | None,
+    files: list[Path] | None,
+    sandbox: str | None,
+    protocol: str,
+    update: bool,
+    pinned: float | None,
+    keep: bool = False,
+    allow_broken: bool = False,
+) -> None:
+    with _open(folder) as store:
+        try:
+            spec = commands.make_spec(name, command, builtin, option or (), files or (), sandbox, protocol)
+            # The version is its snapshot: what is checked here is what is validated and played.
+            spec = commands.snapshot_files(store, spec)
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+        # The pre-flight check of `hearts tournament run`: it starts, joins and decides in its
+        # sandbox, or it is not added (`run` would only give it status error).
+        problems = check_entrants(tournament_config(store, (spec,)), folder / "logs", (spec,))
+        for problem in problems:
+            typer.echo(f"hearts: {'warning' if allow_broken else 'error'}: {problem.line()}", err=True)
+        if problems and not allow_broken:
+            raise fail(f"{name} was not added: fix the command, or add --allow-broken to add it anyway")
+        try:
+            typer.echo(commands.add_version(store, spec, update=update, pinned=pinned, keep=keep))
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+
+
+@league_app.command()
+def add(
+    folder: Folder,
+    name: Annotated[str, typer.Argument(help="The new entrant's name.")],
+    command: CommandOption = None,
+    builtin: BuiltinOption = None,
+    option: OptionOption = None,
+    files: FilesOption = None,
+    sandbox: SandboxOption = None,
+    protocol: ProtocolOption = "grpc",
+    pin: Annotated[
+        float | None, typer.Option("--pin", help="A reference entrant: pin its official strength.")
+    ] = None,
+    allow_broken: AllowBrokenOption = False,
+) -> None:
+    """Add an entrant as NAME@v1; `run` validates it before it plays rated games.
+
+    A command entrant is first started once in its sandbox (as `hearts tournament check` does):
+    one that cannot play is not added (exit 2) unless --allow-broken.
+    """
+    _add(
+        folder,
+        name,
+        command,
+        builtin,
+        option,
+        files,
+        sandbox,
+        protocol,
+        False,
+        pin,
+        allow_broken=allow_broken,
+    )
+
+
+@league_app.command()
+def update(
+    folder: Folder,
+    name: Annotated[str, typer.Argument(help="The entrant's name.")],
+    command: CommandOption = None,
+    builtin: BuiltinOption = None,
+    option: OptionOption = None,
+    files: FilesOption = None,
+    sandbox: SandboxOption = None,
+    protocol: ProtocolOption = "grpc",
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the old versions playing too.")] = False,
+    allow_broken: AllowBrokenOption = False,
+) -> None:
+    """Give NAME a new version (the old ones are retired unless --keep).
+
+    The new version is checked first, as by `add`.
+    """
+    _add(folder, name, command, builtin, option, files, sandbox, protocol, True, None, keep, allow_broken)
+
+
+@league_app.command()
+def retire(folder: Folder, name: Name) -> None:
+    """Retire a version: it plays no more blocks (its games stay stored)."""
+    with _open(folder) as store:
+        try:
+            typer.echo(commands.set_status(store, name, "retire"))
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+
+
+@league_app.command()
+def unretire(folder: Folder, name: Name) -> None:
+    """Bring a retired or quarantined version back into play."""
+    with _open(folder) as store:
+        try:
+            typer.echo(commands.set_status(store, name, "unretire"))
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+
+
+@league_app.command()
+def run(
+    folder: Folder,
+    games: Annotated[int | None, typer.Option("--games", help="Stop after this many rated games.")] = None,
+    blocks: Annotated[int | None, typer.Option("--blocks", help="Stop after this many blocks.")] = None,
+    until_ci: Annotated[
+        float | None, typer.Option("--until-ci", help="Stop when every interval is at most this wide.")
+    ] = None,
+    forever: Annotated[bool, typer.Option("--forever", help="Play until stopped (Ctrl-C).")] = False,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Tables at once within a block.")] = 1,
+) -> None:
+    """Play blocks: the only process that plays games.
+
+    Commands given meanwhile take effect before the next block. Stopped at any moment (Ctrl-C,
+    SIGTERM, kill -9), it loses at most the block being played; run it again to go on. Prints a
+    line per validation and per block stored (its games and mean places); the referee's and the
+    runner's log lines go to FOLDER/league.log.
+    """
+    limits = [x for x in (games, blocks, until_ci) if x is not None]
+    if (forever and limits) or (not forever and not limits):
+        raise fail("give one of --games N, --blocks N, --until-ci W or --forever")
+    if any(x <= 0 for x in limits) or concurrency < 1:
+        raise fail("--games, --blocks, --until-ci and --concurrency must be positive")
+    log = folder / LEAGUE_LOG
+    with _open(folder) as store, log_to_file(log):
+        try:
+            stored = run_league(store, StopAfter(games, blocks, until_ci), concurrency, emit=typer.echo)
+        except LeagueError as exc:
+            raise fail(f"{exc} (its log: {log})", 1) from None
+        except KeyboardInterrupt:
+            typer.echo(f"stopped: {store.block_count()} blocks stored; `hearts league run` goes on", err=True)
+            raise typer.Exit(130) from None
+        typer.echo(f"{stored} blocks played; {store.block_count()} stored in all; its log: {log}")
+
+
+@league_app.command()
+def show(
+    folder: Folder,
+    format: Annotated[str, typer.Option("--format", help="table, json, csv or markdown.")] = "table",
+    all_versions: Annotated[
+        bool, typer.Option("--all", help="List retired and failed versions too.")
+    ] = False,
+) -> None:
+    """The official table: batch Plackett-Luce over every stored block, by conservative score."""
+    with _open(folder) as store:
+        try:
+            typer.echo(commands.show(store, format, all_versions))
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+
+
+@league_app.command()
+def info(folder: Folder, name: Name) -> None:
+    """One version: games, rating history, head-to-head, seat positions, faults, events (JSON)."""
+    with _open(folder) as store:
+        try:
+            typer.echo(json.dumps(commands.info(store, name), indent=2))
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+
+
+@league_app.command("games")
+def games_command(
+    folder: Folder,
+    bot: Annotated[str | None, typer.Option("--bot", help="Only games of this entrant or version.")] = None,
+    status: Annotated[str | None, typer.Option("--status", help="rated, validation or failed.")] = None,
+) -> None:
+    """Stored games as JSON lines; each record replays with `hearts replay`."""
+    with _open(folder) as store:
+        try:
+            for game in commands.list_games(store, bot, status):
+                typer.echo(json.dumps(game, separators=(",", ":")))
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+
+
+@league_app.command()
+def record(
+    folder: Folder,
+    key: Annotated[str, typer.Argument(help="The game's key (see `hearts league games`).")],
+) -> None:
+    """Print a stored game's record (for `hearts replay`)."""
+    with _open(folder) as store:
+        text = store.record(key)
+        if text is None:
+            raise fail(f"no game {key!r}: see `hearts league games {folder}`")
+        typer.echo(text)
+
+
+@league_app.command()
+def verify(
+    folder: Folder,
+    public_key: Annotated[
+        str | None,
+        typer.Option(
+            "--public-key",
+            metavar="KEY|FILE",
+            help="The key the games must be signed by (ed25519:...), or the published published.json. "
+            "Default: the organiser's key on this machine, else the key the folder names (said so).",
+        ),
+    ] = None,
+) -> None:
+    """Check every stored game: its record replays to its stored outcome, its signature and the chain hold.
+
+    Prints one line per problem and exits 1 if there is any; else a summary line and exit 0.
+    """
+    with _open(folder) as store:
+        try:
+            problems, summary = commands.verify(store, public_key)
+        except SigningError as exc:
+            raise fail(str(exc)) from None
+    for problem in problems:
+        typer.echo(problem)
+    typer.echo(summary)
+    raise typer.Exit(1 if problems else 0)
+
+
+@league_app.command("recompute")
+def recompute_command(
+    folder: Folder,
+    format: Annotated[str, typer.Option("--format", help="json, table, csv or markdown.")] = "json",
+) -> None:
+    """Refit the official table from all stored games in one batch.
+
+    The same stored games always give the same bytes.
+    """
+    with _open(folder) as store:
+        try:
+            typer.echo(commands.recompute(store, format))
+        except LeagueError as exc:
+            raise fail(str(exc)) from None

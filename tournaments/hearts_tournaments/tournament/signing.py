@@ -1,0 +1,376 @@
+"""Signed results: every stored game is bound to a key that no writer of the output folder holds.
+
+Anything a results folder holds can be recomputed by whoever can write it: the deal secret lies
+in the same database, so a forger can re-play each deal with other decisions and rewrite the
+rows and record files consistently. What a forger cannot recompute is a signature. So the
+organiser's runner signs every game it stores with an Ed25519 key kept outside the folder
+(:func:`load_signing_key`: a 0600 file in the organiser's own config folder, never bound into a
+sandbox and never passed to a bot), and the signatures form a hash chain:
+
+* ``head_0 = sha256("cancellation-hearts/chain/v1" | tournament id)``;
+* game ``i`` (in the order stored) is signed over its tournament id, its index, its key,
+  ``sha256`` of its summary and of its record, and ``head_{i-1}``;
+* ``head_i = sha256(head_{i-1} | signature_i)``.
+
+A changed game fails its signature; a dropped, inserted or reordered one breaks the signature
+of the game after it; a game dropped from the end changes the head and the count. The public key
+and the head are printed with the standings and written to ``published.json`` (signed too), the
+file the organiser publishes; ``hearts tournament verify --public-key`` checks a folder against
+it (docs/SECURITY.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+#: Names the key file (the organiser's own, outside every results folder).
+KEY_ENV = "HEARTS_SIGNING_KEY_FILE"
+#: The published summary written beside the database.
+PUBLISHED = "published.json"
+_CHAIN = b"cancellation-hearts/chain/v1\0"
+_GAME = b"cancellation-hearts/game/v1\0"
+_PUBLISHED = b"cancellation-hearts/published/v1\0"
+_PREFIX = "ed25519:"
+
+#: The table of signatures, one row per stored game in the order stored.
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS signatures (
+    seq INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    signer TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    head TEXT NOT NULL
+)
+"""
+
+
+class SigningError(Exception):
+    """The signing key cannot be had or used (one line: what, and the fix)."""
+
+
+def default_key_path() -> Path:
+    """``$HEARTS_SIGNING_KEY_FILE``, else ``$XDG_CONFIG_HOME/cancellation-hearts/signing-key``."""
+    named = os.environ.get(KEY_ENV)
+    if named:
+        return Path(named)
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "cancellation-hearts" / "signing-key"
+
+
+def load_signing_key(path: Path | None = None, *, create: bool = True) -> Ed25519PrivateKey:
+    """The organiser's signing key, created (0600, in a 0700 folder) on first use.
+
+    Raises:
+        SigningError: it cannot be read or created, or the file is not an Ed25519 key.
+    """
+    path = path or default_key_path()
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        if not create:
+            raise SigningError(f"no signing key at {path}: a tournament run creates one") from None
+        return _create(path)
+    except OSError as exc:
+        raise SigningError(f"cannot read the signing key {path}: {exc.strerror}") from None
+    try:
+        key = serialization.load_pem_private_key(data, password=None)
+    except ValueError:
+        raise SigningError(f"{path} is not a PEM private key: move it away to have a new key made") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise SigningError(f"{path} is not an Ed25519 key: move it away to have a new key made")
+    return key
+
+
+def _create(path: Path) -> Ed25519PrivateKey:
+    """A new key, written whole to a temporary file and linked into place: a process that finds
+    the file finds all of it, and of two processes making one at once, both use the first."""
+    key = Ed25519PrivateKey.generate()
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=".signing-key-", dir=path.parent)  # mode 0600
+    except OSError as exc:
+        raise SigningError(f"cannot create the signing key {path}: {exc.strerror}; set {KEY_ENV}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(pem)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(tmp, path)
+    except FileExistsError:  # another process made it first: use that one
+        return load_signing_key(path, create=False)
+    except OSError as exc:
+        raise SigningError(f"cannot create the signing key {path}: {exc.strerror}; set {KEY_ENV}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return key
+
+
+def public_text(key: Ed25519PublicKey) -> str:
+    """``ed25519:`` and the raw public key in base64 (url-safe, unpadded)."""
+    raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return _PREFIX + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def parse_public(text: str) -> Ed25519PublicKey:
+    """The key :func:`public_text` wrote.
+
+    Raises:
+        SigningError: it is not such a key.
+    """
+    body = text.strip().removeprefix(_PREFIX)
+    try:
+        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        return Ed25519PublicKey.from_public_bytes(raw)
+    except ValueError:
+        raise SigningError(
+            f"{text.strip()[:60]!r} is not a public key: expected ed25519:… as published"
+        ) from None
+
+
+def first_head(tournament_id: str) -> str:
+    """The chain's head before any game."""
+    return hashlib.sha256(_CHAIN + tournament_id.encode()).hexdigest()
+
+
+def _message(tournament_id: str, index: int, key: str, summary: str, record: str, head: str) -> bytes:
+    parts = (
+        tournament_id,
+        str(index),
+        key,
+        hashlib.sha256(summary.encode()).hexdigest(),
+        hashlib.sha256(record.encode()).hexdigest(),
+        head,
+    )
+    return _GAME + "\0".join(parts).encode()
+
+
+def _next_head(head: str, signature: str) -> str:
+    return hashlib.sha256(bytes.fromhex(head) + bytes.fromhex(signature)).hexdigest()
+
+
+class Signer:
+    """Signs the games a store writes, extending its chain (rows of :data:`SCHEMA`)."""
+
+    def __init__(self, key: Ed25519PrivateKey, tournament_id: str) -> None:
+        self.key = key
+        self.public = public_text(key.public_key())
+        self.tournament_id = tournament_id
+
+    def sign_next(self, db: sqlite3.Connection, key: str, summary: str, record: str) -> None:
+        """Signs one game inside the caller's open transaction, after the chain's last.
+
+        Raises:
+            SigningError: the game was signed before (its row was removed from the database
+                since: the chain would be forked; ``verify`` shows what changed).
+        """
+        if db.execute("SELECT 1 FROM signatures WHERE key = ?", (key,)).fetchone() is not None:
+            raise SigningError(
+                f"game {key} was signed before but is no longer stored: the database was changed "
+                "outside the runner; `hearts tournament verify` shows what changed"
+            )
+        row = db.execute("SELECT seq, head FROM signatures ORDER BY seq DESC LIMIT 1").fetchone()
+        index, head = (0, first_head(self.tournament_id)) if row is None else (int(row[0]) + 1, str(row[1]))
+        signature = self.key.sign(_message(self.tournament_id, index, key, summary, record, head)).hex()
+        db.execute(
+            "INSERT INTO signatures (seq, key, signer, signature, head) VALUES (?, ?, ?, ?, ?)",
+            (index, key, self.public, signature, _next_head(head, signature)),
+        )
+
+    def publish(self, folder: Path, name: str, db: sqlite3.Connection) -> dict[str, Any]:
+        """Writes ``published.json``: the public key, the count and the head, signed; returns it."""
+        count, head = chain_state(db, self.tournament_id)
+        body: dict[str, Any] = {
+            "tournament": name,
+            "tournament_id": self.tournament_id,
+            "public_key": self.public,
+            "games": count,
+            "chain_head": head,
+        }
+        body["signature"] = self.key.sign(_PUBLISHED + _canonical(body)).hex()
+        path = folder / PUBLISHED
+        tmp = path.with_name(f".{PUBLISHED}.tmp")
+        tmp.write_text(json.dumps(body, indent=2) + "\n")
+        os.replace(tmp, path)
+        return body
+
+
+def chain_state(db: sqlite3.Connection, tournament_id: str) -> tuple[int, str]:
+    """How many games the chain holds, and its head."""
+    row = db.execute("SELECT seq, head FROM signatures ORDER BY seq DESC LIMIT 1").fetchone()
+    return (0, first_head(tournament_id)) if row is None else (int(row[0]) + 1, str(row[1]))
+
+
+def _canonical(body: dict[str, Any]) -> bytes:
+    return json.dumps({k: v for k, v in body.items() if k != "signature"}, sort_keys=True).encode()
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """What a reader of published results holds: the key, and optionally the count and head."""
+
+    public_key: Ed25519PublicKey
+    games: int | None = None
+    chain_head: str | None = None
+
+
+def read_published(text_or_path: str) -> Published:
+    """``--public-key``: a key as printed, or the path of a ``published.json`` (checked).
+
+    Raises:
+        SigningError: neither, or a published file whose signature does not hold.
+    """
+    path = Path(text_or_path)
+    if not text_or_path.strip().startswith(_PREFIX) and path.is_file():
+        try:
+            body = json.loads(path.read_text())
+            key = parse_public(str(body["public_key"]))
+            key.verify(bytes.fromhex(str(body["signature"])), _PUBLISHED + _canonical(body))
+            return Published(key, int(body["games"]), str(body["chain_head"]))
+        except (ValueError, KeyError, TypeError, InvalidSignature):
+            raise SigningError(f"{path} is not a published.json signed by the key it names") from None
+    return Published(parse_public(text_or_path))
+
+
+def verify_chain(
+    games: Iterable[tuple[str, str, str]],
+    rows: Sequence[tuple[int, str, str, str, str]],
+    tournament_id: str,
+    expected: Published,
+) -> list[str]:
+    """Checks every game's signature and the chain; one line per problem, naming the game.
+
+    Args:
+        games: ``(key, summary, record)`` of every stored game.
+        rows: The signatures table, ``(seq, key, signer, signature, head)``, by seq.
+        tournament_id: The tournament's id.
+        expected: The key (and, from a published file, the count and head) to check against.
+    """
+    problems: list[str] = []
+    stored = {key: (summary, record) for key, summary, record in games}
+    wanted = public_text(expected.public_key)
+    # Each row is checked against the row before it as stored, so a break is reported once, at
+    # the game where it is, and the rest of the chain still speaks for itself.
+    head, before = first_head(tournament_id), -1
+    signed: set[str] = set()
+    for seq, key, signer, signature, stored_head in rows:
+        signed.add(key)
+        if seq != before + 1:
+            problems.append(
+                f"{key}: signed as game {seq} after game {before}: a game was dropped, inserted or "
+                "reordered before it"
+            )
+        if signer != wanted:
+            problems.append(f"{key}: signed by {signer[:24]}…, not by the tournament's key {wanted[:24]}…")
+        game = stored.get(key)
+        if game is None:
+            problems.append(f"{key}: signed, but not stored: a game was dropped")
+        else:
+            message = _message(tournament_id, seq, key, game[0], game[1], head)
+            try:
+                expected.public_key.verify(bytes.fromhex(signature), message)
+            except (InvalidSignature, ValueError):
+                problems.append(
+                    f"{key}: its signature does not hold: the game was changed, or the chain before it "
+                    "was (a game dropped, inserted or reordered)"
+                )
+        try:
+            if stored_head != _next_head(head, signature):
+                problems.append(f"{key}: the stored chain head is not the chain's")
+        except ValueError:
+            problems.append(f"{key}: its signature is not hex")
+        head, before = stored_head, seq
+    problems.extend(f"{key}: stored, but never signed" for key in stored if key not in signed)
+    if expected.games is not None and expected.games != len(rows):
+        problems.append(f"chain: {len(rows)} signed games, but {expected.games} were published")
+    if expected.chain_head is not None and expected.chain_head != head:
+        problems.append("chain: its head is not the published head: games were dropped, added or changed")
+    return problems
+
+
+def expected_signer(output: Path, public_key: str | None) -> tuple[Published | None, str, list[str]]:
+    """The key (and published count and head) the signatures of ``output`` must hold, where it
+    came from, and problems found on the way.
+
+    In order: ``public_key`` (a key as printed, or a published file); the organiser's own key
+    when it is on this machine; the key the folder's ``published.json`` names (which whoever
+    can write the folder could replace: said so).
+
+    Raises:
+        SigningError: ``public_key`` is neither a key nor a published file.
+    """
+    problems: list[str] = []
+    in_folder = output / PUBLISHED
+    folder_claim: Published | None = None
+    if in_folder.is_file():
+        try:
+            folder_claim = read_published(str(in_folder))
+        except SigningError as exc:
+            problems.append(f"published: {exc}")
+    if public_key is not None:
+        given = read_published(public_key)
+        if given.games is None and folder_claim is not None and _same(folder_claim, given):
+            given = folder_claim
+        return given, "by the key given", problems
+    try:
+        own = load_signing_key(create=False).public_key()
+    except SigningError:
+        own = None
+    if own is not None:
+        mine = Published(own)
+        if folder_claim is not None and not _same(folder_claim, mine):
+            problems.append(f"published: {in_folder} names another key than the organiser's on this machine")
+        elif folder_claim is not None:
+            mine = folder_claim
+        return mine, f"by the organiser's key {public_text(own)}", problems
+    if folder_claim is not None:
+        return (
+            folder_claim,
+            f"by the key {public_text(folder_claim.public_key)} that the folder itself names: "
+            "whoever can write the folder can replace it; pass --public-key with the key published "
+            "with the standings",
+            problems,
+        )
+    problems.append(
+        "signatures: no key to check them against (no published.json, no signing key on this machine): "
+        "pass --public-key with the key published with the standings"
+    )
+    return None, "", problems
+
+
+def _same(a: Published, b: Published) -> bool:
+    return public_text(a.public_key) == public_text(b.public_key)
+
+
+def signing_key_for(output: Path) -> Ed25519PrivateKey:
+    """The organiser's signing key (:func:`load_signing_key`), never one kept in ``output``.
+
+    Raises:
+        SigningError: it cannot be had, or it lies inside the output folder.
+    """
+    path = default_key_path()
+    where = Path(os.path.realpath(path))
+    out = output.resolve()
+    if where == out or out in where.parents:
+        raise SigningError(
+            f"the signing key {path} lies inside the output folder {out}, which others may read or "
+            f"write: keep it elsewhere ({KEY_ENV})"
+        )
+    return load_signing_key(path)

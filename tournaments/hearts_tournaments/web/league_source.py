@@ -1,0 +1,169 @@
+"""The league as a :class:`~hearts_tournaments.web.source.Source`: ``hearts web LEAGUE_DIR``.
+
+The league has a page of its own (:meth:`LeagueSource.league`: the official table, versions,
+blocks, validation games). The other pages show the league's stored blocks as a tournament's
+games: each block is a deal played in every rotation, so the game list, head-to-head and bot
+pages work unchanged.
+A block is stored only once all its games are played, so every stored game is released (its
+deal has no game still to play). Validation games are not listed (``hearts league games``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.league.commands import list_games
+from hearts_tournaments.league.config import LeagueError
+from hearts_tournaments.league.play import block_game, league_table
+from hearts_tournaments.league.ratings import NO_INTERVAL_PENALTY
+from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.tournament.results import Standings, compute_standings
+from hearts_tournaments.tournament.schedule import Schedule, Seating
+from hearts_tournaments.web.source import (
+    GameRow,
+    GameStatus,
+    LogExcerpt,
+    NoSuchGame,
+    NotATournament,
+    log_tail,
+    parse_record,
+)
+
+
+class LeagueSource:
+    """A source over one league folder (the database opened read-only).
+
+    Raises:
+        NotATournament: the folder holds no readable league.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        try:
+            self._store = LeagueStore.open(folder, read_only=True)
+        except LeagueError as exc:
+            raise NotATournament(str(exc)) from None
+        self._cache = -1
+        self._rows: tuple[GameRow, ...] = ()
+        self._standings: Standings | None = None
+        self._bots: tuple[str, ...] = ()
+
+    def close(self) -> None:
+        """Closes the database."""
+        self._store.close()
+
+    @property
+    def title(self) -> str:
+        """The league's name."""
+        return self._store.config.name
+
+    def version(self) -> int:
+        """Changes whenever a block is stored, a command is given or a version changes status."""
+        statuses = tuple((v.id, v.status) for v in self._store.versions())
+        return hash((self._store.block_count(), len(self._store.commands()), statuses)) & ((1 << 62) - 1)
+
+    def league(self) -> dict[str, Any]:
+        """What the league's own page shows: the official table (every version, pinned and
+        provisional marks, conservative score), the versions and their status, the blocks and
+        the validation games, as `hearts league show --all`, `info` and `games` give them."""
+        validations = list_games(self._store, status="validation")
+        return {
+            "table": league_table(self._store, everyone=True),
+            "versions": self._store.versions(),
+            "blocks": [(number, seats) for number, _seed, seats, _seen in self._store.block_rows()],
+            "validations": validations,
+            "config": self._store.config,
+            "no_interval_penalty": NO_INTERVAL_PENALTY,
+        }
+
+    def _refresh(self) -> None:
+        version = self._store.block_count()
+        if version == self._cache:
+            return
+        config = self._store.config
+        blocks = self._store.block_rows()
+        by_block = self._store.block_games()
+        bots = tuple(dict.fromkeys(v for _n, _s, seats, _c in blocks for v in seats))
+        seatings = []
+        games = []
+        outcomes: list[GameOutcome] = []
+        rows = []
+        for number, seed, seats, _seen in blocks:
+            order = tuple(seats)
+            seatings.append(Seating(number, seed, order))
+            for rotation, outcome in enumerate(by_block.get(number, [])):
+                game = block_game(config, number, order, rotation)
+                games.append(game)
+                outcomes.append(outcome)
+                rows.append(GameRow(game.key, number, rotation, game.seats, _status(outcome), outcome))
+        if len(bots) >= 2:
+            schedule = Schedule(bots, config.table_size, True, config.seed, tuple(seatings), tuple(games))
+            self._standings = compute_standings(
+                name=config.name,
+                schedule=schedule,
+                outcomes=outcomes,
+                target_score=config.target_score,
+                quarantine_after=config.quarantine_after,
+                balance=schedule.balance().to_json(),
+            )
+        else:
+            self._standings = None
+        self._rows = tuple(rows)
+        self._bots = bots
+        self._cache = version
+
+    def standings(self) -> Standings:
+        """The standings of the stored blocks.
+
+        Raises:
+            NotATournament: no block is stored yet.
+        """
+        self._refresh()
+        if self._standings is None:
+            raise NotATournament(f"{self.folder}: the league has played no block yet")
+        return self._standings
+
+    def games(self) -> Sequence[GameRow]:
+        """Every stored rated game, block by block."""
+        self._refresh()
+        return self._rows
+
+    def game(self, key: str) -> GameRow:
+        """One stored game."""
+        for row in self.games():
+            if row.key == key:
+                return row
+        raise NoSuchGame(f"no game {key!r} in this league")
+
+    def bots(self) -> Sequence[str]:
+        """The versions that played a block."""
+        self._refresh()
+        return self._bots
+
+    def record_text(self, key: str) -> str:
+        """The stored record of a game."""
+        self.game(key)
+        text = self._store.record(key)
+        if text is None:
+            raise NoSuchGame(f"game {key} is not stored")
+        return text
+
+    def record(self, key: str) -> dict[str, Any]:
+        """The parsed record of a game."""
+        return parse_record(key, self.record_text(key))
+
+    def log(self, bot: str, key: str, seat: int) -> LogExcerpt | None:
+        """The tail of the bot's log of a game."""
+        row = self.game(key)
+        return log_tail(self.folder, bot, key, seat, row.seats)
+
+
+def _status(outcome: GameOutcome) -> GameStatus:
+    if any(outcome.failed(bot) for bot in set(outcome.seats)):
+        return GameStatus.FAILED
+    if any(outcome.faults):
+        return GameStatus.FAULTS
+    return GameStatus.CLEAN
