@@ -72,26 +72,28 @@ def test_the_seat_is_charged_from_the_write_and_the_referee_delay_is_recorded_ap
 
 
 def test_host_keeps_serving_until_a_seat_away_at_the_end_is_told(monkeypatch: Any) -> None:
+    """``hearts host`` asks the referee until the away seat was told, and stops asking right then;
+    with nobody behind it does not wait; and its wait is bounded."""
     from hearts_tournaments.arena import host as hosting
 
-    monkeypatch.setattr(hosting, "HOST_GRACE_S", 5.0)
+    monkeypatch.setattr(hosting, "GRACE_POLL_S", 0.0)
+    seats = [True, True, False, True, True, True]  # seat 2 was away at the end
+    asked = 0
 
-    async def scenario() -> tuple[float, float]:
-        settings = TableSettings(rules=Rules(players=6), bot_names=("b",) * 6, seed="grace")
-        table = Table("g", settings, None)
-        table.finished.append(object())  # type: ignore[arg-type]  # one game has ended
-        for seat in table.seats:
-            seat.results_seen = 1
-        table.seats[2].results_seen = 0  # away at the end
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        loop.call_later(0.5, lambda: setattr(table.seats[2], "results_seen", 1))  # it comes back
-        await hosting._grace(table, {2})
-        waited = loop.time() - start
-        start = loop.time()
-        await hosting._grace(table, {2})  # nobody behind: no wait
-        return waited, loop.time() - start
+    async def told() -> list[bool]:
+        nonlocal asked
+        asked += 1
+        if asked == 3:
+            seats[2] = True  # it came back and was told
+        return list(seats)
 
-    waited, again = asyncio.run(scenario())
-    assert 0.4 < waited < 4.5
-    assert again < 0.4
+    async def scenario() -> tuple[int, int]:
+        await hosting._grace(told, {2})
+        first = asked
+        await hosting._grace(told, {2})  # nobody behind: one look, no wait
+        return first, asked - first
+
+    assert asyncio.run(scenario()) == (3, 1)
+    monkeypatch.setattr(hosting, "HOST_GRACE_S", 0.0)
+    seats[2] = False
+    asyncio.run(hosting._grace(told, {2}))  # never told: the grace still ends

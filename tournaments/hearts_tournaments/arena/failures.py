@@ -1,6 +1,7 @@
 """Saying what went wrong with an entrant: one line naming who, what, why, the fix and the log.
 
-The pre-flight check (:mod:`.preflight`) and the runner during a game (:mod:`.runner`) both
+The pre-flight check (:mod:`hearts_tournaments.tournament.preflight`) and the arena during a
+game (:mod:`hearts_tournaments.arena.local`) both
 phrase an entrant's failure here, and read the first error line of the bot's log the same way.
 """
 

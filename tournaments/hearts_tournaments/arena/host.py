@@ -2,7 +2,8 @@
 
 It starts a referee server on a free port (and a private Unix socket), creates one table through
 the admin API, starts
-the built-in bots exactly as the tournament runner does (:class:`~hearts_tournaments.arena.entrants.BotProcess`:
+the built-in bots exactly as the arena does
+(:class:`~hearts_tournaments.arena.entrants.BotProcess`:
 in their sandbox, reaching the referee through the Unix socket, each token in a file), prints the
 address and, for every ``external`` seat, the path of a file holding its token, waits for those
 bots, plays the games and writes each game record to ``DIR/<game_id>.json``.
@@ -25,7 +26,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,6 @@ from typing import Any
 import grpc
 
 from cancellation_hearts.v1 import admin_service_pb2 as apb
-from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_core.deal import new_seed
 from hearts_core.defaults import DEFAULT_DECISION_MS, DEFAULT_JOIN_TIMEOUT_MS, DEFAULT_TIME_BANK_MS
@@ -203,7 +203,11 @@ async def _host(
                 raise HostError(f"the referee stopped the table: {exc.details()}") from None
             done = True
             # A bot that was away at the end comes back to be told the result (status OK).
-            await _grace(admin, metadata, created.table_id, set(token_files))
+            async def told() -> Sequence[bool]:
+                request = apb.GetTableRequest(table_id=created.table_id)
+                return list((await admin.GetTable(request, metadata=metadata)).results_told)
+
+            await _grace(told, set(token_files))
         finally:
             if done:
                 await asyncio.gather(*(p.stop() for p in processes))
@@ -233,15 +237,16 @@ HOST_GRACE_S = 10.0
 GRACE_POLL_S = 0.05
 
 
-async def _grace(
-    admin: agrpc.AdminServiceAsyncStub, metadata: tuple[tuple[str, str], ...], table_id: str, external: set[int]
-) -> None:
-    """Waits (at most HOST_GRACE_S) until every external seat has been told every game's end."""
+async def _grace(told: Callable[[], Awaitable[Sequence[bool]]], external: set[int]) -> None:
+    """Waits (at most HOST_GRACE_S) until every external seat has been told every game's end.
+
+    ``told`` asks the referee, per seat, whether its bot was told every result (``GetTable``).
+    """
     loop = asyncio.get_running_loop()
     until = loop.time() + HOST_GRACE_S
-    while loop.time() < until:
-        table = await admin.GetTable(apb.GetTableRequest(table_id=table_id), metadata=metadata)
-        if all(table.results_told[i] for i in external if i < len(table.results_told)):
+    while True:
+        seats = await told()
+        if all(seats[i] for i in external if i < len(seats)) or loop.time() >= until:
             return
         await asyncio.sleep(GRACE_POLL_S)
 

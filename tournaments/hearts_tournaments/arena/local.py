@@ -184,7 +184,12 @@ class Arena:
     """
 
     def __init__(
-        self, config: Settings, output: Path, external_token: str | None = None, *, note_processes: bool = True
+        self,
+        config: Settings,
+        output: Path,
+        external_token: str | None = None,
+        *,
+        note_processes: bool = True,
     ) -> None:
         self.config = config
         self.output = output

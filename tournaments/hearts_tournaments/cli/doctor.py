@@ -6,7 +6,7 @@
 - whether ``python`` from ``PATH`` starts inside the tournament's sandbox, and imports the SDK
   there (``command = ["python", "my_bot.py"]`` depends on it; a pyenv shim does not start).
 
-Each is a :class:`~.sandbox.Feature` line, as the isolation features are.
+Each is a :class:`~hearts_tournaments.arena.sandbox.Feature` line, as the isolation features are.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""``hearts league``: a continuous league (see docs/LEAGUE.md). A thin shell over :mod:`.commands`.
+"""``hearts league``: a continuous league (see docs/LEAGUE.md).
+
+A thin shell over :mod:`hearts_tournaments.league.commands`.
 
 A mistake the user can make ends with one line on stderr and exit 2; Ctrl-C stops ``run``
 with exit 130, losing only the block being played.

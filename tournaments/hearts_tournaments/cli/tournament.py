@@ -1,7 +1,8 @@
 """``hearts tournament``: run, resume and report round-robin tournaments.
 
-A thin shell: each command parses its options and calls the library (:mod:`.runner`,
-:mod:`.results`, :mod:`.report`). A mistake the user can make (config, folder, an entrant that
+A thin shell: each command parses its options and calls the library
+(:mod:`hearts_tournaments.tournament.runner`, :mod:`hearts_tournaments.tournament.results`,
+:mod:`hearts_tournaments.tournament.report`). A mistake the user can make (config, folder, an entrant that
 cannot start) ends with one line on stderr and exit 2; a tournament that cannot go on (referee
 unreachable) exits 1 and keeps every finished game, ready for ``resume``; a tournament that
 finished but where an entrant failed a game (crashed, never answered, retired, quarantined)

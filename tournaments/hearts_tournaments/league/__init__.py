@@ -6,7 +6,7 @@
 * :mod:`.matchmaking`: who plays the next block, and in which seats (a pure function).
 * :mod:`.ratings`: the online OpenSkill update and the official batch Plackett-Luce table.
 * :mod:`.play`: the ``run`` loop that validates new versions and plays blocks on the referee.
-* :mod:`.cli`: ``hearts league ...``.
+* :mod:`hearts_tournaments.cli.league`: ``hearts league ...``.
 
 See ``docs/LEAGUE.md``.
 """

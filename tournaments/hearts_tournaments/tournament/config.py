@@ -233,7 +233,8 @@ def demo_config_text() -> str:
 
     ``montecarlo`` is dropped when this installation has no such built-in bot.
     """
-    text = resources.files("hearts_tournaments.tournament").joinpath(DEMO_RESOURCE).read_text(encoding="utf-8")
+    demo = resources.files("hearts_tournaments.tournament").joinpath(DEMO_RESOURCE)
+    text = demo.read_text(encoding="utf-8")
     if "montecarlo" in BUILTIN_BOTS:
         return text
     # The demo file keeps montecarlo in a block of its own, marked so it can be cut out.

@@ -2,7 +2,7 @@
 
 The runner (:mod:`.runner`) decides which game comes next, and it alone writes the database;
 an executor only plays the game it is given (a :class:`GameJob`: the game, its seats left to
-the referee, its seeds) and returns its :class:`~.outcome.GameOutcome`. Two executors:
+the referee, its seeds) and returns its :class:`~hearts_tournaments.arena.outcome.GameOutcome`. Two executors:
 
 - ``local`` (:class:`~.runner.Arena`, the default; it lives beside the code that plays a
   game): the runner's own referee and sandboxed bot processes. Ray is never imported.

@@ -12,7 +12,8 @@ the project's own and is not checked):
    as the tournament starts it (same sandbox, limits, protocol), the other seats played by the
    referee. It must not exit before the game ends and must make a decision of its own.
 
-A failure is an :class:`~.failures.EntrantProblem`: one line naming the entrant, the cause (with
+A failure is an :class:`~hearts_tournaments.arena.failures.EntrantProblem`: one line naming the
+entrant, the cause (with
 the first error line of its log) and the fix. The check's logs go to
 ``OUTPUT/logs/NAME/check.log`` (only the failing entrants' are kept).
 """

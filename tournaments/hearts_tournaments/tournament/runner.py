@@ -1,34 +1,25 @@
-"""Running a tournament's games on a referee server, several tables at once.
+"""Running a tournament's games, several tables at once, each stored exactly once.
 
-The runner starts a referee in-process (``make_server`` on ``127.0.0.1:0``, records into
-``OUTPUT/records``, a fresh random admin token known only to the runner's memory) unless the
-config names an external one (whose admin token it reads from ``HEARTS_ADMIN_TOKEN`` and removes
-from its environment), and plays every game of the schedule that the database does not hold
-yet, ``concurrency`` tables at a time, in schedule order. For each game it creates a table with
-``AdminService.CreateTable`` (one game, the deal's seed derived from the tournament's deal
-secret, the seats' bot names, the game key as label, the seed not revealed to the seats),
-starts one bot process per seat, waits with ``AwaitTable`` and commits the finished game to the
-database before counting it done. Stopped at any moment, a tournament resumes with exactly the
-games that were not committed.
+The runner plays every game of the schedule that the database does not hold yet,
+``concurrency`` tables at a time, in schedule order, through an executor
+(:mod:`hearts_tournaments.tournament.executors`): the arena on this machine
+(:class:`hearts_tournaments.arena.local.Arena`, the default) or the Ray executor, which plays
+each game on a cluster node with that node's own arena. Either way this process alone decides
+the order, the quarantines and the gauntlet's stop, and alone writes the database. Each game's
+real seeds come from the tournament's deal secret (:class:`~hearts_tournaments.arena.job.GameJob`);
+the arena never sees the secret. A finished game is committed before it counts as done, so a
+tournament stopped at any moment resumes with exactly the games that were not committed.
 
 Faulty bots never stop a tournament: the referee plays for a seat whose bot is absent, slow or
 retired (its fault policy), and a bot with ``quarantine_after`` failed games is quarantined:
-its remaining games are still played, the referee deciding for its seats, and its process is no
-longer started. So that such a table does not wait for its join timeout, the runner releases
-the empty seat (``AdminService.ReleaseSeat``), which tells the referee nobody is coming; it does
-the same for a bot whose process exits before its table starts. Quarantine is decided in
-schedule order (:class:`~.outcome.ScheduleQuarantine`): a game whose quarantine status depends
-on earlier games still being played waits for them, so results never depend on concurrency.
+its remaining games are still played, the referee deciding for its seats (the arena releases
+them), and its process is no longer started. Quarantine is decided in schedule order
+(:class:`~hearts_tournaments.tournament.quarantine.ScheduleQuarantine`): a game whose quarantine
+status depends on earlier games still being played waits for them, so results never depend on
+concurrency.
 
-Every bot runs in its sandbox (:mod:`.sandbox`, ``tournament.sandbox``): it reaches the referee
-only through a Unix socket in a private folder of the runner (the in-process referee listens
-there too; an external referee is relayed to it), gets its seat token in a file, and is watched
-by one :class:`~.sandbox.Watchdog` for the whole run.
-
-Where games are played is an executor (:mod:`.executors`): :class:`Arena`, all of the
-above on this machine (the default), or the Ray executor, which plays each game on a cluster
-node with that node's own ``Arena``. Either way this process alone decides the order,
-the quarantines and the gauntlet's stop, and alone writes the database.
+An external referee (``tournament.server``) is relayed by the arena; its admin token is read
+from ``HEARTS_ADMIN_TOKEN``, which is then removed from this process's environment.
 """
 
 from __future__ import annotations

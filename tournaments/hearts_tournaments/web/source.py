@@ -200,7 +200,8 @@ class TournamentSource:
     """A :class:`Source` over one tournament folder, opened read-only.
 
     The game list is cached until a game is added. The standings come from the folder's
-    snapshot (:mod:`hearts_tournaments.tournament.standings_snapshot`, kept fresh by the runner while it plays)
+    snapshot (:mod:`hearts_tournaments.tournament.standings_snapshot`, kept fresh by the runner
+    while it plays)
     when it is of the games stored; else they are computed in a thread of this process with
     its own read-only connection, and kept in memory (the web writes nothing in the folder).
     A page waits for that computation only while it is quick (the last one took under
