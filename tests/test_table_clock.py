@@ -22,6 +22,7 @@ from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_client.sdk import safe_answer
 from hearts_core.record import DecisionEntry, GameRecord
 from hearts_core.rules import Rules
+from hearts_protocol import convert as wire
 from hearts_server.table import Table, TableSettings
 from hearts_server.table.clock import ManualClock, settle
 from hearts_server.table.decisions import RECONNECT_GRACE_S
@@ -113,7 +114,7 @@ class Harness:
                 answerer = self.answerers[seat]
                 answer = answerer(message.decision_request) if answerer is not None else None
                 if answer is not None:
-                    self.table.answer(seat, answer)
+                    self.table.answer(seat, wire.answer_from_pb(answer))
 
     def open_request(self, seat: int = SEAT) -> bool:
         return self.table.seats[seat].pending is not None

@@ -22,10 +22,12 @@ from cancellation_hearts.v1 import spectator_service_pb2 as spb
 from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
 from hearts_core.deal import seed_commitment
 from hearts_core.errors import HeartsError
+from hearts_protocol import convert as wire
+from hearts_protocol.values import RejectionCode
 from hearts_server.logs import get_logger
 from hearts_server.registry import Registry, TooManyTables, settings_from_pb
 from hearts_server.sessions import SessionError, play_session
-from hearts_server.table import Connection, FinishedGame, Table, TableStatus
+from hearts_server.table import Connection, FinishedGame, Table
 
 log = get_logger(__name__)
 
@@ -38,13 +40,6 @@ MAX_WAITING_JOINS = 1_000
 FLOOD_DRAIN_S = 2.0
 #: Spectators a table admits at once.
 MAX_SPECTATORS = 64
-
-_STATUS_TO_PB = {
-    TableStatus.WAITING: apb.TABLE_STATUS_WAITING,
-    TableStatus.PLAYING: apb.TABLE_STATUS_PLAYING,
-    TableStatus.DONE: apb.TABLE_STATUS_DONE,
-    TableStatus.ABORTED: apb.TABLE_STATUS_ABORTED,
-}
 
 
 class RefereeServicer:
@@ -180,14 +175,14 @@ async def _drain(iterator: AsyncIterator[bytes]) -> None:
 
 def _deliver(table: Table, seat: int, raw: bytes, decoded: rpb.PlayRequest | None = None) -> bool:
     """Decodes one message a seat sent (unless ``decoded`` is given: the same message, decoded)
-    and hands it to the table; False: close the stream."""
+    and hands it to the table as an Answer; False: close the stream."""
     try:
         request = decoded if decoded is not None else rpb.PlayRequest.FromString(raw)
     except DecodeError:
-        return table.reject(seat, "MALFORMED", "the message is not a valid PlayRequest")
+        return table.reject(seat, RejectionCode.MALFORMED, "the message is not a valid PlayRequest")
     if request.WhichOneof("message") != "decision":
-        return table.reject(seat, "UNEXPECTED", "only decisions are expected after the join")
-    return table.answer(seat, request.decision)
+        return table.reject(seat, RejectionCode.UNEXPECTED, "only decisions are expected after the join")
+    return table.answer(seat, wire.answer_from_pb(request.decision))
 
 
 def _code(name: str) -> grpc.StatusCode:
@@ -381,7 +376,7 @@ def table_pb(table: Table, texts: list[str] | None = None) -> apb.GetTableRespon
         texts = [g.record_json for g in table.finished]
     return apb.GetTableResponse(
         table_id=table.table_id,
-        status=_STATUS_TO_PB[table.status],
+        status=wire.TABLE_STATUS_TO_PB[table.status],
         games=[
             apb.FinishedGame(
                 game_id=g.game_id,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
 from hearts_core.deal import derive_seed, new_seed
@@ -13,6 +12,7 @@ from hearts_core.defaults import (
     DEFAULT_TIME_BANK_MS,
 )
 from hearts_core.rules import Rules
+from hearts_protocol.values import TableStatus as TableStatus  # where a table stands
 
 #: The largest value each TableConfig field may take (documented in admin_service.proto):
 #: a table always ends, and in bounded time and space.
@@ -61,15 +61,6 @@ def check_limits(settings: TableSettings) -> None:
         raise ValueError(f"the label is at most {MAX_LABEL_CHARS} characters")
     if any(len(seed) > MAX_SEED_CHARS for seed in (settings.seed, *settings.game_seeds)):
         raise ValueError(f"a seed is at most {MAX_SEED_CHARS} characters")
-
-
-class TableStatus(enum.StrEnum):
-    """Where a table stands."""
-
-    WAITING = "waiting"
-    PLAYING = "playing"
-    DONE = "done"
-    ABORTED = "aborted"
 
 
 @dataclass(frozen=True, slots=True)
