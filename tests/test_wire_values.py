@@ -64,7 +64,9 @@ def enum_maps(path: Path) -> list[int]:
     pb_aliases = {
         alias.asname or alias.name
         for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module is not None and "cancellation_hearts" in node.module
+        if isinstance(node, ast.ImportFrom)
+        and node.module is not None
+        and "cancellation_hearts" in node.module
         for alias in node.names
         if alias.name.endswith("_pb2")
     }

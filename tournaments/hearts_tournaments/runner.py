@@ -937,10 +937,10 @@ class _GamePlay:
             # The real seed: keyed by the tournament's secret, never the schedule's public id.
             seed=self.job.seed,
             reveal_seed=False,
-            decision_time_ms=config.decision_ms,
-            time_bank_ms=config.time_bank_ms,
-            max_faults=config.max_faults,
-            join_timeout_ms=config.join_timeout_ms,
+            decision_time_ms=config.policy.decision_ms,
+            time_bank_ms=config.policy.time_bank_ms,
+            max_faults=config.policy.max_faults,
+            join_timeout_ms=config.policy.join_timeout_ms,
             label=f"{config.name}/{game.key}",
         )
         created = await self.admin.CreateTable(apb.CreateTableRequest(config=table), metadata=self.metadata)

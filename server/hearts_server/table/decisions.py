@@ -262,7 +262,7 @@ class Decisions:
             # nobody plays would hold the event loop and every other table's decisions wait.
             await pace()
             return done(fallback(), instant, 0)
-        budget = min(float(self.settings.decision_ms), seat.bank_ms)
+        budget = min(float(self.settings.policy.decision_ms), seat.bank_ms)
         self._next_request_id += 1
         request_id = self._next_request_id
         request = msg.decision_request(request_id, kind, view(), int(budget), int(seat.bank_ms))
@@ -313,7 +313,7 @@ class Decisions:
             return RELEASED
         if seat.retired:
             return RETIRED
-        if min(float(self.settings.decision_ms), seat.bank_ms) < 1:
+        if min(float(self.settings.policy.decision_ms), seat.bank_ms) < 1:
             self.fault(seat, FaultKind.TIME_BANK_EXHAUSTED, "the seat's time bank is used up")
             return FaultKind.TIME_BANK_EXHAUSTED.value
         if seat.connection is None and not self._may_reconnect(seat):
@@ -360,7 +360,7 @@ class Decisions:
         """Records a fault (retiring the seat at ``max_faults``) and announces it."""
         state = self.state
         seat.faults += 1
-        newly_retired = not seat.retired and seat.faults >= self.settings.max_faults
+        newly_retired = not seat.retired and seat.faults >= self.settings.policy.max_faults
         if newly_retired:
             seat.retired = True
         hand = play = None

@@ -222,7 +222,9 @@ class Table:
         """Waits for the seats, plays every game, and closes the streams."""
         try:
             try:
-                await self.clock.wait_for(self._all_joined.wait(), self.settings.join_timeout_ms / 1000)
+                await self.clock.wait_for(
+                    self._all_joined.wait(), self.settings.policy.join_timeout_ms / 1000
+                )
             except TimeoutError:
                 missing = [s.index for s in self.seats if not s.ever_joined and not s.released]
                 self._log.warning("join_timeout", missing_seats=missing)
@@ -266,7 +268,7 @@ class Table:
         game_log = self._log.bind(game_id=self.game_id)
         self.decisions.new_game(state, game_log)
         for seat in self.seats:
-            seat.new_game(settings.time_bank_ms)
+            seat.new_game(settings.policy.time_bank_ms)
         started_at = time.time()
         commitment = seed_commitment(seed)
         base = msg.game_started(
@@ -274,9 +276,9 @@ class Table:
             rules,
             [s.name for s in self.seats],
             commitment,
-            decision_ms=settings.decision_ms,
-            time_bank_ms=settings.time_bank_ms,
-            max_faults=settings.max_faults,
+            decision_ms=settings.policy.decision_ms,
+            time_bank_ms=settings.policy.time_bank_ms,
+            max_faults=settings.policy.max_faults,
             game_number=number,
             games_total=settings.games,
         )
@@ -370,9 +372,9 @@ class Table:
             bots=tuple(settings.bot_names),
             seed=seed,
             seed_commitment=commitment,
-            decision_ms=settings.decision_ms,
-            time_bank_ms=settings.time_bank_ms,
-            max_faults=settings.max_faults,
+            decision_ms=settings.policy.decision_ms,
+            time_bank_ms=settings.policy.time_bank_ms,
+            max_faults=settings.policy.max_faults,
             started_at=started_at,
             finished_at=time.time(),
             seat_faults=tuple(s.faults for s in self.seats),
