@@ -152,7 +152,13 @@ class Registry:
         task = asyncio.get_running_loop().create_task(table.run(), name=f"table-{table_id}")
         self._tasks[table_id] = task
         task.add_done_callback(lambda _: self._ended(table))
-        log.info("table_created", table_id=table_id, players=settings.rules.players, games=settings.games)
+        log.info(
+            "table_created",
+            table_id=table_id,
+            players=settings.rules.players,
+            games=settings.games,
+            **settings.policy.to_json(),
+        )
         return table
 
     def live_tables(self) -> int:
