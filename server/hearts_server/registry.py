@@ -10,9 +10,7 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
-from cancellation_hearts.v1 import admin_service_pb2 as apb
 from hearts_core.defaults import DEFAULT_POLICY, TablePolicy
-from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, Rules
 from hearts_core.view import build_view
 from hearts_server.logs import get_logger
 from hearts_server.sessions import Session
@@ -21,37 +19,6 @@ from hearts_server.table.clock import Clock
 from hearts_server.table.table import ViewBuilder
 
 log = get_logger(__name__)
-
-
-def settings_from_pb(config: apb.TableConfig, defaults: TablePolicy) -> TableSettings:
-    """Table settings from a CreateTable request, with the server's defaults (the policy of
-    ``hearts serve``) filled in for what it leaves at zero.
-
-    Raises:
-        HeartsError: on a bad player count.
-        ValueError: on any other bad value, with a readable reason.
-    """
-    rules = Rules(
-        players=config.players,
-        target_score=config.target_score or DEFAULT_TARGET_SCORE,
-        max_hands=config.max_hands or DEFAULT_MAX_HANDS,
-        first_dealer=config.first_dealer,
-    )
-    return TableSettings(
-        rules=rules,
-        bot_names=tuple(config.bot_names),
-        games=config.games or 1,
-        seed=config.seed,
-        game_seeds=tuple(config.game_seeds),
-        reveal_seed=config.reveal_seed,
-        policy=TablePolicy(
-            decision_ms=config.decision_time_ms or defaults.decision_ms,
-            time_bank_ms=config.time_bank_ms or defaults.time_bank_ms,
-            max_faults=config.max_faults or defaults.max_faults,
-            join_timeout_ms=config.join_timeout_ms or defaults.join_timeout_ms,
-        ),
-        label=config.label,
-    )
 
 
 #: Tables waiting or playing at once, server-wide (``hearts serve --max-tables``); past it

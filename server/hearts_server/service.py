@@ -21,13 +21,15 @@ from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from cancellation_hearts.v1 import spectator_service_pb2 as spb
 from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
 from hearts_core.deal import seed_commitment
+from hearts_core.defaults import TablePolicy
 from hearts_core.errors import HeartsError
+from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, Rules
 from hearts_protocol import convert as wire
 from hearts_protocol.values import RejectionCode
 from hearts_server.logs import get_logger
-from hearts_server.registry import Registry, TooManyTables, settings_from_pb
+from hearts_server.registry import Registry, TooManyTables
 from hearts_server.sessions import SessionError, play_session
-from hearts_server.table import Connection, FinishedGame, Table
+from hearts_server.table import Connection, FinishedGame, Table, TableSettings
 
 log = get_logger(__name__)
 
@@ -40,6 +42,37 @@ MAX_WAITING_JOINS = 1_000
 FLOOD_DRAIN_S = 2.0
 #: Spectators a table admits at once.
 MAX_SPECTATORS = 64
+
+
+def settings_from_pb(config: apb.TableConfig, defaults: TablePolicy) -> TableSettings:
+    """Table settings from a CreateTable request, with the server's defaults (the policy of
+    ``hearts serve``) filled in for what it leaves at zero.
+
+    Raises:
+        HeartsError: on a bad player count.
+        ValueError: on any other bad value, with a readable reason.
+    """
+    rules = Rules(
+        players=config.players,
+        target_score=config.target_score or DEFAULT_TARGET_SCORE,
+        max_hands=config.max_hands or DEFAULT_MAX_HANDS,
+        first_dealer=config.first_dealer,
+    )
+    return TableSettings(
+        rules=rules,
+        bot_names=tuple(config.bot_names),
+        games=config.games or 1,
+        seed=config.seed,
+        game_seeds=tuple(config.game_seeds),
+        reveal_seed=config.reveal_seed,
+        policy=TablePolicy(
+            decision_ms=config.decision_time_ms or defaults.decision_ms,
+            time_bank_ms=config.time_bank_ms or defaults.time_bank_ms,
+            max_faults=config.max_faults or defaults.max_faults,
+            join_timeout_ms=config.join_timeout_ms or defaults.join_timeout_ms,
+        ),
+        label=config.label,
+    )
 
 
 class RefereeServicer:
