@@ -37,6 +37,7 @@ from typing import Any
 
 from referee import decisions_per_second, run_tables
 
+from hearts_core.defaults import TablePolicy
 from hearts_core.rules import Rules
 from hearts_server.logs import configure_logging
 from hearts_server.server import make_server
@@ -139,7 +140,7 @@ async def warm_games(games: int, players: int, target: int, out: Path, command: 
                     rules=Rules(players=players, target_score=target),
                     bot_names=("bench",) * players,
                     seed="bench-0",  # the deal of every cold game (run_tables), for a like comparison
-                    join_timeout_ms=120_000,
+                    policy=TablePolicy(join_timeout_ms=120_000),
                 )
             )
             for seat, session in enumerate(sessions):

@@ -43,6 +43,7 @@ import grpc
 
 from hearts_client.bots import make_bot
 from hearts_core.cards import Card
+from hearts_core.defaults import TablePolicy
 from hearts_core.rules import Rules
 from hearts_core.state import Phase, State
 from hearts_core.view import build_view
@@ -119,7 +120,7 @@ async def run_tables(
                 rules=Rules(players=players, target_score=target),
                 bot_names=("heuristic",) * players,
                 seed=f"bench-{t}",
-                join_timeout_ms=120_000,
+                policy=TablePolicy(join_timeout_ms=120_000),
             )
             created.append(server.registry.create(settings))
         for table in created:

@@ -32,8 +32,8 @@ from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from hearts_client.bots import make_bot
 from hearts_client.sdk import run_async
 from hearts_client.stdio_bridge import bot_environment, run_bridge, start_process
+from hearts_core.defaults import TablePolicy
 from hearts_server.logs import configure_logging
-from hearts_server.registry import ServerDefaults
 from hearts_server.server import make_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +47,7 @@ PLAYERS = 6
 
 async def play(games: int, folder: Path) -> list[dict[str, Any]]:
     """Plays ``games`` games at one table; returns their records."""
-    server = make_server(folder, defaults=ServerDefaults(), open_admin=True)
+    server = make_server(folder, defaults=TablePolicy(), open_admin=True)
     await server.start()
     try:
         async with grpc.aio.insecure_channel(server.address) as channel:

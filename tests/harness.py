@@ -20,8 +20,8 @@ from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_client.bots import make_bot
 from hearts_client.sdk import run_async, safe_answer
+from hearts_core.defaults import TablePolicy
 from hearts_protocol.transport import own_channel
-from hearts_server.registry import ServerDefaults
 from hearts_server.server import RefereeServer, make_server
 
 PLAY_METHOD = "/cancellation_hearts.v1.RefereeService/Play"
@@ -31,7 +31,7 @@ PLAY_METHOD = "/cancellation_hearts.v1.RefereeService/Play"
 async def running_server(record_dir: Path, **defaults: Any) -> AsyncIterator[RefereeServer]:
     """The real referee server on 127.0.0.1 and a free port, its admin API open (``open_admin``:
     only this test's process reaches it)."""
-    server = make_server(record_dir, defaults=ServerDefaults(**defaults), open_admin=True)
+    server = make_server(record_dir, defaults=TablePolicy(**defaults), open_admin=True)
     await server.start()
     try:
         yield server

@@ -150,10 +150,10 @@ def test_config_property_any_value_is_valid_or_one_config_error(key: str, value:
 
     assert config.target_score <= LIMITS["target_score"]
     assert config.max_hands <= LIMITS["max_hands"]
-    assert config.decision_ms <= LIMITS["decision_ms"]
-    assert config.time_bank_ms <= LIMITS["time_bank_ms"]
-    assert config.max_faults <= LIMITS["max_faults"]
-    assert config.join_timeout_ms <= LIMITS["join_timeout_ms"]
+    assert config.policy.decision_ms <= LIMITS["decision_ms"]
+    assert config.policy.time_bank_ms <= LIMITS["time_bank_ms"]
+    assert config.policy.max_faults <= LIMITS["max_faults"]
+    assert config.policy.join_timeout_ms <= LIMITS["join_timeout_ms"]
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,9 @@ import asyncio
 from typing import Any
 
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_core.defaults import TablePolicy
 from hearts_core.rules import Rules
+from hearts_protocol import convert as wire
 from hearts_server.table import ManualClock, Table, TableSettings
 from hearts_server.table.clock import settle
 from tests.harness import legal_answer
@@ -36,7 +38,10 @@ def test_the_seat_is_charged_from_the_write_and_the_referee_delay_is_recorded_ap
     async def scenario() -> tuple[float, float | None]:
         clock = ManualClock()
         settings = TableSettings(
-            rules=Rules(players=6, max_hands=1), bot_names=("b",) * 6, seed="clock", decision_ms=1000
+            rules=Rules(players=6, max_hands=1),
+            bot_names=("b",) * 6,
+            seed="clock",
+            policy=TablePolicy(decision_ms=1000),
         )
         table = Table("t", settings, None, clock=clock)
         task = asyncio.create_task(table.run())
@@ -58,7 +63,7 @@ def test_the_seat_is_charged_from_the_write_and_the_referee_delay_is_recorded_ap
                 await clock.advance(0.1)  # the bot then takes 100 ms
             else:
                 written()
-            table.answer(index, legal_answer(request).decision)
+            table.answer(index, wire.answer_from_pb(legal_answer(request).decision))
             await settle()
         assert seat is not None
         entry = next(d for d in table.decisions.log.decisions if d.seat == seat)

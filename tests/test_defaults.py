@@ -9,50 +9,57 @@ from typing import Any
 
 import typer.main
 
-from hearts_core.defaults import DEFAULT_LIMITS
+from hearts_core.defaults import DEFAULT_POLICY, TablePolicy
 from hearts_core.rules import DEFAULT_TARGET_SCORE, Rules
-from hearts_server.registry import ServerDefaults
+from hearts_server.registry import Registry
 from hearts_server.table import TableSettings
 from hearts_tournaments.arena.host import HostOptions
 from hearts_tournaments.cli.main import app
+from hearts_tournaments.league.config import LeagueConfig
 from hearts_tournaments.tournament.config import TournamentConfig
 from tests.conftest import ROOT
 
-LIMITS = dataclasses.asdict(DEFAULT_LIMITS)
+LIMITS = DEFAULT_POLICY.to_json()
 
 
-def field_defaults(cls: Any) -> dict[str, Any]:
-    """The defaults of a dataclass's fields named like those of Limits."""
-    return {f.name: f.default for f in dataclasses.fields(cls) if f.name in LIMITS}
+def policy_default(cls: Any) -> Any:
+    """The default of a dataclass's ``policy`` field."""
+    (policy,) = [f.default for f in dataclasses.fields(cls) if f.name == "policy"]
+    return policy
 
 
-def option_defaults(command: str) -> dict[str, Any]:
+def option_defaults(*command: str) -> dict[str, Any]:
     """The defaults of a ``hearts`` command's options, by parameter name."""
-    click_command = typer.main.get_command(app).commands[command]  # type: ignore[attr-defined]
+    click_command: Any = typer.main.get_command(app)
+    for name in command:
+        click_command = click_command.commands[name]
     return {p.name: p.default for p in click_command.params}
+
+
+def test_the_policy_type_holds_the_defaults() -> None:
+    assert TablePolicy() == DEFAULT_POLICY
+    assert LIMITS == {"decision_ms": 1000, "time_bank_ms": 60_000, "max_faults": 5, "join_timeout_ms": 60_000}
 
 
 def test_the_referee_takes_the_defaults() -> None:
     table = TableSettings(rules=Rules(players=6), bot_names=("x",) * 6)
-    assert {k: getattr(table, k) for k in LIMITS} == LIMITS
-    assert dataclasses.asdict(ServerDefaults()) == LIMITS
+    assert table.policy == DEFAULT_POLICY
+    assert Registry(None).defaults == DEFAULT_POLICY
 
 
-def test_tournaments_and_hosting_take_the_defaults() -> None:
-    assert field_defaults(TournamentConfig) == LIMITS
-    assert field_defaults(HostOptions) == {k: v for k, v in LIMITS.items() if k != "max_faults"}
+def test_tournaments_leagues_and_hosting_take_the_defaults() -> None:
+    for cls in (TournamentConfig, LeagueConfig, HostOptions):
+        assert policy_default(cls) == DEFAULT_POLICY, cls
+        assert not {f.name for f in dataclasses.fields(cls)} & set(LIMITS), f"{cls} declares a policy field"
     assert HostOptions(seats=("random",) * 6).target_score == DEFAULT_TARGET_SCORE
 
 
 def test_the_command_line_takes_the_defaults() -> None:
-    serve = option_defaults("serve")
-    assert {k: serve[k] for k in ("decision_ms", "time_bank_ms", "max_faults")} == {
-        k: LIMITS[k] for k in ("decision_ms", "time_bank_ms", "max_faults")
-    }
-    host = option_defaults("host")
-    assert (host["decision_ms"], host["time_bank_ms"]) == (LIMITS["decision_ms"], LIMITS["time_bank_ms"])
-    assert host["join_timeout"] * 1000 == LIMITS["join_timeout_ms"]  # --join-timeout is in seconds
-    assert host["target_score"] == option_defaults("play")["target_score"] == DEFAULT_TARGET_SCORE
+    for command in (("serve",), ("host",), ("league", "init")):
+        options = option_defaults(*command)
+        assert {k: options[k] for k in LIMITS} == LIMITS, command
+    assert option_defaults("host")["target_score"] == option_defaults("play")["target_score"]
+    assert option_defaults("play")["target_score"] == DEFAULT_TARGET_SCORE
 
 
 def test_the_documentation_states_the_defaults() -> None:

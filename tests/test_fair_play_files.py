@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from hearts_core.defaults import TablePolicy
 from hearts_tournaments.arena.sandbox import find_bwrap
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
@@ -68,7 +69,12 @@ def _reports(logs: Path) -> list[dict[str, str]]:
 
 def _league(folder: Path) -> LeagueStore:
     config = LeagueConfig(
-        table_size=6, seed="swap", max_hands=1, decision_ms=5000, sandbox="bwrap", bootstrap=20
+        table_size=6,
+        seed="swap",
+        max_hands=1,
+        policy=TablePolicy(decision_ms=5000),
+        sandbox="bwrap",
+        bootstrap=20,
     )
     return commands.init_league(folder, config, bytes(range(32)))
 

@@ -35,7 +35,7 @@ FAST = {
 
 
 def league(folder: Path) -> LeagueStore:
-    return commands.init_league(folder, LeagueConfig(**FAST), SECRET)  # type: ignore[arg-type]
+    return commands.init_league(folder, LeagueConfig.from_json(FAST), SECRET)
 
 
 def builtin(store: LeagueStore, name: str, bot: str, update: bool = False) -> str:
@@ -173,7 +173,7 @@ def test_a_version_that_fails_rated_games_is_quarantined_and_said_so(tmp_path: P
         "from hearts_tournaments.arena.builtin_bot import main\n"
         "sys.exit(main(['random', *sys.argv[2:]]))\n"
     )
-    config = LeagueConfig(**{**FAST, "quarantine_after": 2})  # type: ignore[arg-type]
+    config = LeagueConfig.from_json({**FAST, "quarantine_after": 2})
     with commands.init_league(tmp_path / "l", config, SECRET) as store:
         builtin(store, "heur", "heuristic")
         builtin(store, "rnd", "random")

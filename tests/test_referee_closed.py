@@ -33,6 +33,7 @@ import pytest
 from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_core.defaults import TablePolicy
 from hearts_core.rules import Rules
 from hearts_server.registry import Registry
 from hearts_server.server import make_server
@@ -290,7 +291,7 @@ def test_a_table_nobody_plays_lets_the_event_loop_run(tmp_path: Path) -> None:
         settings = TableSettings(
             rules=Rules(players=6, target_score=10_000, max_hands=200),
             bot_names=("x",) * 6,
-            join_timeout_ms=1,
+            policy=TablePolicy(join_timeout_ms=1),
         )
         table = registry.create(settings)
         most = 0

@@ -148,13 +148,19 @@ def test_resume_writes_the_record_files_the_referee_could_not(tmp_path: Path) ->
 
 
 def test_a_league_holds_a_block_on_a_full_disk_until_there_is_space(tmp_path: Path) -> None:
+    from hearts_core.defaults import TablePolicy
     from hearts_tournaments.league import commands
     from hearts_tournaments.league.config import LeagueConfig
     from hearts_tournaments.league.store import LeagueStore
 
     folder = tmp_path / "league"
     config = LeagueConfig(
-        table_size=6, seed="disk", max_hands=2, decision_ms=5000, sandbox="none", bootstrap=50
+        table_size=6,
+        seed="disk",
+        max_hands=2,
+        policy=TablePolicy(decision_ms=5000),
+        sandbox="none",
+        bootstrap=50,
     )  # type: ignore[arg-type]
     with commands.init_league(folder, config, bytes(range(32))) as store:
         for name, bot in (("heur", "heuristic"), ("rnd", "random")):

@@ -20,8 +20,10 @@ import pytest
 from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_client.sdk import safe_answer
+from hearts_core.defaults import TablePolicy
 from hearts_core.record import DecisionEntry, GameRecord
 from hearts_core.rules import Rules
+from hearts_protocol import convert as wire
 from hearts_server.table import Table, TableSettings
 from hearts_server.table.clock import ManualClock, settle
 from hearts_server.table.decisions import RECONNECT_GRACE_S
@@ -71,9 +73,7 @@ class Harness:
                 rules=Rules(players=PLAYERS, max_hands=1),
                 bot_names=tuple(f"bot{i}" for i in range(PLAYERS)),
                 seed="manual clock",
-                decision_ms=decision_ms,
-                time_bank_ms=time_bank_ms,
-                max_faults=max_faults,
+                policy=TablePolicy(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults),
             ),
             record_dir=None,
             clock=self.clock,
@@ -113,7 +113,7 @@ class Harness:
                 answerer = self.answerers[seat]
                 answer = answerer(message.decision_request) if answerer is not None else None
                 if answer is not None:
-                    self.table.answer(seat, answer)
+                    self.table.answer(seat, wire.answer_from_pb(answer))
 
     def open_request(self, seat: int = SEAT) -> bool:
         return self.table.seats[seat].pending is not None

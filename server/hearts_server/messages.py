@@ -1,26 +1,45 @@
-"""The referee's side of the Play stream: decision requests, rejections and each seat's feed.
+"""The referee's side of the Play stream: every message the table sends, and each seat's feed.
 
-The View and event messages themselves are built by :mod:`hearts_protocol.convert` from a seat's
-:class:`View` or from public facts; nothing here is given the State.
+The table (:mod:`hearts_server.table`) builds no protobuf message itself: it calls these with
+core values (a View, a DecisionKind, a RejectionCode, a FaultKind, the State of a finished game)
+and hands the results, unopened, to the seats' streams and the spectators. The View and event
+messages are built by :mod:`hearts_protocol.convert` from a seat's :class:`View` or from public
+facts; nothing here is given the State of a game in progress.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
+from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_core.driver import CardPlayed, Event, HandCompleted, HandStarted, PassesExchanged, TrickCompleted
+from hearts_core.record import places_of
 from hearts_core.rules import Rules
+from hearts_core.state import DecisionKind, State
 from hearts_core.view import View
 from hearts_protocol import convert as wire
 from hearts_protocol.convert import codes, view_pb
+from hearts_protocol.values import FaultKind, RejectionCode
+
+if TYPE_CHECKING:
+    from hearts_server.table.gamelog import SeatStats
 
 PROTOCOL_VERSION = 1
+
+#: The messages the table passes on without looking inside (what a seat's stream carries, an
+#: event, a game's start and its result).
+ResponseMessage = rpb.PlayResponse
+EventMessage = rpb.Event
+StartMessage = pb.GameStarted
+ResultMessage = pb.GameCompleted
+HandMessage = pb.HandCompleted
 
 
 def decision_request(
     request_id: int,
-    kind: rpb.DecisionKind.ValueType,
+    kind: DecisionKind,
     view: View,
     time_left_ms: int,
     time_bank_ms: int,
@@ -29,11 +48,105 @@ def decision_request(
     return rpb.PlayResponse(
         decision_request=rpb.DecisionRequest(
             request_id=request_id,
-            kind=kind,
+            kind=wire.DECISION_KIND_TO_PB[kind],
             view=view_pb(view),
-            legal_cards=codes(view.legal) if kind == rpb.DECISION_KIND_PLAY else [],
+            legal_cards=codes(view.legal) if kind is DecisionKind.PLAY else [],
             time_left_ms=max(0, time_left_ms),
             time_bank_ms=max(0, time_bank_ms),
+        )
+    )
+
+
+def game_started(
+    game_id: str,
+    rules: Rules,
+    bot_names: Sequence[str],
+    seed_commitment: str,
+    *,
+    decision_ms: int,
+    time_bank_ms: int,
+    max_faults: int,
+    game_number: int,
+    games_total: int,
+) -> pb.GameStarted:
+    """The public GameStarted of a game (no seat's own fields: see :func:`started_for`)."""
+    return pb.GameStarted(
+        game_id=game_id,
+        protocol_version=PROTOCOL_VERSION,
+        players=rules.players,
+        seats=[pb.SeatInfo(seat=i, bot_name=name) for i, name in enumerate(bot_names)],
+        target_score=rules.target_score,
+        max_hands=rules.max_hands,
+        first_dealer=rules.first_dealer,
+        seed_commitment=seed_commitment,
+        decision_time_ms=decision_ms,
+        time_bank_ms=time_bank_ms,
+        max_faults=max_faults,
+        game_number=game_number,
+        games_total=games_total,
+    )
+
+
+def started_for(base: pb.GameStarted, seat: int, bot_seed: str) -> rpb.Event:
+    """The GameStarted event one seat is sent: the public one with its seat and bot seed."""
+    personal = pb.GameStarted()
+    personal.CopyFrom(base)
+    personal.your_seat = seat
+    personal.bot_seed = bot_seed
+    return rpb.Event(game_started=personal)
+
+
+def started(base: pb.GameStarted) -> rpb.Event:
+    """The public GameStarted event (spectators)."""
+    return rpb.Event(game_started=base)
+
+
+def snapshot(view: View, hands: Sequence[pb.HandCompleted]) -> rpb.PlayResponse:
+    """What a (re)joining seat is sent mid-game: its View and the game's finished hands."""
+    return rpb.PlayResponse(snapshot=rpb.Snapshot(view=view_pb(view), hands=hands))
+
+
+def game_completed(
+    game_id: str, state: State, bot_names: Sequence[str], seats: Sequence[SeatStats], seed: str
+) -> pb.GameCompleted:
+    """The result of a finished game (``seed``: "" unless the table reveals it)."""
+    finish = places_of(state.totals)
+    return pb.GameCompleted(
+        game_id=game_id,
+        totals=state.totals,
+        winners=state.winners,
+        hands_played=len(state.results),
+        results=[
+            pb.SeatResult(
+                seat=i,
+                bot_name=bot_names[i],
+                total=state.totals[i],
+                place=finish[i],
+                faults=stats.faults,
+                retired=stats.retired,
+                bot_errors=stats.bot_errors,
+            )
+            for i, stats in enumerate(seats)
+        ],
+        seed=seed,
+    )
+
+
+def completed(result: pb.GameCompleted) -> rpb.Event:
+    """The GameCompleted event of a result."""
+    return rpb.Event(game_completed=result)
+
+
+def alone(event: rpb.Event) -> rpb.PlayResponse:
+    """An event as a message of its own (not held in a seat's feed)."""
+    return rpb.PlayResponse(event=event)
+
+
+def seat_faulted(seat: int, kind: FaultKind, detail: str, faults: int, retired: bool) -> rpb.Event:
+    """The public SeatFaulted event (``retired``: this fault retired the seat)."""
+    return rpb.Event(
+        seat_faulted=pb.SeatFaulted(
+            seat=seat, kind=wire.FAULT_TO_PB[kind], detail=detail, faults=faults, retired=retired
         )
     )
 
@@ -76,14 +189,14 @@ def event_messages(
     return None, None  # GameOver: the referee announces GameCompleted once the record is safe
 
 
-def rejection(request_id: int, code: str, reason: str) -> rpb.PlayResponse:
+def rejection(request_id: int, code: RejectionCode, reason: str) -> rpb.PlayResponse:
     """A Rejection of the last answer, its code both as the v1 string and as the enum."""
     return rpb.PlayResponse(
         rejection=rpb.Rejection(
             request_id=request_id,
-            code=code,
+            code=code.value,
             reason=reason,
-            rejection_code=rpb.RejectionCode.Value(f"REJECTION_CODE_{code}"),
+            rejection_code=wire.REJECTION_TO_PB[code],
         )
     )
 

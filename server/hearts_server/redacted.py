@@ -69,9 +69,7 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
 
     feed = msg.SeatFeed()
 
-    def request(
-        state: State, kind: rpb.DecisionKind.ValueType, key: tuple[Any, ...]
-    ) -> list[rpb.PlayResponse]:
+    def request(state: State, kind: DecisionKind, key: tuple[Any, ...]) -> list[rpb.PlayResponse]:
         nonlocal request_id, bank
         request_id += 1
         view = build_view(perturb(state, seat), seat)
@@ -79,29 +77,20 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
         bank = max(0.0, bank - spent.get(key, 0.0))
         return feed.request(out)
 
-    yield from feed.event(
-        rpb.Event(
-            game_started=pb.GameStarted(
-                game_id=str(record.get("game_id", "")),
-                protocol_version=msg.PROTOCOL_VERSION,
-                players=n,
-                your_seat=seat,
-                seats=[pb.SeatInfo(seat=i, bot_name=str(names[i])) for i in range(n)],
-                target_score=rules.target_score,
-                max_hands=rules.max_hands,
-                first_dealer=rules.first_dealer,
-                seed_commitment=str(record.get("seed_commitment", "")),
-                decision_time_ms=decision_ms,
-                time_bank_ms=int(bank),
-                max_faults=int(record.get("max_faults", 0)),
-                game_number=int(record.get("game_number", 0)),
-                games_total=1,
-            )
-        )
+    started = msg.game_started(
+        str(record.get("game_id", "")),
+        rules,
+        [str(names[i]) for i in range(n)],
+        str(record.get("seed_commitment", "")),
+        decision_ms=decision_ms,
+        time_bank_ms=int(bank),
+        max_faults=int(record.get("max_faults", 0)),
+        game_number=int(record.get("game_number", 0)),
+        games_total=1,
     )
+    yield from feed.event(msg.started_for(started, seat, ""))
     state = State(rules)
     view_of: Callable[[int], View] = lambda s: build_view(perturb(state, s), s)  # noqa: E731
-    requests = {DecisionKind.PASS: rpb.DECISION_KIND_PASS, DecisionKind.MOON: rpb.DECISION_KIND_MOON}
     answers = record_answers(state, record["hands"])
     game = drive(state)
     try:
@@ -109,9 +98,8 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
         while True:
             if isinstance(step, Decision):
                 if seat in step.seats:
-                    kind = requests.get(step.kind, rpb.DECISION_KIND_PLAY)
                     play = len(state.plays) if step.kind is DecisionKind.PLAY else None
-                    yield from request(state, kind, (step.hand_index, _KIND_NAMES[kind], play))
+                    yield from request(state, step.kind, (step.hand_index, step.kind.value, play))
                 step = game.send(answers(step))
                 continue
             chosen = isinstance(step, CardPlayed) and by_referee.get(
@@ -142,9 +130,6 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
                 )
             )
         )
-
-
-_KIND_NAMES = {rpb.DECISION_KIND_PASS: "pass", rpb.DECISION_KIND_PLAY: "play", rpb.DECISION_KIND_MOON: "moon"}
 
 
 def redacted_replay(record: dict[str, Any], seat: int) -> Iterator[dict[str, Any]]:

@@ -8,17 +8,9 @@ import ctypes
 import re
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from cancellation_hearts.v1 import admin_service_pb2 as apb
-from hearts_core.defaults import (
-    DEFAULT_DECISION_MS,
-    DEFAULT_JOIN_TIMEOUT_MS,
-    DEFAULT_MAX_FAULTS,
-    DEFAULT_TIME_BANK_MS,
-)
-from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, Rules
+from hearts_core.defaults import DEFAULT_POLICY, TablePolicy
 from hearts_core.view import build_view
 from hearts_server.logs import get_logger
 from hearts_server.sessions import Session
@@ -27,44 +19,6 @@ from hearts_server.table.clock import Clock
 from hearts_server.table.table import ViewBuilder
 
 log = get_logger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class ServerDefaults:
-    """Server-wide defaults for what a table's configuration leaves at zero."""
-
-    decision_ms: int = DEFAULT_DECISION_MS
-    time_bank_ms: int = DEFAULT_TIME_BANK_MS
-    max_faults: int = DEFAULT_MAX_FAULTS
-    join_timeout_ms: int = DEFAULT_JOIN_TIMEOUT_MS
-
-
-def settings_from_pb(config: apb.TableConfig, defaults: ServerDefaults) -> TableSettings:
-    """Table settings from a CreateTable request, with the server's defaults filled in.
-
-    Raises:
-        HeartsError: on a bad player count.
-        ValueError: on any other bad value, with a readable reason.
-    """
-    rules = Rules(
-        players=config.players,
-        target_score=config.target_score or DEFAULT_TARGET_SCORE,
-        max_hands=config.max_hands or DEFAULT_MAX_HANDS,
-        first_dealer=config.first_dealer,
-    )
-    return TableSettings(
-        rules=rules,
-        bot_names=tuple(config.bot_names),
-        games=config.games or 1,
-        seed=config.seed,
-        game_seeds=tuple(config.game_seeds),
-        reveal_seed=config.reveal_seed,
-        decision_ms=config.decision_time_ms or defaults.decision_ms,
-        time_bank_ms=config.time_bank_ms or defaults.time_bank_ms,
-        max_faults=config.max_faults or defaults.max_faults,
-        join_timeout_ms=config.join_timeout_ms or defaults.join_timeout_ms,
-        label=config.label,
-    )
 
 
 #: Tables waiting or playing at once, server-wide (``hearts serve --max-tables``); past it
@@ -124,11 +78,11 @@ class Registry:
     def __init__(
         self,
         record_dir: Path | None,
-        defaults: ServerDefaults | None = None,
+        defaults: TablePolicy | None = None,
         max_tables: int = MAX_LIVE_TABLES,
     ) -> None:
         self.record_dir = record_dir
-        self.defaults = defaults or ServerDefaults()
+        self.defaults = defaults or DEFAULT_POLICY
         self.max_tables = max_tables
         #: The tables' clock (None: the event loop's; the flood test stops it with a ManualClock).
         self.clock: Clock | None = None
@@ -165,7 +119,13 @@ class Registry:
         task = asyncio.get_running_loop().create_task(table.run(), name=f"table-{table_id}")
         self._tasks[table_id] = task
         task.add_done_callback(lambda _: self._ended(table))
-        log.info("table_created", table_id=table_id, players=settings.rules.players, games=settings.games)
+        log.info(
+            "table_created",
+            table_id=table_id,
+            players=settings.rules.players,
+            games=settings.games,
+            **settings.policy.to_json(),
+        )
         return table
 
     def live_tables(self) -> int:

@@ -30,9 +30,10 @@ from cancellation_hearts.v1 import (
     spectator_service_pb2_grpc,
 )
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_core.defaults import TablePolicy
 from hearts_protocol.transport import MAX_CALLS_PER_CONNECTION
 from hearts_server.logs import get_logger
-from hearts_server.registry import MAX_LIVE_TABLES, Registry, ServerDefaults
+from hearts_server.registry import MAX_LIVE_TABLES, Registry
 from hearts_server.service import AdminServicer, RefereeServicer, SpectatorServicer
 
 log = get_logger(__name__)
@@ -344,7 +345,7 @@ def make_server(
     record_dir: Path | None,
     host: str = "127.0.0.1",
     port: int = 0,
-    defaults: ServerDefaults | None = None,
+    defaults: TablePolicy | None = None,
     admin_token: str | None = None,
     tls: TlsFiles | None = None,
     unix_socket: Path | None = None,

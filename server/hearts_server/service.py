@@ -21,11 +21,15 @@ from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from cancellation_hearts.v1 import spectator_service_pb2 as spb
 from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
 from hearts_core.deal import seed_commitment
+from hearts_core.defaults import TablePolicy
 from hearts_core.errors import HeartsError
+from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, Rules
+from hearts_protocol import convert as wire
+from hearts_protocol.values import RejectionCode
 from hearts_server.logs import get_logger
-from hearts_server.registry import Registry, TooManyTables, settings_from_pb
+from hearts_server.registry import Registry, TooManyTables
 from hearts_server.sessions import SessionError, play_session
-from hearts_server.table import Connection, FinishedGame, Table, TableStatus
+from hearts_server.table import Connection, FinishedGame, Table, TableSettings
 
 log = get_logger(__name__)
 
@@ -39,12 +43,36 @@ FLOOD_DRAIN_S = 2.0
 #: Spectators a table admits at once.
 MAX_SPECTATORS = 64
 
-_STATUS_TO_PB = {
-    TableStatus.WAITING: apb.TABLE_STATUS_WAITING,
-    TableStatus.PLAYING: apb.TABLE_STATUS_PLAYING,
-    TableStatus.DONE: apb.TABLE_STATUS_DONE,
-    TableStatus.ABORTED: apb.TABLE_STATUS_ABORTED,
-}
+
+def settings_from_pb(config: apb.TableConfig, defaults: TablePolicy) -> TableSettings:
+    """Table settings from a CreateTable request, with the server's defaults (the policy of
+    ``hearts serve``) filled in for what it leaves at zero.
+
+    Raises:
+        HeartsError: on a bad player count.
+        ValueError: on any other bad value, with a readable reason.
+    """
+    rules = Rules(
+        players=config.players,
+        target_score=config.target_score or DEFAULT_TARGET_SCORE,
+        max_hands=config.max_hands or DEFAULT_MAX_HANDS,
+        first_dealer=config.first_dealer,
+    )
+    return TableSettings(
+        rules=rules,
+        bot_names=tuple(config.bot_names),
+        games=config.games or 1,
+        seed=config.seed,
+        game_seeds=tuple(config.game_seeds),
+        reveal_seed=config.reveal_seed,
+        policy=TablePolicy(
+            decision_ms=config.decision_time_ms or defaults.decision_ms,
+            time_bank_ms=config.time_bank_ms or defaults.time_bank_ms,
+            max_faults=config.max_faults or defaults.max_faults,
+            join_timeout_ms=config.join_timeout_ms or defaults.join_timeout_ms,
+        ),
+        label=config.label,
+    )
 
 
 class RefereeServicer:
@@ -180,14 +208,14 @@ async def _drain(iterator: AsyncIterator[bytes]) -> None:
 
 def _deliver(table: Table, seat: int, raw: bytes, decoded: rpb.PlayRequest | None = None) -> bool:
     """Decodes one message a seat sent (unless ``decoded`` is given: the same message, decoded)
-    and hands it to the table; False: close the stream."""
+    and hands it to the table as an Answer; False: close the stream."""
     try:
         request = decoded if decoded is not None else rpb.PlayRequest.FromString(raw)
     except DecodeError:
-        return table.reject(seat, "MALFORMED", "the message is not a valid PlayRequest")
+        return table.reject(seat, RejectionCode.MALFORMED, "the message is not a valid PlayRequest")
     if request.WhichOneof("message") != "decision":
-        return table.reject(seat, "UNEXPECTED", "only decisions are expected after the join")
-    return table.answer(seat, request.decision)
+        return table.reject(seat, RejectionCode.UNEXPECTED, "only decisions are expected after the join")
+    return table.answer(seat, wire.answer_from_pb(request.decision))
 
 
 def _code(name: str) -> grpc.StatusCode:
@@ -381,7 +409,7 @@ def table_pb(table: Table, texts: list[str] | None = None) -> apb.GetTableRespon
         texts = [g.record_json for g in table.finished]
     return apb.GetTableResponse(
         table_id=table.table_id,
-        status=_STATUS_TO_PB[table.status],
+        status=wire.TABLE_STATUS_TO_PB[table.status],
         games=[
             apb.FinishedGame(
                 game_id=g.game_id,

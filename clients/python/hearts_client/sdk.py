@@ -23,8 +23,9 @@ from cancellation_hearts.v1 import referee_service_pb2_grpc as rgrpc
 from hearts_client._log import configure_stderr_logging, get_logger
 from hearts_client.bot import Bot
 from hearts_core.rules import DEFAULT_MAX_HANDS, MoonChoice
+from hearts_core.state import DecisionKind
 from hearts_core.view import HandSummary, TrickView
-from hearts_protocol.convert import MOON_TO_PB, summary_from_pb, view_from_pb
+from hearts_protocol.convert import DECISION_KIND_FROM_PB, MOON_TO_PB, summary_from_pb, view_from_pb
 from hearts_protocol.transport import own_channel
 
 log = get_logger(__name__)
@@ -111,6 +112,11 @@ class _BotPlayer:
             request = response.decision_request
             for event in request.events:  # what happened since the last message, first
                 self._event(event)
+            if request.kind not in DECISION_KIND_FROM_PB:
+                # A kind of a later protocol: no answer of this one fits, so the referee decides.
+                log.warning("unknown_decision_kind", request_id=request.request_id, kind=request.kind)
+                self.last_request = None
+                return None
             self.last_request = request
             # Inline: this process serves one seat, and a thread hop costs more than it saves.
             return _answer(self.bot, request, session)
@@ -162,15 +168,14 @@ def _answer(bot: Bot, request: rpb.DecisionRequest, session: _Session) -> rpb.De
     session.tricks, session.tricks_of = view.tricks, hand
     bot.time_left = request.time_left_ms / 1000
     decision = rpb.Decision(request_id=request.request_id)
+    kind = DECISION_KIND_FROM_PB[request.kind]
     try:
-        if request.kind == rpb.DECISION_KIND_PASS:
+        if kind is DecisionKind.PASS:
             decision.pass_cards.cards.extend(str(c) for c in bot.choose_pass(view))
-        elif request.kind == rpb.DECISION_KIND_PLAY:
+        elif kind is DecisionKind.PLAY:
             decision.play_card.card = str(bot.choose_play(view))
-        elif request.kind == rpb.DECISION_KIND_MOON:
-            decision.choose_moon.choice = MOON_TO_PB[MoonChoice(bot.choose_moon(view))]
         else:
-            raise ValueError(f"unknown decision kind {request.kind}")
+            decision.choose_moon.choice = MOON_TO_PB[MoonChoice(bot.choose_moon(view))]
     except Exception:
         log.exception("bot_decision_failed", request_id=request.request_id)
         return safe_answer(request, bot_error=True)
@@ -181,14 +186,21 @@ def safe_answer(request: rpb.DecisionRequest, *, bot_error: bool = False) -> rpb
     """An answer that is always legal: the first legal card, the first three cards, or -26.
 
     ``bot_error`` marks it as not the bot's own choice (``Decision.bot_error``).
+
+    Raises:
+        ValueError: for a decision kind this protocol version does not know (no answer fits:
+            leave it to the referee).
     """
     decision = rpb.Decision(request_id=request.request_id, bot_error=bot_error)
-    if request.kind == rpb.DECISION_KIND_PASS:
+    kind = DECISION_KIND_FROM_PB.get(request.kind)
+    if kind is DecisionKind.PASS:
         decision.pass_cards.cards.extend(list(request.view.hand)[:3])
-    elif request.kind == rpb.DECISION_KIND_PLAY:
+    elif kind is DecisionKind.PLAY:
         decision.play_card.card = request.legal_cards[0]
-    else:
+    elif kind is DecisionKind.MOON:
         decision.choose_moon.choice = pb.MOON_CHOICE_SELF_MINUS_26
+    else:
+        raise ValueError(f"unknown decision kind {request.kind}")
     return decision
 
 

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_core.rules import MoonChoice
+from hearts_protocol import convert as wire
 
 #: The version of the stdin/stdout protocol, sent in every line as ``"v"``.
 STDIO_VERSION = 1
@@ -57,30 +59,11 @@ class MoonOption(enum.StrEnum):
     OTHERS_PLUS_26 = "others_plus_26"
 
 
-_KIND_FROM_PB = {
-    rpb.DECISION_KIND_PASS: DecisionKind.PASS,
-    rpb.DECISION_KIND_PLAY: DecisionKind.PLAY,
-    rpb.DECISION_KIND_MOON: DecisionKind.MOON,
-}
-_MOON_TO_PB = {
-    MoonOption.SELF_MINUS_26: pb.MOON_CHOICE_SELF_MINUS_26,
-    MoonOption.OTHERS_PLUS_26: pb.MOON_CHOICE_OTHERS_PLUS_26,
-}
-_MOON_NAMES = {pb.MOON_CHOICE_SELF_MINUS_26: "self_minus_26", pb.MOON_CHOICE_OTHERS_PLUS_26: "others_plus_26"}
-_DIRECTIONS = {pb.PASS_DIRECTION_LEFT: "left", pb.PASS_DIRECTION_RIGHT: "right"}
-_PHASES = {
-    pb.PHASE_DEALING: "dealing",
-    pb.PHASE_PASSING: "passing",
-    pb.PHASE_PLAYING: "playing",
-    pb.PHASE_MOON_CHOICE: "moon_choice",
-    pb.PHASE_GAME_OVER: "game_over",
-}
-_FAULTS = {
-    pb.FAULT_KIND_TIMEOUT: "timeout",
-    pb.FAULT_KIND_DISCONNECTED: "disconnected",
-    pb.FAULT_KIND_TIME_BANK_EXHAUSTED: "time_bank_exhausted",
-    pb.FAULT_KIND_FLOOD: "flood",
-}
+def _name(mapping: Mapping[Any, enum.StrEnum], value: int, unknown: str = "unknown") -> str:
+    """A protobuf enum value's name in the lines: the core value it maps to
+    (:mod:`hearts_protocol.convert`, whose values are the names the lines use), or ``unknown``."""
+    core = mapping.get(value)
+    return core.value if core is not None else unknown
 
 
 class AnswerError(Exception):
@@ -123,7 +106,7 @@ class Answer:
             decision.play_card.card = self.cards[0]
         else:
             assert self.moon is not None
-            decision.choose_moon.choice = _MOON_TO_PB[self.moon]
+            decision.choose_moon.choice = wire.MOON_TO_PB[MoonChoice(self.moon.value)]
         return decision
 
 
@@ -134,7 +117,7 @@ def decision_kind(request: rpb.DecisionRequest) -> DecisionKind:
         ValueError: for a kind this version does not know.
     """
     try:
-        return _KIND_FROM_PB[request.kind]
+        return DecisionKind(wire.DECISION_KIND_FROM_PB[request.kind].value)
     except KeyError:
         raise ValueError(f"unknown decision kind {request.kind}") from None
 
@@ -268,10 +251,10 @@ def view_json(view: pb.View) -> dict[str, Any]:
         "seat": view.seat,
         "players": view.players,
         "target_score": view.target_score,
-        "phase": _PHASES.get(view.phase, "unknown"),
+        "phase": _name(wire.PHASE_FROM_PB, view.phase),
         "hand_index": view.hand_index,
         "dealer": view.dealer,
-        "pass_direction": _DIRECTIONS.get(view.pass_direction, "unknown"),
+        "pass_direction": _name(wire.DIRECTION_FROM_PB, view.pass_direction),
         "hand": list(view.hand),
         "passed": list(view.passed),
         "passed_to": view.passed_to,
@@ -321,7 +304,7 @@ def event_message(event: rpb.Event) -> dict[str, Any] | None:
             "hand_started",
             hand_index=h.hand_index,
             dealer=h.dealer,
-            pass_direction=_DIRECTIONS.get(h.pass_direction, "unknown"),
+            pass_direction=_name(wire.DIRECTION_FROM_PB, h.pass_direction),
             hand=list(h.hand),
             kitty_size=h.kitty_size,
         )
@@ -358,7 +341,9 @@ def event_message(event: rpb.Event) -> dict[str, Any] | None:
             kitty=list(d.kitty),
             kitty_taker=_optional(d, "kitty_taker"),
             moon_shooter=_optional(d, "moon_shooter"),
-            moon_choice=_MOON_NAMES.get(d.moon_choice),
+            moon_choice=wire.MOON_FROM_PB[d.moon_choice].value
+            if d.moon_choice in wire.MOON_FROM_PB
+            else None,
             uncollected=list(d.uncollected),
         )
     if which == "seat_faulted":
@@ -366,7 +351,7 @@ def event_message(event: rpb.Event) -> dict[str, Any] | None:
         return _line(
             "seat_faulted",
             seat=f.seat,
-            kind=_FAULTS.get(f.kind, "unknown"),
+            kind=_name(wire.FAULT_FROM_PB, f.kind),
             detail=f.detail,
             faults=f.faults,
             retired=f.retired,

@@ -1,20 +1,25 @@
-"""The referee's default limits, written once.
+"""How a table treats its seats (:class:`TablePolicy`), and the referee's default limits, written once.
 
-Every place that lets a limit go unset takes it from here: a table's settings and the server's
-defaults (``hearts_server``), a tournament's ``[tournament]`` keys, ``hearts serve`` and
-``hearts host``. The rules of the game (target score, hand limit, moon choice) have their
-defaults in :mod:`hearts_core.rules`.
+The policy is one value wherever it is set: a table's settings and the server's defaults
+(``hearts_server``), a tournament's and a league's config, ``hearts host``, and the command
+line's options (``hearts_tournaments.cli.policy_options``) all hold a :class:`TablePolicy`, so its
+defaults and its bounds are written here only. The rules of the game (target score, hand
+limit, moon choice) have their defaults in :mod:`hearts_core.rules`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any, ClassVar, Final
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
+class TablePolicy:
     """How long a seat may think, how many faults retire it, and how long a table waits for it.
+
+    Each name is also the key of a config file (``[tournament]``, a league's settings) and of
+    the record; :meth:`from_json` and :meth:`to_json` read and write those flat keys.
 
     Attributes:
         decision_ms: The limit for any single decision. The built-in ``montecarlo`` bot takes
@@ -39,11 +44,51 @@ class Limits:
     max_faults: int = 5
     join_timeout_ms: int = 60_000
 
+    #: The smallest and largest value of each field the referee accepts (documented in
+    #: admin_service.proto): a table always ends, and in bounded time.
+    BOUNDS: ClassVar[Mapping[str, tuple[int, int]]] = {
+        "decision_ms": (1, 600_000),
+        "time_bank_ms": (0, 86_400_000),
+        "max_faults": (1, 1_000),
+        "join_timeout_ms": (0, 3_600_000),
+    }
 
+    def __post_init__(self) -> None:
+        for name, (low, high) in self.BOUNDS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name} must be a whole number of {_unit(name)}, not {value!r}")
+            if value < low:
+                raise ValueError(f"{name} must be at least {low}, not {value}")
+            if value > high:
+                raise ValueError(f"{name} must be at most {high}, not {value}")
+
+    def to_json(self) -> dict[str, int]:
+        """The policy as its flat config keys."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], defaults: TablePolicy | None = None) -> TablePolicy:
+        """The policy of the flat keys in ``data`` (other keys are ignored; a missing one is
+        taken from ``defaults``, else the default).
+
+        Raises:
+            ValueError: naming the key, for a value out of its bounds or not a whole number.
+        """
+        base = defaults or DEFAULT_POLICY
+        return cls(**{f.name: data.get(f.name, getattr(base, f.name)) for f in fields(cls)})
+
+
+def _unit(name: str) -> str:
+    return "milliseconds" if name.endswith("_ms") else "faults"
+
+
+#: The names of the policy's fields (the config keys it owns).
+POLICY_KEYS: Final = tuple(f.name for f in fields(TablePolicy))
 #: The defaults, as one value.
-DEFAULT_LIMITS: Final = Limits()
+DEFAULT_POLICY: Final = TablePolicy()
 #: Each default on its own, for dataclass fields and command-line options.
-DEFAULT_DECISION_MS: Final = DEFAULT_LIMITS.decision_ms
-DEFAULT_TIME_BANK_MS: Final = DEFAULT_LIMITS.time_bank_ms
-DEFAULT_MAX_FAULTS: Final = DEFAULT_LIMITS.max_faults
-DEFAULT_JOIN_TIMEOUT_MS: Final = DEFAULT_LIMITS.join_timeout_ms
+DEFAULT_DECISION_MS: Final = DEFAULT_POLICY.decision_ms
+DEFAULT_TIME_BANK_MS: Final = DEFAULT_POLICY.time_bank_ms
+DEFAULT_MAX_FAULTS: Final = DEFAULT_POLICY.max_faults
+DEFAULT_JOIN_TIMEOUT_MS: Final = DEFAULT_POLICY.join_timeout_ms

@@ -2,5 +2,7 @@
 
 :mod:`hearts_protocol.convert` is the one place where a protobuf enum or message is mapped to a
 :mod:`hearts_core` value; the referee (building what it sends) and the SDK (reading what it
-receives) both use it.
+receives) both use it. :mod:`hearts_protocol.values` holds what the protocol speaks of as plain
+values (a seat's answer, the rejection codes, fault kinds, a table's status): what the referee's
+table is handed instead of protobuf messages.
 """

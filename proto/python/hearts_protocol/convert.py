@@ -16,11 +16,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
+from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import game_pb2 as pb
+from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_core.cards import Card, CardSet, parse_cards
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MoonChoice, PassDirection, Rules
-from hearts_core.state import Phase
+from hearts_core.state import DecisionKind, Phase
 from hearts_core.view import HandSummary, TrickView, View
+from hearts_protocol.values import Answer, FaultKind, RejectionCode, TableStatus
 
 DIRECTION_TO_PB = {
     PassDirection.LEFT: pb.PASS_DIRECTION_LEFT,
@@ -40,6 +43,49 @@ MOON_TO_PB = {
     MoonChoice.OTHERS_PLUS_26: pb.MOON_CHOICE_OTHERS_PLUS_26,
 }
 MOON_FROM_PB = {v: k for k, v in MOON_TO_PB.items()}
+#: The kinds of decision a seat is asked for (the deal is the referee's own).
+DECISION_KIND_TO_PB = {
+    DecisionKind.PASS: rpb.DECISION_KIND_PASS,
+    DecisionKind.PLAY: rpb.DECISION_KIND_PLAY,
+    DecisionKind.MOON: rpb.DECISION_KIND_MOON,
+}
+DECISION_KIND_FROM_PB = {v: k for k, v in DECISION_KIND_TO_PB.items()}
+REJECTION_TO_PB = {
+    RejectionCode.NOT_IN_HAND: rpb.REJECTION_CODE_NOT_IN_HAND,
+    RejectionCode.MUST_FOLLOW_SUIT: rpb.REJECTION_CODE_MUST_FOLLOW_SUIT,
+    RejectionCode.HEARTS_NOT_BROKEN: rpb.REJECTION_CODE_HEARTS_NOT_BROKEN,
+    RejectionCode.FIRST_LEAD_RESTRICTED: rpb.REJECTION_CODE_FIRST_LEAD_RESTRICTED,
+    RejectionCode.BAD_PASS_COUNT: rpb.REJECTION_CODE_BAD_PASS_COUNT,
+    RejectionCode.PASS_NOT_IN_HAND: rpb.REJECTION_CODE_PASS_NOT_IN_HAND,
+    RejectionCode.BAD_MOON_CHOICE: rpb.REJECTION_CODE_BAD_MOON_CHOICE,
+    RejectionCode.MALFORMED: rpb.REJECTION_CODE_MALFORMED,
+    RejectionCode.UNKNOWN_CARD: rpb.REJECTION_CODE_UNKNOWN_CARD,
+    RejectionCode.WRONG_ANSWER: rpb.REJECTION_CODE_WRONG_ANSWER,
+    RejectionCode.STALE_REQUEST: rpb.REJECTION_CODE_STALE_REQUEST,
+    RejectionCode.NOT_YOUR_TURN: rpb.REJECTION_CODE_NOT_YOUR_TURN,
+    RejectionCode.UNEXPECTED: rpb.REJECTION_CODE_UNEXPECTED,
+}
+REJECTION_FROM_PB = {v: k for k, v in REJECTION_TO_PB.items()}
+FAULT_TO_PB = {
+    FaultKind.TIMEOUT: pb.FAULT_KIND_TIMEOUT,
+    FaultKind.DISCONNECTED: pb.FAULT_KIND_DISCONNECTED,
+    FaultKind.TIME_BANK_EXHAUSTED: pb.FAULT_KIND_TIME_BANK_EXHAUSTED,
+    FaultKind.FLOOD: pb.FAULT_KIND_FLOOD,
+}
+FAULT_FROM_PB = {v: k for k, v in FAULT_TO_PB.items()}
+TABLE_STATUS_TO_PB = {
+    TableStatus.WAITING: apb.TABLE_STATUS_WAITING,
+    TableStatus.PLAYING: apb.TABLE_STATUS_PLAYING,
+    TableStatus.DONE: apb.TABLE_STATUS_DONE,
+    TableStatus.ABORTED: apb.TABLE_STATUS_ABORTED,
+}
+TABLE_STATUS_FROM_PB = {v: k for k, v in TABLE_STATUS_TO_PB.items()}
+#: Which answer of a Decision (its ``answer`` oneof) answers which kind of request.
+_ANSWER_KINDS = {
+    "pass_cards": DecisionKind.PASS,
+    "play_card": DecisionKind.PLAY,
+    "choose_moon": DecisionKind.MOON,
+}
 
 
 def cards(codes: Sequence[str]) -> tuple[Card, ...]:
@@ -77,9 +123,7 @@ def _rules(players: int, target_score: int, max_hands: int, first_dealer: int) -
     return Rules(players=players, target_score=target_score, max_hands=max_hands, first_dealer=first_dealer)
 
 
-def tricks_from_pb(
-    tricks: Sequence[pb.Trick], known: tuple[TrickView, ...] = ()
-) -> tuple[TrickView, ...]:
+def tricks_from_pb(tricks: Sequence[pb.Trick], known: tuple[TrickView, ...] = ()) -> tuple[TrickView, ...]:
     """The completed tricks of a View message.
 
     ``known``: the tricks of the same hand converted from an earlier message (completed tricks
@@ -133,6 +177,38 @@ def view_from_pb(
         moon_shooter=view.moon_shooter if view.HasField("moon_shooter") else None,
         history=history if type(history) is tuple else tuple(history),
     )
+
+
+def answer_from_pb(decision: rpb.Decision) -> Answer:
+    """A seat's Decision message as an :class:`Answer` (nothing checked: the table does that).
+
+    An unknown moon option becomes ``moon=None``, which the table rejects as BAD_MOON_CHOICE.
+    """
+    which = decision.WhichOneof("answer")
+    kind = _ANSWER_KINDS.get(which) if which is not None else None
+    cards: tuple[str, ...] = ()
+    moon: MoonChoice | None = None
+    if kind is DecisionKind.PASS:
+        cards = tuple(decision.pass_cards.cards)
+    elif kind is DecisionKind.PLAY:
+        cards = (decision.play_card.card,)
+    elif kind is DecisionKind.MOON:
+        moon = MOON_FROM_PB.get(decision.choose_moon.choice)
+    return Answer(decision.request_id, kind, cards, moon, decision.bot_error)
+
+
+def answer_pb(answer: Answer) -> rpb.Decision:
+    """The Decision message of an :class:`Answer` (the inverse of :func:`answer_from_pb`)."""
+    out = rpb.Decision(request_id=answer.request_id, bot_error=answer.bot_error)
+    if answer.kind is DecisionKind.PASS:
+        out.pass_cards.cards.extend(answer.cards)
+    elif answer.kind is DecisionKind.PLAY:
+        out.play_card.card = answer.cards[0] if answer.cards else ""
+    elif answer.kind is DecisionKind.MOON:
+        out.choose_moon.choice = (
+            MOON_TO_PB[answer.moon] if answer.moon is not None else pb.MOON_CHOICE_UNSPECIFIED
+        )
+    return out
 
 
 # ---------------------------------------------------------------- core to protobuf

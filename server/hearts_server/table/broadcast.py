@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_server.messages import EventMessage, ResponseMessage
 
 if TYPE_CHECKING:
     from hearts_server.table.decisions import Seat
@@ -30,23 +30,25 @@ class Broadcaster:
         self.seats = seats
         self.public_log: list[bytes] = []
         self._results: list[bytes] = []
-        self.watchers: list[asyncio.Queue[rpb.Event | None]] = []
+        self.watchers: list[asyncio.Queue[EventMessage | None]] = []
 
     def new_game(self) -> None:
         """Starts the next game's public log (the earlier games' results stay)."""
         self.public_log = list(self._results)
 
-    def send(self, seat: Seat, messages: list[rpb.PlayResponse]) -> None:
+    def send(self, seat: Seat, messages: list[ResponseMessage]) -> None:
         """Queues messages for one seat (dropped while it has no stream: a reconnection catches up)."""
         if seat.connection is not None:
             for message in messages:
                 seat.connection.send(message)
 
-    def to_seat(self, seat: Seat, event: rpb.Event) -> None:
+    def to_seat(self, seat: Seat, event: EventMessage) -> None:
         """Sends an event meant for one seat only."""
         self.send(seat, seat.feed.event(event, _inline(seat)))
 
-    def publish(self, public: rpb.Event | None, per_seat: Callable[[int], rpb.Event] | None = None) -> None:
+    def publish(
+        self, public: EventMessage | None, per_seat: Callable[[int], EventMessage] | None = None
+    ) -> None:
         """Sends an event to every seat (``per_seat(seat)`` when seats differ) and to spectators.
 
         With no ``public`` event, only the seats get theirs (spectators see nothing of it).

@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import enum
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from cancellation_hearts.v1 import game_pb2 as pb
-from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_core.cards import Card
-from hearts_core.errors import BadMoonChoice, HeartsError
+from hearts_core.errors import HeartsError
 from hearts_core.record import DecisionEntry, FaultEntry
 from hearts_core.rules import MoonChoice
-from hearts_core.state import Phase, State
+from hearts_core.state import DecisionKind, Phase, State
 from hearts_core.view import View
-from hearts_protocol import convert as wire
+from hearts_protocol.values import Answer, RejectionCode
+from hearts_protocol.values import FaultKind as FaultKind  # why the referee decided for a seat
 from hearts_server import messages as msg
 from hearts_server.logs import get_logger
 from hearts_server.table.broadcast import Broadcaster
@@ -42,32 +40,10 @@ T = TypeVar("T")
 RECONNECT_GRACE_S = 5.0
 
 
-class FaultKind(enum.StrEnum):
-    """Why the referee decided for a seat."""
-
-    TIMEOUT = "timeout"
-    DISCONNECTED = "disconnected"
-    TIME_BANK_EXHAUSTED = "time_bank_exhausted"
-    FLOOD = "flood"
-
-
-FAULT_TO_PB = {
-    FaultKind.TIMEOUT: pb.FAULT_KIND_TIMEOUT,
-    FaultKind.DISCONNECTED: pb.FAULT_KIND_DISCONNECTED,
-    FaultKind.TIME_BANK_EXHAUSTED: pb.FAULT_KIND_TIME_BANK_EXHAUSTED,
-    FaultKind.FLOOD: pb.FAULT_KIND_FLOOD,
-}
 #: ``by_referee`` of a decision made for a seat retired after too many faults ...
 RETIRED = "retired"
 #: ... and for a seat the organiser released (nobody plays it; not a fault).
 RELEASED = "released"
-
-_KIND_NAMES = {
-    rpb.DECISION_KIND_PASS: "pass",
-    rpb.DECISION_KIND_PLAY: "play",
-    rpb.DECISION_KIND_MOON: "moon",
-}
-
 
 #: What a wait that ran out returns instead of an answer.
 _NOT_ANSWERED = object()
@@ -76,7 +52,7 @@ _NOT_ANSWERED = object()
 class Rejected(Exception):
     """An answer the referee does not accept; sent back as a Rejection."""
 
-    def __init__(self, code: str, reason: str, request_id: int = 0) -> None:
+    def __init__(self, code: RejectionCode, reason: str, request_id: int = 0) -> None:
         super().__init__(reason)
         self.code = code
         self.reason = reason
@@ -88,8 +64,8 @@ class Pending(Generic[T]):
     """An open decision request."""
 
     request_id: int
-    kind: rpb.DecisionKind.ValueType
-    validate: Callable[[rpb.Decision], T]
+    kind: DecisionKind
+    validate: Callable[[Answer], T]
     future: asyncio.Future[T]
     started: float
     budget_ms: float
@@ -237,9 +213,9 @@ class Decisions:
     async def decide(
         self,
         seat: Seat,
-        kind: rpb.DecisionKind.ValueType,
+        kind: DecisionKind,
         view: Callable[[], View],
-        validate: Callable[[rpb.Decision], T],
+        validate: Callable[[Answer], T],
         fallback: Callable[[], T],
     ) -> Outcome[T]:
         """Asks ``seat`` to decide; the referee decides by ``fallback`` when the seat cannot."""
@@ -247,7 +223,7 @@ class Decisions:
         assert state is not None
         due = self.clock.now()
         slot = self.log.reserve()
-        hand, play = state.hand_index, (len(state.plays) if kind == rpb.DECISION_KIND_PLAY else None)
+        hand, play = state.hand_index, (len(state.plays) if kind is DecisionKind.PLAY else None)
         at = round((due - self._game_clock) * 1000, 3)
 
         def done(
@@ -262,7 +238,7 @@ class Decisions:
                 DecisionEntry(
                     seat=seat.index,
                     hand=hand,
-                    kind=_KIND_NAMES[kind],
+                    kind=kind.value,
                     at=at,
                     ms=round(ms, 3),
                     play=play,
@@ -286,7 +262,7 @@ class Decisions:
             # nobody plays would hold the event loop and every other table's decisions wait.
             await pace()
             return done(fallback(), instant, 0)
-        budget = min(float(self.settings.decision_ms), seat.bank_ms)
+        budget = min(float(self.settings.policy.decision_ms), seat.bank_ms)
         self._next_request_id += 1
         request_id = self._next_request_id
         request = msg.decision_request(request_id, kind, view(), int(budget), int(seat.bank_ms))
@@ -337,7 +313,7 @@ class Decisions:
             return RELEASED
         if seat.retired:
             return RETIRED
-        if min(float(self.settings.decision_ms), seat.bank_ms) < 1:
+        if min(float(self.settings.policy.decision_ms), seat.bank_ms) < 1:
             self.fault(seat, FaultKind.TIME_BANK_EXHAUSTED, "the seat's time bank is used up")
             return FaultKind.TIME_BANK_EXHAUSTED.value
         if seat.connection is None and not self._may_reconnect(seat):
@@ -384,7 +360,7 @@ class Decisions:
         """Records a fault (retiring the seat at ``max_faults``) and announces it."""
         state = self.state
         seat.faults += 1
-        newly_retired = not seat.retired and seat.faults >= self.settings.max_faults
+        newly_retired = not seat.retired and seat.faults >= self.settings.policy.max_faults
         if newly_retired:
             seat.retired = True
         hand = play = None
@@ -396,20 +372,10 @@ class Decisions:
         self._log.warning(
             "seat_fault", seat=seat.index, bot=seat.name, kind=kind.value, detail=detail, retired=seat.retired
         )
-        self.broadcaster.publish(
-            rpb.Event(
-                seat_faulted=pb.SeatFaulted(
-                    seat=seat.index,
-                    kind=FAULT_TO_PB[kind],
-                    detail=detail,
-                    faults=seat.faults,
-                    retired=newly_retired,
-                )
-            )
-        )
+        self.broadcaster.publish(msg.seat_faulted(seat.index, kind, detail, seat.faults, newly_retired))
 
     # -------------------------------------------------------------- answers
-    def answer(self, seat: Seat, decision: rpb.Decision) -> None:
+    def answer(self, seat: Seat, answer: Answer) -> None:
         """Applies a seat's answer to its open request.
 
         Raises:
@@ -417,20 +383,22 @@ class Decisions:
         """
         pending = seat.pending
         if pending is None or pending.future.done():
-            raise Rejected("NOT_YOUR_TURN", "no decision is open for this seat", decision.request_id)
-        if decision.request_id != pending.request_id:
             raise Rejected(
-                "STALE_REQUEST",
-                f"request {decision.request_id} is not open; the open request is {pending.request_id}",
-                decision.request_id,
+                RejectionCode.NOT_YOUR_TURN, "no decision is open for this seat", answer.request_id
+            )
+        if answer.request_id != pending.request_id:
+            raise Rejected(
+                RejectionCode.STALE_REQUEST,
+                f"request {answer.request_id} is not open; the open request is {pending.request_id}",
+                answer.request_id,
             )
         try:
-            answer = pending.validate(decision)
+            checked = pending.validate(answer)
         except Rejected as exc:
-            exc.request_id = decision.request_id
+            exc.request_id = answer.request_id
             raise
-        pending.bot_error = decision.bot_error
-        pending.future.set_result(answer)
+        pending.bot_error = answer.bot_error
+        pending.future.set_result(checked)
 
     def reject(self, seat: Seat, rejected: Rejected) -> bool:
         """Sends a rejection, drawing on the seat's flood allowance; False when it is exhausted.
@@ -450,49 +418,59 @@ class Decisions:
         return True
 
     # -------------------------------------------------------------- validators
-    def validate_pass(self, seat: int) -> Callable[[rpb.Decision], list[Card]]:
+    def validate_pass(self, seat: int) -> Callable[[Answer], list[Card]]:
         """Checks a pass answer against the true state."""
 
-        def validate(decision: rpb.Decision) -> list[Card]:
-            if decision.WhichOneof("answer") != "pass_cards":
-                raise Rejected("WRONG_ANSWER", "this request asks for pass_cards")
-            cards = parse_cards(decision.pass_cards.cards)
+        def validate(answer: Answer) -> list[Card]:
+            if answer.kind is not DecisionKind.PASS:
+                raise Rejected(RejectionCode.WRONG_ANSWER, "this request asks for pass_cards")
+            cards = parse_cards(answer.cards)
             assert self.state is not None
             try:
                 self.state.check_pass(seat, cards)
             except HeartsError as exc:
-                raise Rejected(exc.code, exc.message) from None
+                raise rule_broken(exc) from None
             return cards
 
         return validate
 
-    def validate_play(self, seat: int) -> Callable[[rpb.Decision], Card]:
+    def validate_play(self, seat: int) -> Callable[[Answer], Card]:
         """Checks a play answer against the true state."""
 
-        def validate(decision: rpb.Decision) -> Card:
-            if decision.WhichOneof("answer") != "play_card":
-                raise Rejected("WRONG_ANSWER", "this request asks for play_card")
-            (card,) = parse_cards([decision.play_card.card])
+        def validate(answer: Answer) -> Card:
+            if answer.kind is not DecisionKind.PLAY:
+                raise Rejected(RejectionCode.WRONG_ANSWER, "this request asks for play_card")
+            (card,) = parse_cards(answer.cards[:1] or ("",))  # none given: UNKNOWN_CARD, as on the wire
             assert self.state is not None
             try:
                 self.state.check_play(card, seat)
             except HeartsError as exc:
-                raise Rejected(exc.code, exc.message) from None
+                raise rule_broken(exc) from None
             return card
 
         return validate
 
     @staticmethod
-    def validate_moon(decision: rpb.Decision) -> MoonChoice:
+    def validate_moon(answer: Answer) -> MoonChoice:
         """Checks a moon answer."""
-        if decision.WhichOneof("answer") != "choose_moon":
-            raise Rejected("WRONG_ANSWER", "this request asks for choose_moon")
-        choice = wire.MOON_FROM_PB.get(decision.choose_moon.choice)
-        if choice is None:
+        if answer.kind is not DecisionKind.MOON:
+            raise Rejected(RejectionCode.WRONG_ANSWER, "this request asks for choose_moon")
+        if answer.moon is None:
             raise Rejected(
-                BadMoonChoice.code, "choose MOON_CHOICE_SELF_MINUS_26 or MOON_CHOICE_OTHERS_PLUS_26"
+                RejectionCode.BAD_MOON_CHOICE,
+                "choose MOON_CHOICE_SELF_MINUS_26 or MOON_CHOICE_OTHERS_PLUS_26",
             )
-        return choice
+        return answer.moon
+
+
+def rule_broken(error: HeartsError) -> Rejected:
+    """The rejection of an answer the rules forbid: the rule's own conformance code.
+
+    Raises:
+        ValueError: for a rule error that no answer of a seat can cause (it is not a
+            rejection code of the protocol).
+    """
+    return Rejected(RejectionCode(error.code), error.message)
 
 
 def parse_cards(codes: Sequence[str]) -> list[Card]:
@@ -504,4 +482,4 @@ def parse_cards(codes: Sequence[str]) -> list[Card]:
     try:
         return [Card.parse(code) for code in codes]
     except ValueError as exc:
-        raise Rejected("UNKNOWN_CARD", str(exc)) from None
+        raise Rejected(RejectionCode.UNKNOWN_CARD, str(exc)) from None

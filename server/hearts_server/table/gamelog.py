@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from cancellation_hearts.v1 import game_pb2 as pb
 from hearts_core.record import DecisionEntry, FaultEntry, GameRecord, GameResult, HandRecord, places_of
 from hearts_core.state import State
+from hearts_server.messages import ResultMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +35,7 @@ class FinishedGame:
     """
 
     game_id: str
-    result: pb.GameCompleted
+    result: ResultMessage
     text: str | None
     path: Path | None
     seats: tuple[SeatStats, ...]

@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
 from hearts_core.deal import derive_seed, new_seed
-from hearts_core.defaults import (
-    DEFAULT_DECISION_MS,
-    DEFAULT_JOIN_TIMEOUT_MS,
-    DEFAULT_MAX_FAULTS,
-    DEFAULT_TIME_BANK_MS,
-)
+from hearts_core.defaults import DEFAULT_POLICY, TablePolicy
 from hearts_core.rules import Rules
+from hearts_protocol.values import TableStatus as TableStatus  # where a table stands
 
 #: The largest value each TableConfig field may take (documented in admin_service.proto):
-#: a table always ends, and in bounded time and space.
+#: a table always ends, and in bounded time and space. The policy's own are its
+#: (:attr:`TablePolicy.BOUNDS`).
 LIMITS: dict[str, int] = {
     "target_score": 10_000,
     "max_hands": 1_000,
     "games": 1_000,
-    "decision_ms": 600_000,
-    "time_bank_ms": 86_400_000,
-    "max_faults": 1_000,
-    "join_timeout_ms": 3_600_000,
+    **{name: high for name, (_, high) in TablePolicy.BOUNDS.items()},
 }
 #: The most hands a table may play in all, ``games × max_hands`` (100 games of the default 200
 #: hands): with the server-wide cap on live tables it bounds the work an organiser can queue.
@@ -35,15 +28,12 @@ MAX_LABEL_CHARS = 1_000
 
 
 def check_limits(settings: TableSettings) -> None:
-    """Raises ValueError, naming the field and its bound, for a value out of its limit."""
+    """Raises ValueError, naming the field and its bound, for a value out of its limit (the
+    policy is checked by its own type)."""
     values = {
         "target_score": settings.rules.target_score,
         "max_hands": settings.rules.max_hands,
         "games": settings.games,
-        "decision_ms": settings.decision_ms,
-        "time_bank_ms": settings.time_bank_ms,
-        "max_faults": settings.max_faults,
-        "join_timeout_ms": settings.join_timeout_ms,
     }
     for name, value in values.items():
         if value > LIMITS[name]:
@@ -63,15 +53,6 @@ def check_limits(settings: TableSettings) -> None:
         raise ValueError(f"a seed is at most {MAX_SEED_CHARS} characters")
 
 
-class TableStatus(enum.StrEnum):
-    """Where a table stands."""
-
-    WAITING = "waiting"
-    PLAYING = "playing"
-    DONE = "done"
-    ABORTED = "aborted"
-
-
 @dataclass(frozen=True, slots=True)
 class TableSettings:
     """How a table plays.
@@ -85,10 +66,8 @@ class TableSettings:
             fresh :func:`new_seed`, independent of the others.
         game_seeds: Each game's deal seed (exactly ``games`` of them); overrides ``seed``.
         reveal_seed: Whether GameCompleted tells the seats the seed (else only the record does).
-        decision_ms: Limit for any single decision.
-        time_bank_ms: Total thinking time per seat per game.
-        max_faults: Faults that retire a seat for the rest of a game.
-        join_timeout_ms: How long to wait for every seat before starting anyway.
+        policy: How long a seat may think, the faults that retire it, how long the table
+            waits for its seats (:class:`~hearts_core.defaults.TablePolicy`).
         label: Free text stored in the records (e.g. a tournament's game key).
     """
 
@@ -96,10 +75,7 @@ class TableSettings:
     bot_names: tuple[str, ...]
     games: int = 1
     seed: str = ""
-    decision_ms: int = DEFAULT_DECISION_MS
-    time_bank_ms: int = DEFAULT_TIME_BANK_MS
-    max_faults: int = DEFAULT_MAX_FAULTS
-    join_timeout_ms: int = DEFAULT_JOIN_TIMEOUT_MS
+    policy: TablePolicy = DEFAULT_POLICY
     label: str = ""
     game_seeds: tuple[str, ...] = ()
     reveal_seed: bool = False
@@ -109,10 +85,6 @@ class TableSettings:
             raise ValueError(f"{self.rules.players} bot names needed, {len(self.bot_names)} given")
         if self.games < 1:
             raise ValueError("a table plays at least one game")
-        if self.decision_ms < 1 or self.time_bank_ms < 0 or self.max_faults < 1:
-            raise ValueError("decision_ms and max_faults must be positive, time_bank_ms not negative")
-        if self.join_timeout_ms < 0:
-            raise ValueError("join_timeout_ms must not be negative")
         check_limits(self)
         if self.game_seeds:
             if len(self.game_seeds) != self.games or not all(self.game_seeds):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_server.messages import ResponseMessage
 
 #: Rejected messages a seat may send: a burst of this many ...
 FLOOD_BURST = 100
@@ -38,7 +38,7 @@ class Connection:
         #: The gRPC status name the stream ends with when closed with a reason.
         self.close_code = "RESOURCE_EXHAUSTED"
 
-    def send(self, message: rpb.PlayResponse | bytes) -> None:
+    def send(self, message: ResponseMessage | bytes) -> None:
         """Queues a message (or its serialized form) for the stream."""
         self.outbox.put_nowait(message if isinstance(message, bytes) else message.SerializeToString())
 

@@ -8,8 +8,10 @@ the default rule) and turning the driver's events into what each seat and specta
 seat's own :class:`View`). Each finished game's record (:mod:`.gamelog`) is written durably
 before anyone is told the game ended.
 
-The servicer (``hearts_server.service``) decodes what a bot sends and calls :meth:`Table.answer`
-or :meth:`Table.reject`; the table never sees protobuf bytes.
+The servicer (``hearts_server.service``) decodes what a bot sends into an
+:class:`~hearts_protocol.values.Answer` and calls :meth:`Table.answer`, or :meth:`Table.reject`
+with a :class:`~hearts_protocol.values.RejectionCode`: the table never sees a protobuf message
+from a seat, and builds none itself (:mod:`hearts_server.messages` does).
 """
 
 from __future__ import annotations
@@ -22,23 +24,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from cancellation_hearts.v1 import game_pb2 as pb
-from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_core.cards import Card
 from hearts_core.deal import deal_hand, seed_commitment
 from hearts_core.driver import Event, GameOver, HandCompleted, Step, drive
 from hearts_core.fallback import default_moon, default_pass, default_play
-from hearts_core.record import GameRecord, places_of, write_text_durably
+from hearts_core.record import GameRecord, write_text_durably
 from hearts_core.state import Deal, Decision, DecisionKind, Moon, Pass, Play, State
 from hearts_core.view import View, build_view
-from hearts_protocol import convert as wire
+from hearts_protocol.values import Answer, RejectionCode, TableStatus
 from hearts_server import messages as msg
 from hearts_server.logs import get_logger
 from hearts_server.table.broadcast import Broadcaster
 from hearts_server.table.clock import Clock, LoopClock
 from hearts_server.table.decisions import Decisions, Outcome, Rejected, Seat
 from hearts_server.table.gamelog import FinishedGame, GameLog, SeatStats
-from hearts_server.table.settings import TableSettings, TableStatus
+from hearts_server.table.settings import TableSettings
 from hearts_server.table.streams import Connection, FloodGate
 
 log = get_logger(__name__)
@@ -104,8 +104,8 @@ class Table:
         self.game_id = ""
         self.game_number = 0
         self._all_joined = asyncio.Event()
-        self._game_started: pb.GameStarted | None = None
-        self._hand_events: list[pb.HandCompleted] = []
+        self._game_started: msg.StartMessage | None = None
+        self._hand_events: list[msg.HandMessage] = []
         #: Whether the referee chose the card of the last play (shown on its CardPlayed event).
         self._play_by_referee = False
         self._log = log.bind(table_id=table_id)
@@ -117,7 +117,7 @@ class Table:
         return self.broadcaster.public_log
 
     @property
-    def watchers(self) -> list[asyncio.Queue[rpb.Event | None]]:
+    def watchers(self) -> list[asyncio.Queue[msg.EventMessage | None]]:
         """The spectators' queues."""
         return self.broadcaster.watchers
 
@@ -146,7 +146,7 @@ class Table:
         seat.ever_joined = True
         self._log.info("seat_connected", seat=seat_index, bot=seat.name, reconnect=reconnect)
         for game in self.finished[seat.results_seen :]:
-            conn.send(rpb.PlayResponse(event=rpb.Event(game_completed=game.result)))
+            conn.send(msg.alone(msg.completed(game.result)))
         seat.results_seen = len(self.finished)
         if self.state is not None and self._game_started is not None and not self.done.is_set():
             self._send_catch_up(seat)
@@ -190,32 +190,27 @@ class Table:
     def _send_catch_up(self, seat: Seat) -> None:
         state = self.state
         assert state is not None and self._game_started is not None and seat.connection is not None
-        started = pb.GameStarted()
-        started.CopyFrom(self._game_started)
-        started.your_seat = seat.index
-        started.bot_seed = seat.bot_seed
-        seat.connection.send(rpb.PlayResponse(event=rpb.Event(game_started=started)))
+        started = msg.started_for(self._game_started, seat.index, seat.bot_seed)
+        seat.connection.send(msg.alone(started))
         view = self.view_builder(state, seat.index)
-        seat.connection.send(
-            rpb.PlayResponse(snapshot=rpb.Snapshot(view=wire.view_pb(view), hands=self._hand_events))
-        )
+        seat.connection.send(msg.snapshot(view, self._hand_events))
         self.decisions.resend(seat, view)
 
     # ------------------------------------------------------------------ what bots send
-    def answer(self, seat_index: int, decision: rpb.Decision) -> bool:
-        """Takes a seat's decision. Returns False when the stream must be closed (a flood).
+    def answer(self, seat_index: int, answer: Answer) -> bool:
+        """Takes a seat's answer. Returns False when the stream must be closed (a flood).
 
         An accepted answer is always welcome; a rejected one draws on the seat's flood
         allowance (see :meth:`reject`).
         """
         seat = self.seats[seat_index]
         try:
-            self.decisions.answer(seat, decision)
+            self.decisions.answer(seat, answer)
         except Rejected as exc:
             return self.decisions.reject(seat, exc)
         return True
 
-    def reject(self, seat_index: int, code: str, reason: str) -> bool:
+    def reject(self, seat_index: int, code: RejectionCode, reason: str) -> bool:
         """Rejects something a seat sent that is not an answer (malformed, unexpected).
 
         Returns False when the seat's flood allowance is used up and the stream must be closed.
@@ -227,7 +222,9 @@ class Table:
         """Waits for the seats, plays every game, and closes the streams."""
         try:
             try:
-                await self.clock.wait_for(self._all_joined.wait(), self.settings.join_timeout_ms / 1000)
+                await self.clock.wait_for(
+                    self._all_joined.wait(), self.settings.policy.join_timeout_ms / 1000
+                )
             except TimeoutError:
                 missing = [s.index for s in self.seats if not s.ever_joined and not s.released]
                 self._log.warning("join_timeout", missing_seats=missing)
@@ -271,36 +268,28 @@ class Table:
         game_log = self._log.bind(game_id=self.game_id)
         self.decisions.new_game(state, game_log)
         for seat in self.seats:
-            seat.new_game(settings.time_bank_ms)
+            seat.new_game(settings.policy.time_bank_ms)
         started_at = time.time()
         commitment = seed_commitment(seed)
-        base = pb.GameStarted(
-            game_id=self.game_id,
-            protocol_version=msg.PROTOCOL_VERSION,
-            players=rules.players,
-            seats=[pb.SeatInfo(seat=s.index, bot_name=s.name) for s in self.seats],
-            target_score=rules.target_score,
-            max_hands=rules.max_hands,
-            first_dealer=rules.first_dealer,
-            seed_commitment=commitment,
-            decision_time_ms=settings.decision_ms,
-            time_bank_ms=settings.time_bank_ms,
-            max_faults=settings.max_faults,
+        base = msg.game_started(
+            self.game_id,
+            rules,
+            [s.name for s in self.seats],
+            commitment,
+            decision_ms=settings.policy.decision_ms,
+            time_bank_ms=settings.policy.time_bank_ms,
+            max_faults=settings.policy.max_faults,
             game_number=number,
             games_total=settings.games,
         )
         self._game_started = base
 
-        def started_for(seat: int) -> rpb.Event:
-            personal = pb.GameStarted()
-            personal.CopyFrom(base)
-            personal.your_seat = seat
-            personal.bot_seed = self.seats[seat].bot_seed
-            return rpb.Event(game_started=personal)
+        def started_for(seat: int) -> msg.EventMessage:
+            return msg.started_for(base, seat, self.seats[seat].bot_seed)
 
         game_log.info("game_started", seed_commitment=commitment)
         self.broadcaster.new_game()
-        self.broadcaster.publish(rpb.Event(game_started=base), started_for)
+        self.broadcaster.publish(msg.started(base), started_for)
 
         game = drive(state)
         step: Step = next(game)
@@ -329,15 +318,13 @@ class Table:
             played = await self._ask(
                 state,
                 seat,
-                rpb.DECISION_KIND_PLAY,
+                DecisionKind.PLAY,
                 self.decisions.validate_play(seat.index),
                 lambda: default_play(state.legal_plays()),
             )
             self._play_by_referee = played.by_referee is not None
             return Play(seat.index, played.answer)
-        chosen = await self._ask(
-            state, seat, rpb.DECISION_KIND_MOON, self.decisions.validate_moon, default_moon
-        )
+        chosen = await self._ask(state, seat, DecisionKind.MOON, self.decisions.validate_moon, default_moon)
         return Moon(seat.index, chosen.answer)
 
     async def _ask_pass(self, state: State, seat_index: int) -> Outcome[list[Card]]:
@@ -345,7 +332,7 @@ class Table:
         return await self._ask(
             state,
             seat,
-            rpb.DECISION_KIND_PASS,
+            DecisionKind.PASS,
             self.decisions.validate_pass(seat_index),
             lambda: list(default_pass(state.hands[seat_index])),
         )
@@ -354,8 +341,8 @@ class Table:
         self,
         state: State,
         seat: Seat,
-        kind: rpb.DecisionKind.ValueType,
-        validate: Callable[[rpb.Decision], T],
+        kind: DecisionKind,
+        validate: Callable[[Answer], T],
         fallback: Callable[[], T],
     ) -> Outcome[T]:
         outcome = await self.decisions.decide(
@@ -385,9 +372,9 @@ class Table:
             bots=tuple(settings.bot_names),
             seed=seed,
             seed_commitment=commitment,
-            decision_ms=settings.decision_ms,
-            time_bank_ms=settings.time_bank_ms,
-            max_faults=settings.max_faults,
+            decision_ms=settings.policy.decision_ms,
+            time_bank_ms=settings.policy.time_bank_ms,
+            max_faults=settings.policy.max_faults,
             started_at=started_at,
             finished_at=time.time(),
             seat_faults=tuple(s.faults for s in self.seats),
@@ -411,42 +398,21 @@ class Table:
                 self._log.error("record_write_failed", game_id=self.game_id, error=record_error)
                 self.stop_reason = f"the referee stopped the table: {record_error}"
                 self.stop_code = "UNAVAILABLE"
-        result = self._result_pb(state, seed)
         stats = tuple(
             SeatStats(s.answered, s.by_referee, s.faults, s.retired, s.released, s.bot_errors)
             for s in self.seats
         )
+        # The seed is revealed here only if asked: a seat must not learn the seed of a deal that
+        # is played again later (the next rotation of a duplicate tournament).
+        revealed = seed if self.settings.reveal_seed else ""
+        result = msg.game_completed(self.game_id, state, [s.name for s in self.seats], stats, revealed)
         # Written to disk: only the path is kept (the record is read back when asked for).
         kept = text if path is None or record_error else None
         self.finished.append(
             FinishedGame(self.game_id, result, kept, path if not record_error else None, stats, record_error)
         )
         self._log.info("game_completed", game_id=self.game_id, totals=state.totals, winners=state.winners)
-        self.broadcaster.publish(rpb.Event(game_completed=result))
+        self.broadcaster.publish(msg.completed(result))
         for seat in self.seats:
             if seat.connection is not None:
                 seat.results_seen = len(self.finished)
-
-    def _result_pb(self, state: State, seed: str) -> pb.GameCompleted:
-        finish = places_of(state.totals)
-        return pb.GameCompleted(
-            game_id=self.game_id,
-            totals=state.totals,
-            winners=state.winners,
-            hands_played=len(state.results),
-            results=[
-                pb.SeatResult(
-                    seat=s.index,
-                    bot_name=s.name,
-                    total=state.totals[s.index],
-                    place=finish[s.index],
-                    faults=s.faults,
-                    retired=s.retired,
-                    bot_errors=s.bot_errors,
-                )
-                for s in self.seats
-            ],
-            # Revealed here only if asked: a seat must not learn the seed of a deal that is
-            # played again later (the next rotation of a duplicate tournament).
-            seed=seed if self.settings.reveal_seed else "",
-        )

@@ -36,7 +36,7 @@ import grpc
 from cancellation_hearts.v1 import admin_service_pb2 as apb
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_core.deal import new_seed
-from hearts_core.defaults import DEFAULT_DECISION_MS, DEFAULT_JOIN_TIMEOUT_MS, DEFAULT_TIME_BANK_MS
+from hearts_core.defaults import DEFAULT_POLICY, TablePolicy
 from hearts_core.rules import DEFAULT_TARGET_SCORE, Rules
 from hearts_tournaments.arena.bots import BotSpec
 from hearts_tournaments.arena.entrants import BotProcess, SeatAccess
@@ -57,9 +57,7 @@ class HostOptions:
     port: int = 0
     host: str = "127.0.0.1"
     target_score: int = DEFAULT_TARGET_SCORE
-    decision_ms: int = DEFAULT_DECISION_MS
-    time_bank_ms: int = DEFAULT_TIME_BANK_MS
-    join_timeout_ms: int = DEFAULT_JOIN_TIMEOUT_MS
+    policy: TablePolicy = DEFAULT_POLICY
     sandbox: SandboxKind = SandboxKind.BWRAP
     limits: Limits = field(default_factory=Limits)
 
@@ -164,9 +162,10 @@ async def _host(
                 target_score=options.target_score,
                 games=options.games,
                 seed=options.seed or "",  # empty: a fresh seed per game
-                decision_time_ms=options.decision_ms,
-                time_bank_ms=options.time_bank_ms,
-                join_timeout_ms=options.join_timeout_ms,
+                decision_time_ms=options.policy.decision_ms,
+                time_bank_ms=options.policy.time_bank_ms,
+                max_faults=options.policy.max_faults,
+                join_timeout_ms=options.policy.join_timeout_ms,
                 label="hearts host",
             )
             try:

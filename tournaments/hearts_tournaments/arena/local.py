@@ -31,6 +31,7 @@ import grpc
 
 from cancellation_hearts.v1 import admin_service_pb2 as apb
 from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
+from hearts_core.defaults import TablePolicy
 from hearts_protocol.transport import own_channel
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
@@ -68,13 +69,7 @@ class Settings(Protocol):
     @property
     def max_hands(self) -> int: ...
     @property
-    def decision_ms(self) -> int: ...
-    @property
-    def time_bank_ms(self) -> int: ...
-    @property
-    def max_faults(self) -> int: ...
-    @property
-    def join_timeout_ms(self) -> int: ...
+    def policy(self) -> TablePolicy: ...
     @property
     def limits(self) -> Limits: ...
     @property
@@ -367,10 +362,10 @@ class GamePlay:
             # The real seed: keyed by the tournament's secret, never the schedule's public id.
             seed=self.job.seed,
             reveal_seed=False,
-            decision_time_ms=config.decision_ms,
-            time_bank_ms=config.time_bank_ms,
-            max_faults=config.max_faults,
-            join_timeout_ms=config.join_timeout_ms,
+            decision_time_ms=config.policy.decision_ms,
+            time_bank_ms=config.policy.time_bank_ms,
+            max_faults=config.policy.max_faults,
+            join_timeout_ms=config.policy.join_timeout_ms,
             label=f"{config.name}/{game.key}",
         )
         created = await self.admin.CreateTable(apb.CreateTableRequest(config=table), metadata=self.metadata)

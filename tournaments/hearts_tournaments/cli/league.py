@@ -23,6 +23,13 @@ from hearts_core.defaults import (
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE
 from hearts_tournaments.arena.seeds import DealSecretError, read_deal_secret
 from hearts_tournaments.cli.common import MARKUP_MODE, fail, log_to_file
+from hearts_tournaments.cli.policy_options import (
+    DecisionMsOption,
+    JoinTimeoutMsOption,
+    MaxFaultsOption,
+    TimeBankMsOption,
+    table_policy,
+)
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
@@ -66,24 +73,16 @@ def init(
     table_size: Annotated[int, typer.Option("--table-size", help="Seats per table, 6 to 11.")] = 6,
     seed: Annotated[str, typer.Option("--seed", help="Seeds every block's deal and seating.")] = "1",
     name: Annotated[str, typer.Option("--name", help="The league's name.")] = "league",
-    decision_ms: Annotated[
-        int, typer.Option("--decision-ms", help="Limit per decision (ms).")
-    ] = DEFAULT_DECISION_MS,
-    time_bank_ms: Annotated[
-        int, typer.Option("--time-bank-ms", help="Time bank per seat per game (ms).")
-    ] = DEFAULT_TIME_BANK_MS,
+    decision_ms: DecisionMsOption = DEFAULT_DECISION_MS,
+    time_bank_ms: TimeBankMsOption = DEFAULT_TIME_BANK_MS,
     target_score: Annotated[
         int, typer.Option("--target-score", help="A game ends at this total.")
     ] = DEFAULT_TARGET_SCORE,
     max_hands: Annotated[
         int, typer.Option("--max-hands", help="... or after this many hands.")
     ] = DEFAULT_MAX_HANDS,
-    max_faults: Annotated[
-        int, typer.Option("--max-faults", help="Faults that retire a seat.")
-    ] = DEFAULT_MAX_FAULTS,
-    join_timeout_ms: Annotated[
-        int, typer.Option("--join-timeout-ms", help="How long a table waits for bots.")
-    ] = DEFAULT_JOIN_TIMEOUT_MS,
+    max_faults: MaxFaultsOption = DEFAULT_MAX_FAULTS,
+    join_timeout_ms: JoinTimeoutMsOption = DEFAULT_JOIN_TIMEOUT_MS,
     quarantine_after: Annotated[
         int, typer.Option("--quarantine-after", help="Failed games before quarantine.")
     ] = 3,
@@ -108,12 +107,9 @@ def init(
             name=name,
             table_size=table_size,
             seed=seed,
-            decision_ms=decision_ms,
-            time_bank_ms=time_bank_ms,
+            policy=table_policy(decision_ms, time_bank_ms, max_faults, join_timeout_ms),
             target_score=target_score,
             max_hands=max_hands,
-            max_faults=max_faults,
-            join_timeout_ms=join_timeout_ms,
             quarantine_after=quarantine_after,
             sandbox=sandbox,
             reuse=reuse,

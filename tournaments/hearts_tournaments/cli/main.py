@@ -24,6 +24,13 @@ from hearts_server.logs import LogFormat, configure_logging
 from hearts_server.registry import MAX_LIVE_TABLES
 from hearts_tournaments.arena.sandbox import SandboxError, SandboxKind
 from hearts_tournaments.cli.common import MARKUP_MODE, fail, plain_help
+from hearts_tournaments.cli.policy_options import (
+    DecisionMsOption,
+    JoinTimeoutMsOption,
+    MaxFaultsOption,
+    TimeBankMsOption,
+    table_policy,
+)
 from hearts_tournaments.cli.tournament import tournament_app
 
 plain_help()
@@ -36,17 +43,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# Options that more than one command takes.
+# Options that more than one command takes (the table policy's: hearts_tournaments.cli.policy_options).
 # Bounded as the referee bounds a table's config (hearts_server.table.settings.LIMITS).
-DecisionMsOption = Annotated[
-    int, typer.Option("--decision-ms", min=1, max=600_000, help="Limit per decision, in milliseconds.")
-]
-TimeBankOption = Annotated[
-    int,
-    typer.Option(
-        "--time-bank-ms", min=1, max=86_400_000, help="Time bank per seat per game, in milliseconds."
-    ),
-]
 TargetScoreOption = Annotated[
     int, typer.Option("--target-score", min=1, max=10_000, help="The game ends when a total reaches this.")
 ]
@@ -204,10 +202,9 @@ def serve(
     host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
     records: Annotated[Path, typer.Option("--records", help="Folder for the game records.")] = Path("games"),
     decision_ms: DecisionMsOption = DEFAULT_DECISION_MS,
-    time_bank_ms: TimeBankOption = DEFAULT_TIME_BANK_MS,
-    max_faults: Annotated[
-        int, typer.Option("--max-faults", min=1, max=1_000, help="Faults that retire a seat for the game.")
-    ] = DEFAULT_MAX_FAULTS,
+    time_bank_ms: TimeBankMsOption = DEFAULT_TIME_BANK_MS,
+    max_faults: MaxFaultsOption = DEFAULT_MAX_FAULTS,
+    join_timeout_ms: JoinTimeoutMsOption = DEFAULT_JOIN_TIMEOUT_MS,
     admin_token: Annotated[
         str | None,
         typer.Option(
@@ -251,7 +248,8 @@ def serve(
     """Run the referee server: tables are created over the admin API (or by the runner).
 
     Prints "referee listening on HOST:PORT" once it accepts connections; SIGINT or SIGTERM stop it.
-    Every finished game's record is written durably to --records as it ends.
+    Every finished game's record is written durably to --records as it ends. The table policy
+    options are the defaults of a table whose config leaves them unset.
 
     The admin API is closed by default: without --admin-token or --admin-token-file the referee
     makes a fresh token, writes it to $XDG_STATE_HOME/cancellation-hearts/referee-PORT.token
@@ -260,7 +258,6 @@ def serve(
     """
     import asyncio
 
-    from hearts_server.registry import ServerDefaults
     from hearts_server.server import TlsFiles, make_server, serve_forever
     from hearts_tournaments.arena.admin_token import (
         AdminTokenError,
@@ -290,7 +287,7 @@ def serve(
         raise fail(str(exc)) from None
     made: Path | None = None
     tls = TlsFiles(tls_cert, tls_key) if tls_cert is not None and tls_key is not None else None
-    defaults = ServerDefaults(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
+    defaults = table_policy(decision_ms, time_bank_ms, max_faults, join_timeout_ms)
 
     def announce(address: str) -> None:
         nonlocal made
@@ -352,10 +349,19 @@ def host(
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help=PortHelp)] = 0,
     target_score: TargetScoreOption = DEFAULT_TARGET_SCORE,
     decision_ms: DecisionMsOption = DEFAULT_DECISION_MS,
-    time_bank_ms: TimeBankOption = DEFAULT_TIME_BANK_MS,
+    time_bank_ms: TimeBankMsOption = DEFAULT_TIME_BANK_MS,
+    max_faults: MaxFaultsOption = DEFAULT_MAX_FAULTS,
+    join_timeout_ms: JoinTimeoutMsOption = DEFAULT_JOIN_TIMEOUT_MS,
     join_timeout: Annotated[
-        float, typer.Option("--join-timeout", min=0.001, max=3600, help="Seconds to wait for external bots.")
-    ] = DEFAULT_JOIN_TIMEOUT_MS / 1000,
+        float | None,
+        typer.Option(
+            "--join-timeout",
+            min=0.001,
+            max=3600,
+            hidden=True,
+            help="The old spelling of --join-timeout-ms, in seconds (overrides it).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines only.")] = False,
     sandbox: Annotated[
         SandboxKind,
@@ -391,9 +397,12 @@ def host(
         out=out,
         port=port,
         target_score=target_score,
-        decision_ms=decision_ms,
-        time_bank_ms=time_bank_ms,
-        join_timeout_ms=int(join_timeout * 1000),
+        policy=table_policy(
+            decision_ms,
+            time_bank_ms,
+            max_faults,
+            round(join_timeout * 1000) if join_timeout is not None else join_timeout_ms,
+        ),
         sandbox=sandbox,
     )
 

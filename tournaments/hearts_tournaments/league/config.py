@@ -5,12 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from hearts_core.defaults import (
-    DEFAULT_DECISION_MS,
-    DEFAULT_JOIN_TIMEOUT_MS,
-    DEFAULT_MAX_FAULTS,
-    DEFAULT_TIME_BANK_MS,
-)
+from hearts_core.defaults import DEFAULT_POLICY, TablePolicy
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
 from hearts_tournaments.arena.sandbox import SandboxKind
 
@@ -32,12 +27,11 @@ class LeagueConfig:
         table_size: Seats per table, 6 to 11; a block is one deal in every rotation, so
             ``table_size`` games.
         seed: Derives every block's deal, seating and bot seeds (with the deal secret).
-        decision_ms: The referee's limit per decision.
-        time_bank_ms: Thinking time per seat per game.
+        policy: The referee's limit per decision, the thinking time per seat per game, the
+            faults that retire a seat and how long a table waits for its bots (stored as the
+            flat keys ``decision_ms``, ``time_bank_ms``, ``max_faults``, ``join_timeout_ms``).
         target_score: A game ends when a total reaches this.
         max_hands: ... or after this many hands.
-        max_faults: Faults that retire a seat for the rest of a game.
-        join_timeout_ms: How long a table waits for its bots.
         quarantine_after: Failed rated games after which a version is quarantined.
         sandbox: How bots are isolated (``bwrap`` or ``none`` for trusted bots).
         reuse: Bot process reuse policy (``fresh``: one process per seat per game).
@@ -53,12 +47,9 @@ class LeagueConfig:
     name: str = "league"
     table_size: int = 6
     seed: str = "1"
-    decision_ms: int = DEFAULT_DECISION_MS
-    time_bank_ms: int = DEFAULT_TIME_BANK_MS
+    policy: TablePolicy = DEFAULT_POLICY
     target_score: int = DEFAULT_TARGET_SCORE
     max_hands: int = DEFAULT_MAX_HANDS
-    max_faults: int = DEFAULT_MAX_FAULTS
-    join_timeout_ms: int = DEFAULT_JOIN_TIMEOUT_MS
     quarantine_after: int = 3
     sandbox: str = SandboxKind.BWRAP.value
     reuse: str = "fresh"
@@ -73,12 +64,8 @@ class LeagueConfig:
         if not MIN_PLAYERS <= self.table_size <= MAX_PLAYERS:
             raise LeagueError(f"table size must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {self.table_size}")
         for name in (
-            "decision_ms",
-            "time_bank_ms",
             "target_score",
             "max_hands",
-            "max_faults",
-            "join_timeout_ms",
             "quarantine_after",
             "provisional_blocks",
         ):
@@ -94,11 +81,21 @@ class LeagueConfig:
             raise LeagueError("the seed must not be empty")
 
     def to_json(self) -> dict[str, Any]:
-        """The settings as stored."""
-        return asdict(self)
+        """The settings as stored: the policy's keys flat among the others, as ever."""
+        out = asdict(self)
+        out.update(out.pop("policy"))
+        return out
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> LeagueConfig:
-        """The settings stored by :meth:`to_json` (unknown keys ignored, missing ones default)."""
-        known = {f.name for f in fields(LeagueConfig)}
-        return LeagueConfig(**{k: v for k, v in data.items() if k in known})
+        """The settings stored by :meth:`to_json` (unknown keys ignored, missing ones default).
+
+        Raises:
+            LeagueError: for a stored policy value out of its bounds.
+        """
+        known = {f.name for f in fields(LeagueConfig)} - {"policy"}
+        try:
+            policy = TablePolicy.from_json(data)
+        except ValueError as exc:
+            raise LeagueError(str(exc)) from None
+        return LeagueConfig(policy=policy, **{k: v for k, v in data.items() if k in known})

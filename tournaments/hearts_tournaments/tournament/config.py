@@ -24,12 +24,7 @@ from typing import Any, cast
 
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS
-from hearts_core.defaults import (
-    DEFAULT_DECISION_MS,
-    DEFAULT_JOIN_TIMEOUT_MS,
-    DEFAULT_MAX_FAULTS,
-    DEFAULT_TIME_BANK_MS,
-)
+from hearts_core.defaults import DEFAULT_POLICY, POLICY_KEYS, TablePolicy
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
 from hearts_server.table.settings import LIMITS as TABLE_LIMITS
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec, Reuse
@@ -85,11 +80,10 @@ class TournamentConfig:
         seating: How a duplicate deal's games seat its bots: ``permute`` (the default: a
             different order in every game, so neighbours vary) or ``rotate`` (the same order
             turned; the default before, which a tournament stored then keeps).
-        decision_ms: The referee's limit per decision.
-        time_bank_ms: Thinking time per seat per game.
-        max_faults: Faults that retire a seat for the rest of a game.
-        join_timeout_ms: How long a table waits for its bots before the referee plays for
-            the absent ones.
+        policy: The referee's limit per decision, the thinking time per seat per game, the
+            faults that retire a seat and how long a table waits for its bots (the keys
+            ``decision_ms``, ``time_bank_ms``, ``max_faults`` and ``join_timeout_ms`` of
+            ``[tournament]``).
         quarantine_after: Failed games (a seat retired or never answering, or the bot's process
             crashed) before a bot is quarantined.
         server: Address of an external referee, or empty for one started by the runner.
@@ -119,10 +113,7 @@ class TournamentConfig:
     output: Path = Path("runs")
     duplicate: bool = True
     seating: SeatingMode = DEFAULT_SEATING
-    decision_ms: int = DEFAULT_DECISION_MS
-    time_bank_ms: int = DEFAULT_TIME_BANK_MS
-    max_faults: int = DEFAULT_MAX_FAULTS
-    join_timeout_ms: int = DEFAULT_JOIN_TIMEOUT_MS
+    policy: TablePolicy = DEFAULT_POLICY
     quarantine_after: int = 3
     server: str = ""
     sandbox: SandboxKind = SandboxKind.BWRAP
@@ -285,7 +276,10 @@ def parse_config(text: str, base_dir: Path, default_name: str = "tournament") ->
     bots = _bots(data.get("bots"), base_dir)
     limits = _limits(data.get("limits", {}))
     gauntlet = _gauntlet(data["gauntlet"], bots) if "gauntlet" in data else None
-    return TournamentConfig(bots=bots, base_dir=base_dir, limits=limits, gauntlet=gauntlet, **settings)
+    policy = TablePolicy(**{key: settings.pop(key) for key in POLICY_KEYS if key in settings})
+    return TournamentConfig(
+        bots=bots, base_dir=base_dir, limits=limits, gauntlet=gauntlet, policy=policy, **settings
+    )
 
 
 def _limits(section: Any) -> Limits:
