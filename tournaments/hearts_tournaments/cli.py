@@ -513,6 +513,10 @@ from hearts_tournaments.web.cli import web_app  # noqa: E402
 
 app.add_typer(web_app, name="web")
 
+from hearts_tournaments.portal.cli import submit  # noqa: E402
+
+app.command("submit")(submit)
+
 
 def main() -> None:
     """Entry point of the ``hearts`` console script.
