@@ -61,6 +61,8 @@ MAX_MANIFEST_BYTES = 4096
 MAX_PATH_CHARS = 255
 MAX_DEPTH = 16
 MANIFEST = "bot.toml"
+#: Where a program named without a path (``python3``) is looked for: the system's folders.
+PROGRAM_PATH = "/usr/local/bin:/usr/bin:/bin"
 #: Lines of a log shown to the entrant with an error.
 LOG_LINES = 20
 _KEYS = frozenset({"command", "protocol", "description"})
@@ -320,13 +322,25 @@ def unpack(checked: CheckedArchive, target: Path) -> None:
 
 
 def bot_spec(name: str, checked: CheckedArchive, target: Path) -> BotSpec:
-    """The version's spec: its command with the archive's file names made paths under ``target``,
-    always sandboxed, its files the folder ``target``."""
+    """The version's spec: its command with the archive's file names made paths under ``target``
+    and a program named without a path found in :data:`PROGRAM_PATH` (the system's own, never a
+    user's shims), always sandboxed, its files the folder ``target``."""
     files = {m.path for m in checked.members if m.data is not None}
     words = []
-    for word in checked.manifest.command:
+    for i, word in enumerate(checked.manifest.command):
         clean = word[2:] if word.startswith("./") else word
-        words.append(str(target / clean) if clean in files else word)
+        if clean in files:
+            words.append(str(target / clean))
+        elif i == 0 and "/" not in word:
+            found = shutil.which(word, path=PROGRAM_PATH)
+            if found is None:
+                raise UploadError(
+                    f"bot.toml's program {word!r} is not installed on the league's machine ({PROGRAM_PATH}): "
+                    "use python3, node, java or ship the program in the archive"
+                )
+            words.append(found)
+        else:
+            words.append(word)
     return BotSpec(
         name=name,
         command=tuple(words),
@@ -354,6 +368,7 @@ def submit_version(
     """Unpacks a checked archive into the league's snapshot store, checks it in the sandbox, and
     adds it as ``name``'s next version when it passes (the submission's status says how it went)."""
     portal.set_submission(sid, VALIDATING, "checking it in the sandbox (one hand against the referee)")
+    league = league.absolute()
     scratch = Path(tempfile.mkdtemp(prefix="hearts-upload-"))
     try:
         target = scratch / name

@@ -1,0 +1,35 @@
+"""``hearts web LEAGUE --submissions``: serve the portal until SIGINT or SIGTERM."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from hearts_tournaments.cli_common import fail
+from hearts_tournaments.league.config import LeagueError
+from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.portal.accounts import PortalError
+
+
+def serve_portal(folder: Path, host: str, port: int, insecure: bool, uploads: int, logins: int) -> None:
+    """Serves the league in ``folder`` with the portal; one line and exit 2 for a bad argument."""
+    from hearts_tournaments.portal.app import Limits, make_portal_app
+    from hearts_tournaments.web.app import serve
+
+    if uploads < 1 or logins < 1:
+        raise fail("--upload-limit and --login-limit must be positive")
+    try:
+        LeagueStore.open(folder, read_only=True).close()
+        app, portal = make_portal_app(
+            folder, Limits(logins_per_minute=logins, uploads_per_hour=uploads), secure=not insecure
+        )
+    except (LeagueError, PortalError) as exc:
+        raise fail(f"--submissions serves a league: {exc}") from None
+    portal.worker.start()
+    try:
+        serve(folder, host, port, lambda url: typer.echo(f"web listening on {url} (portal: {url}/login)"), app=app)
+    except OSError as exc:
+        raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    finally:
+        portal.worker.stop()
