@@ -12,6 +12,11 @@ from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.accounts import PortalError
 
 
+def _ready(url: str) -> None:
+    typer.echo(f"web listening on {url}")
+    typer.echo(f"hearts web: the portal signs entrants in at {url}/login", err=True)
+
+
 def serve_portal(folder: Path, host: str, port: int, insecure: bool, uploads: int, logins: int) -> None:
     """Serves the league in ``folder`` with the portal; one line and exit 2 for a bad argument."""
     from hearts_tournaments.portal.app import Limits, make_portal_app
@@ -28,7 +33,7 @@ def serve_portal(folder: Path, host: str, port: int, insecure: bool, uploads: in
         raise fail(f"--submissions serves a league: {exc}") from None
     portal.worker.start()
     try:
-        serve(folder, host, port, lambda url: typer.echo(f"web listening on {url} (portal: {url}/login)"), app=app)
+        serve(folder, host, port, _ready, app=app)
     except OSError as exc:
         raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     finally:

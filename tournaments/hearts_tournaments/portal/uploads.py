@@ -137,6 +137,12 @@ class _Tally:
             )
 
 
+def _first(exc: BaseException) -> str:
+    """An exception's message as one line (tarfile's lists every method it tried)."""
+    text = str(exc).strip().splitlines()
+    return text[0].rstrip(":") if text else type(exc).__name__
+
+
 def _special(kind: str, path: str) -> UploadError:
     return UploadError(
         f"the archive holds {kind} at {path[:80]!r}: a bot is plain files and folders (copy what a link "
@@ -171,7 +177,7 @@ def _tar_members(data: bytes, tally: _Tally) -> list[Member]:
                     raise UploadError(f"the archive's entry {path!r} is cut short: pack it again")
                 out.append(Member(path, body, bool(info.mode & 0o111)))
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
-        raise UploadError(f"the archive does not read as tar or zip ({exc}): send a .tar.gz or .zip") from None
+        raise UploadError(f"the archive does not read as tar or zip ({_first(exc)}): send a .tar.gz or .zip") from None
     return out
 
 
@@ -206,7 +212,7 @@ def _zip_members(data: bytes, tally: _Tally) -> list[Member]:
                 mode = (info.external_attr >> 16) & 0o111
                 out.append(Member(path, body, bool(mode)))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError) as exc:
-        raise UploadError(f"the archive does not read as zip ({exc}): send a .tar.gz or .zip") from None
+        raise UploadError(f"the archive does not read as zip ({_first(exc)}): send a .tar.gz or .zip") from None
     return out
 
 
@@ -216,7 +222,7 @@ def _manifest(text: bytes, names: set[str]) -> Manifest:
     try:
         data = tomllib.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UploadError(f"bot.toml is not valid TOML ({exc}): see docs/COMPETITION.md") from None
+        raise UploadError(f"bot.toml is not valid TOML ({_first(exc)}): see docs/COMPETITION.md") from None
     unknown = sorted(set(data) - _KEYS)
     if unknown:
         raise UploadError(f"bot.toml has unknown keys {', '.join(unknown)}: it takes command, protocol, description")
