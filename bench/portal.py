@@ -10,8 +10,9 @@ and then:
    ``active``: the archive's checks, the sandboxed one-hand check, the version added, and its
    validation game played by the league's run (between blocks). Reported: each time, median, max.
 2. leaderboard under submissions: ``--clients`` threads GET ``/`` for ``--seconds`` while one
-   thread submits a new version every ``--every`` seconds (the league playing meanwhile), and
-   the same without submissions; requests per second and median latency of each.
+   thread submits a new version every ``--every`` seconds (the league playing meanwhile); the
+   same without submissions; and the same league served by plain ``hearts web LEAGUE`` (no
+   portal) for comparison. Requests per second and median latency of each.
 
 Usage::
 
@@ -38,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.accounts import PortalStore
-from tests.portal_helpers import MANIFEST, LOWEST, Client, league_running, make_league, tar_gz, wait_status
+from tests.portal_helpers import LOWEST, MANIFEST, Client, league_running, make_league, tar_gz, wait_status
 from tests.web_server import web_server
 
 
@@ -79,7 +80,7 @@ def main() -> int:
     parser.add_argument("--every", type=float, default=2.0, help="seconds between submissions meanwhile")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
-    names = tuple(f"e{i}" for i in range(args.entrants)) + ("flood",)
+    names = (*(f"e{i}" for i in range(args.entrants)), "flood")
     with tempfile.TemporaryDirectory(prefix="bench-portal-") as tmp:
         folder = Path(tmp) / "lg"
         tokens = make_league(folder, names)
@@ -116,6 +117,8 @@ def main() -> int:
             busy_count, busy = hammer(url, args.clients, args.seconds)
             stop.set()
             flooder.join()
+            with web_server(folder) as plain:  # the same league served without the portal
+                plain_count, plain_lat = hammer(plain, args.clients, args.seconds)
     result: dict[str, Any] = {
         "upload_to_active_s": [round(t, 2) for t in to_active],
         "upload_to_active_median_s": round(statistics.median(to_active), 2),
@@ -125,18 +128,25 @@ def main() -> int:
         "leaderboard_rps_with_submissions": round(busy_count / args.seconds, 1),
         "leaderboard_median_ms_with_submissions": round(statistics.median(busy) * 1000, 1),
         "submissions_meanwhile": sent[0],
+        "leaderboard_rps_without_portal": round(plain_count / args.seconds, 1),
+        "leaderboard_median_ms_without_portal": round(statistics.median(plain_lat) * 1000, 1),
         "clients": args.clients,
         "seconds": args.seconds,
     }
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"upload to active: {result['upload_to_active_s']} s (median {result['upload_to_active_median_s']} s)")
+        print(
+            f"upload to active: {result['upload_to_active_s']} s "
+            f"(median {result['upload_to_active_median_s']} s)"
+        )
         print(
             f"public leaderboard, {args.clients} clients: {result['leaderboard_rps_quiet']} req/s "
             f"(median {result['leaderboard_median_ms_quiet']} ms) without submissions; "
             f"{result['leaderboard_rps_with_submissions']} req/s (median "
-            f"{result['leaderboard_median_ms_with_submissions']} ms) with {sent[0]} submissions meanwhile"
+            f"{result['leaderboard_median_ms_with_submissions']} ms) with {sent[0]} submissions meanwhile; "
+            f"{result['leaderboard_rps_without_portal']} req/s (median "
+            f"{result['leaderboard_median_ms_without_portal']} ms) from plain `hearts web LEAGUE`"
         )
     return 0
 

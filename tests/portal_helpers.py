@@ -85,7 +85,9 @@ class Client:
     cookie: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
-    def request(self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None) -> Answer:
+    def request(
+        self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
+    ) -> Answer:
         sent = {**self.extra, **(headers or {})}
         if self.cookie is not None:
             sent["Cookie"] = f"hearts_portal={self.cookie}"
@@ -93,7 +95,9 @@ class Client:
         opener = urllib.request.build_opener(_NoRedirect)
         try:
             with opener.open(request, timeout=120) as response:
-                answer = Answer(response.status, response.read().decode("utf-8", "replace"), dict(response.headers))
+                answer = Answer(
+                    response.status, response.read().decode("utf-8", "replace"), dict(response.headers)
+                )
         except urllib.error.HTTPError as exc:
             answer = Answer(exc.code, exc.read().decode("utf-8", "replace"), dict(exc.headers))
         for name, value in answer.headers.items():
@@ -122,12 +126,18 @@ class Client:
     def upload(self, data: bytes, csrf: str | None, headers: dict[str, str] | None = None) -> Answer:
         body, kind = multipart("bot", "bot.tar.gz", data)
         if csrf is not None:
-            body = f'--{kind.split("=", 1)[1]}\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n{csrf}\r\n'.encode() + body
+            body = (
+                f"--{kind.split('=', 1)[1]}\r\n"
+                f'Content-Disposition: form-data; name="csrf"\r\n\r\n{csrf}\r\n'.encode()
+                + body
+            )
         return self.request("POST", "/me/submit", body, {"Content-Type": kind, **(headers or {})})
 
     def api_upload(self, token: str, data: bytes) -> Answer:
         body, kind = multipart("bot", "bot.tar.gz", data)
-        return self.request("POST", "/api/submissions", body, {"Content-Type": kind, "Authorization": f"Bearer {token}"})
+        return self.request(
+            "POST", "/api/submissions", body, {"Content-Type": kind, "Authorization": f"Bearer {token}"}
+        )
 
     def api_status(self, token: str, sid: int) -> Answer:
         return self.request("GET", f"/api/submissions/{sid}", headers={"Authorization": f"Bearer {token}"})
@@ -138,14 +148,18 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def wait_status(client: Client, token: str, sid: int, wanted: set[str], timeout: float = 400) -> dict[str, Any]:
+def wait_status(
+    client: Client, token: str, sid: int, wanted: set[str], timeout: float = 400
+) -> dict[str, Any]:
     """Polls the API until the submission's status is one of ``wanted`` (the deadline only fails the test)."""
     deadline = time.monotonic() + timeout
     while True:
         data: dict[str, Any] = client.api_status(token, sid).json()
         if data["status"] in wanted:
             return data
-        assert time.monotonic() < deadline, f"submission {sid} still {data['status']} after {timeout} s: {data}"
+        assert time.monotonic() < deadline, (
+            f"submission {sid} still {data['status']} after {timeout} s: {data}"
+        )
         time.sleep(0.5)
 
 

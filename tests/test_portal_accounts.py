@@ -40,7 +40,9 @@ def test_entrant_commands_print_a_token_once_and_store_it_hashed(tmp_path: Path)
     assert (folder / PORTAL_DB).stat().st_mode & 0o077 == 0
 
     again = hearts("league", "entrant", "add", str(folder), "alice")
-    assert again.returncode == 2 and again.stderr.count("\n") == 1 and "has an account already" in again.stderr
+    assert (
+        again.returncode == 2 and again.stderr.count("\n") == 1 and "has an account already" in again.stderr
+    )
 
     rotated = hearts("league", "entrant", "rotate", str(folder), "alice")
     assert rotated.returncode == 0, rotated.stderr
@@ -58,15 +60,22 @@ def test_entrant_commands_print_a_token_once_and_store_it_hashed(tmp_path: Path)
     twice = hearts("league", "entrant", "revoke", str(folder), "alice")
     assert twice.returncode == 2 and "revoked already" in twice.stderr
     missing = hearts("league", "entrant", "rotate", str(folder), "bob")
-    assert missing.returncode == 2 and "no account 'bob'" in missing.stderr and "Traceback" not in missing.stderr
+    assert (
+        missing.returncode == 2 and "no account 'bob'" in missing.stderr and "Traceback" not in missing.stderr
+    )
     bad = hearts("league", "entrant", "add", str(folder), "../x")
     assert bad.returncode == 2 and "a name is letters" in bad.stderr
     nowhere = hearts("league", "entrant", "add", str(tmp_path / "none"), "x")
     assert nowhere.returncode == 2 and "holds no league" in nowhere.stderr
 
-    listed = [json.loads(line) for line in hearts("league", "entrant", "list", str(folder)).stdout.splitlines()]
+    listed = [
+        json.loads(line) for line in hearts("league", "entrant", "list", str(folder)).stdout.splitlines()
+    ]
     assert [(r["entrant"], r["revoked"]) for r in listed] == [("alice", True)]
-    actions = [json.loads(line)["action"] for line in hearts("league", "entrant", "audit", str(folder)).stdout.splitlines()]
+    actions = [
+        json.loads(line)["action"]
+        for line in hearts("league", "entrant", "audit", str(folder)).stdout.splitlines()
+    ]
     assert actions == ["account_added", "token_rotated", "account_revoked"]
 
 
@@ -89,4 +98,6 @@ def test_an_invite_code_makes_one_account(tmp_path: Path) -> None:
                 raise AssertionError(f"{wrong!r} registered an account")
         assert portal.account("dave") is None
     with sqlite3.connect(folder / PORTAL_DB) as db:
-        assert code.split(".", 1)[1] not in json.dumps(db.execute("SELECT * FROM invites").fetchall(), default=str)
+        assert code.split(".", 1)[1] not in json.dumps(
+            db.execute("SELECT * FROM invites").fetchall(), default=str
+        )

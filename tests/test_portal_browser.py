@@ -53,7 +53,9 @@ def test_an_entrant_submits_and_follows_its_bot(browser: Any, tmp_path: Path) ->
         page.wait_for_url(lambda u: "/me/submissions/" in u)
         page.wait_for_selector("#status[data-status=validating], #status[data-status=active]")
         page.wait_for_selector("#status[data-status=active], #status[data-status=error]")
-        assert page.locator("#status").get_attribute("data-status") == "active", page.locator("#status-message").inner_text()
+        assert page.locator("#status").get_attribute("data-status") == "active", page.locator(
+            "#status-message"
+        ).inner_text()
         assert "alice@v1" in page.locator("#version").inner_text()
         page.screenshot(path=str(shots / "status-active.png"), full_page=True)
 

@@ -81,19 +81,28 @@ def portal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         commands.add_version(store, commands.make_spec("rival", None, "heuristic"))
     with PortalStore(folder) as db:
         db.revoke("eve")
-    with league_running(folder) as run, web_server(folder, "--submissions", "--upload-limit", "1000", "--login-limit", "100") as url:
+    with (
+        league_running(folder) as run,
+        web_server(folder, "--submissions", "--upload-limit", "1000", "--login-limit", "100") as url,
+    ):
         wait_blocks(folder, 1, run)
         yield {"folder": folder, "url": url, "tokens": tokens, "run": run, "root": root}
 
 
 HOSTILE = {
     "path traversal": (lambda t: tar_gz([("bot.toml", MANIFEST.encode()), ("../../evil.txt", b"x")]), "'..'"),
-    "absolute path": (lambda t: tar_gz([("bot.toml", MANIFEST.encode()), (f"{t}/evil.txt", b"x")]), "absolute path"),
+    "absolute path": (
+        lambda t: tar_gz([("bot.toml", MANIFEST.encode()), (f"{t}/evil.txt", b"x")]),
+        "absolute path",
+    ),
     "symlink to the league database": (
         lambda t: tar_gz([("bot.toml", MANIFEST.encode()), _link("db", t + "/lg/league.sqlite")]),
         "a link",
     ),
-    "hard link": (lambda t: tar_gz([("bot.toml", MANIFEST.encode()), _link("db", "bot.toml", tarfile.LNKTYPE)]), "a link"),
+    "hard link": (
+        lambda t: tar_gz([("bot.toml", MANIFEST.encode()), _link("db", "bot.toml", tarfile.LNKTYPE)]),
+        "a link",
+    ),
     "device file": (lambda t: tar_gz([("bot.toml", MANIFEST.encode()), _device("null")]), "a device"),
     "archive bomb (ratio)": (
         lambda t: tar_gz([("bot.toml", MANIFEST.encode()), ("zeros", bytes(20 * 1024 * 1024))], level=9),
@@ -118,7 +127,10 @@ HOSTILE = {
         lambda t: _zip([("bot.toml", MANIFEST.encode(), 0o100644), ("db", t.encode(), 0o120777)]),
         "a link",
     ),
-    "zip with '..'": (lambda t: _zip([("bot.toml", MANIFEST.encode(), 0o100644), ("../x", b"x", 0o100644)]), "'..'"),
+    "zip with '..'": (
+        lambda t: _zip([("bot.toml", MANIFEST.encode(), 0o100644), ("../x", b"x", 0o100644)]),
+        "'..'",
+    ),
     "not an archive": (lambda t: secrets.token_bytes(3000), "does not read as tar or zip"),
 }
 
@@ -146,7 +158,9 @@ def test_hostile_archives_are_refused_with_one_line(portal: dict[str, Any]) -> N
     assert not (portal["root"] / "evil.txt").exists() and not Path("/evil.txt").exists()
     assert sorted(os.listdir(portal["root"])) == before_root
     assert (sorted(os.listdir(store)) if store.exists() else []) == before_store  # nothing stored
-    assert (folder / "league.sqlite").stat().st_size >= db_bytes and not (folder / "league.sqlite").is_symlink()
+    assert (folder / "league.sqlite").stat().st_size >= db_bytes and not (
+        folder / "league.sqlite"
+    ).is_symlink()
     with PortalStore(folder) as db:
         assert db.submissions("alice") == []  # none got as far as a submission
         refused = [r for r in db.audit_log() if r["action"] == "submission_refused"]

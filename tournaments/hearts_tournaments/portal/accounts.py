@@ -145,7 +145,9 @@ class PortalStore:
         self.folder = folder
         path = folder / PORTAL_DB
         if not folder.is_dir():
-            raise PortalError(f"{folder} is not a folder: create the league with `hearts league init {folder}`")
+            raise PortalError(
+                f"{folder} is not a folder: create the league with `hearts league init {folder}`"
+            )
         fresh = not path.exists()
         try:
             self._db = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
@@ -223,10 +225,12 @@ class PortalStore:
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM accounts WHERE name = ?", (name,)).fetchone():
                 raise PortalError(
-                    f"entrant {name!r} has an account already: `hearts league entrant rotate` gives it a new token"
+                    f"entrant {name!r} has an account already: `hearts league entrant rotate` gives it "
+                    "a new token"
                 )
             db.execute(
-                "INSERT INTO accounts VALUES (?, ?, ?, ?, ?, ?, NULL)", (name, now, selector, salt, digest, now)
+                "INSERT INTO accounts VALUES (?, ?, ?, ?, ?, ?, NULL)",
+                (name, now, selector, salt, digest, now),
             )
             self.audit(actor, "account_added", {"entrant": name}, address)
         return token
@@ -241,7 +245,8 @@ class PortalStore:
         with self._transaction() as db:
             self._account_row(name)
             db.execute(
-                "UPDATE accounts SET selector = ?, salt = ?, hash = ?, rotated = ?, revoked = NULL WHERE name = ?",
+                "UPDATE accounts SET selector = ?, salt = ?, hash = ?, rotated = ?, revoked = NULL "
+                "WHERE name = ?",
                 (selector, salt, digest, time.time(), name),
             )
             self.audit("organiser", "token_rotated", {"entrant": name})
@@ -264,7 +269,9 @@ class PortalStore:
             "SELECT name, created, selector, rotated, revoked FROM accounts WHERE name = ?", (name,)
         ).fetchone()
         if row is None:
-            raise PortalError(f"no account {name!r}: create it with `hearts league entrant add LEAGUE {name}`")
+            raise PortalError(
+                f"no account {name!r}: create it with `hearts league entrant add LEAGUE {name}`"
+            )
         return Account(*row)
 
     def account(self, name: str) -> Account | None:
@@ -276,7 +283,9 @@ class PortalStore:
 
     def accounts(self) -> list[Account]:
         """Every account, by name."""
-        rows = self._db.execute("SELECT name, created, selector, rotated, revoked FROM accounts ORDER BY name")
+        rows = self._db.execute(
+            "SELECT name, created, selector, rotated, revoked FROM accounts ORDER BY name"
+        )
         return [Account(*r) for r in rows.fetchall()]
 
     def authenticate(self, token: str) -> Account | None:
@@ -298,7 +307,11 @@ class PortalStore:
     def session_valid(self, name: str, selector: str) -> bool:
         """A session made with the token ``selector`` still holds: not revoked, not rotated since."""
         account = self.account(name)
-        return account is not None and account.revoked is None and hmac.compare_digest(account.selector, selector)
+        return (
+            account is not None
+            and account.revoked is None
+            and hmac.compare_digest(account.selector, selector)
+        )
 
     # ------------------------------------------------------------------ invites
     def add_invite(self) -> str:
@@ -370,7 +383,8 @@ class PortalStore:
     def submission(self, sid: int) -> Submission | None:
         """One submission, or None."""
         row = self._db.execute(
-            "SELECT id, account, received, bytes, status, version, message, log FROM submissions WHERE id = ?",
+            "SELECT id, account, received, bytes, status, version, message, log FROM submissions "
+            "WHERE id = ?",
             (sid,),
         ).fetchone()
         return None if row is None else Submission(*row)

@@ -141,13 +141,22 @@ class Worker:
                 try:
                     if job is not None:
                         sid, name, checked = job
-                        submit_version(self.folder, portal, sid, name, checked, lambda line: log.info("portal", line=line))
+                        submit_version(
+                            self.folder,
+                            portal,
+                            sid,
+                            name,
+                            checked,
+                            lambda line: log.info("portal", line=line),
+                        )
                     sync_statuses(self.folder, portal)
                 except Exception as exc:  # the worker goes on with the next submission
                     log.error("portal_worker_failed", error=repr(exc))
                     if job is not None:
                         with contextlib.suppress(Exception):
-                            portal.set_submission(job[0], ERROR, "the portal failed while checking it: submit it again")
+                            portal.set_submission(
+                                job[0], ERROR, "the portal failed while checking it: submit it again"
+                            )
 
 
 def _address(request: Request) -> str:
@@ -199,11 +208,17 @@ class Portal:
             return f"a form posted from {origin[:80]} is refused: post it from this site's own page"
         expected = request.session.get("csrf")
         given = form.get("csrf") if form is not None else None
-        if not isinstance(expected, str) or not isinstance(given, str) or not hmac.compare_digest(expected, given):
+        if (
+            not isinstance(expected, str)
+            or not isinstance(given, str)
+            or not hmac.compare_digest(expected, given)
+        ):
             return "the form's CSRF token is missing or wrong: reload the page and send it again"
         return None
 
-    def page(self, template: str, status: int = 200, request: Request | None = None, **context: Any) -> HTMLResponse:
+    def page(
+        self, template: str, status: int = 200, request: Request | None = None, **context: Any
+    ) -> HTMLResponse:
         """A portal page rendered with the public site's frame."""
         who = self.who(request) if request is not None else None
         csrf = self.csrf(request) if request is not None else ""
@@ -324,7 +339,9 @@ class Portal:
             return 404, f"the log of seat {seat} of {key} is not kept"
 
 
-def make_portal_app(folder: Path, limits: Limits | None = None, secure: bool = True) -> tuple[Starlette, Portal]:
+def make_portal_app(
+    folder: Path, limits: Limits | None = None, secure: bool = True
+) -> tuple[Starlette, Portal]:
     """The portal over the league in ``folder``, and its state (start its worker; stop it after)."""
     folder = folder.absolute()  # the snapshots' paths are bound into sandboxes from anywhere
     portal = Portal(folder, limits or Limits(), secure)
@@ -336,7 +353,9 @@ def make_portal_app(folder: Path, limits: Limits | None = None, secure: bool = T
     async def login_page(request: Request) -> Response:
         if portal.who(request) is not None:
             return RedirectResponse("/me", 303)
-        return portal.page("portal_login.html", request=request, title="Sign in", invites=portal.db.open_invites())
+        return portal.page(
+            "portal_login.html", request=request, title="Sign in", invites=portal.db.open_invites()
+        )
 
     async def login(request: Request) -> Response:
         address = _address(request)
@@ -345,19 +364,29 @@ def make_portal_app(folder: Path, limits: Limits | None = None, secure: bool = T
         if refused is not None:
             portal.db.audit("?", "login_refused", {"why": refused}, address)
             return portal.message(request, 403, refused)
-        if not portal.logins.allow(f"address:{address}"):
-            portal.db.audit("?", "login_limited", "", address)
+        token = str(form.get("token", ""))
+        # Per address, and per account (the token's selector: guesses at a known account's secret).
+        selector = token.strip()[4:16]
+        if not portal.logins.allow(f"address:{address}") or not portal.logins.allow(f"selector:{selector}"):
+            portal.db.audit("?", "login_limited", {"selector": selector}, address)
             return portal.message(
-                request, 429, f"too many sign-ins from {address}: at most {limits_of().logins_per_minute} a minute"
+                request,
+                429,
+                f"too many sign-ins from {address} or for this account: at most "
+                f"{limits_of().logins_per_minute} a minute; try again in a minute",
             )
-        account = portal.db.authenticate(str(form.get("token", "")))
+        account = portal.db.authenticate(token)
         if account is None:
             portal.db.audit("?", "login_failed", "", address)
             return portal.message(
-                request, 401, "that token is wrong, rotated or revoked: ask the organiser for your current one"
+                request,
+                401,
+                "that token is wrong, rotated or revoked: ask the organiser for your current one",
             )
         request.session.clear()
-        request.session.update({"who": account.name, "sel": account.selector, "csrf": secrets.token_urlsafe(32)})
+        request.session.update(
+            {"who": account.name, "sel": account.selector, "csrf": secrets.token_urlsafe(32)}
+        )
         portal.db.audit(account.name, "login", "", address)
         return RedirectResponse("/me", 303)
 
@@ -439,7 +468,9 @@ def make_portal_app(folder: Path, limits: Limits | None = None, secure: bool = T
         if not raw.isdigit():
             return PlainTextResponse(f"seat must be a number, not {raw!r}\n", 400)
         status, text = await asyncio.to_thread(portal.own_log, name, request.path_params["key"], int(raw))
-        return PlainTextResponse(text if status == 200 else text + "\n", status, headers={"Cache-Control": "no-store"})
+        return PlainTextResponse(
+            text if status == 200 else text + "\n", status, headers={"Cache-Control": "no-store"}
+        )
 
     async def own_files(request: Request) -> Response:
         name = portal.who(request)
@@ -448,11 +479,15 @@ def make_portal_app(folder: Path, limits: Limits | None = None, secure: bool = T
         vid = request.path_params["vid"]
         version = portal.own_version(name, vid)
         if version is None or version.spec.snapshot is None:
-            return PlainTextResponse(f"{vid} is not a submitted version of yours: you see only your own files\n", 403)
+            return PlainTextResponse(
+                f"{vid} is not a submitted version of yours: you see only your own files\n", 403
+            )
         root = version.spec.snapshot / "0"
         rel = request.path_params.get("path", "")
         if not rel:
-            listing = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+            listing = sorted(
+                str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and not p.is_symlink()
+            )
             return PlainTextResponse("\n".join(listing) + "\n", headers={"Cache-Control": "no-store"})
         target = (root / rel).resolve()
         if root.resolve() not in target.parents or not target.is_file() or (root / rel).is_symlink():
@@ -466,7 +501,8 @@ def make_portal_app(folder: Path, limits: Limits | None = None, secure: bool = T
         if name is None:
             portal.db.audit("?", "api_refused", "wrong, rotated or revoked token", _address(request))
             return JSONResponse(
-                {"error": "the token is wrong, rotated or revoked: send Authorization: Bearer YOUR_TOKEN"}, 401
+                {"error": "the token is wrong, rotated or revoked: send Authorization: Bearer YOUR_TOKEN"},
+                401,
             )
         status, body = await portal.accept(request, name)
         return JSONResponse(body, status)
@@ -497,6 +533,7 @@ def make_portal_app(folder: Path, limits: Limits | None = None, secure: bool = T
         Route("/api/submissions/{sid}", api_submission, methods=["GET"]),
         Mount("/", app=public),
     ]
+
     async def server_error(request: Request, exc: Exception) -> Response:
         log.error("portal_page_failed", path=request.url.path, error=repr(exc))
         return PlainTextResponse("this page failed; the portal's log has the details\n", 500)

@@ -20,7 +20,8 @@ from hearts_tournaments.portal.accounts import PortalError, PortalStore
 
 entrant_app = typer.Typer(
     rich_markup_mode=MARKUP_MODE,
-    help="Entrants' accounts for the portal (`hearts web LEAGUE --submissions`): tokens, rotation, revocation.",
+    help="Entrants' accounts for the portal (`hearts web LEAGUE --submissions`): tokens, rotation, "
+    "revocation.",
     no_args_is_help=True,
 )
 
@@ -132,7 +133,9 @@ def submit(
     except SubmitError as exc:
         raise fail(str(exc)) from None
     sid = reply["id"]
-    typer.echo(f"submission {sid}: {reply['status']} ({len(archive)} bytes); follow it at {url.rstrip('/')}/me")
+    typer.echo(
+        f"submission {sid}: {reply['status']} ({len(archive)} bytes); follow it at {url.rstrip('/')}/me"
+    )
     last = reply["status"]
     deadline = time.monotonic() + timeout
     while wait and last not in ("active", "error"):

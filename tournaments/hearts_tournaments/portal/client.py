@@ -30,7 +30,9 @@ def pack(folder: Path) -> bytes:
         SubmitError: no bot.toml, a link or special file inside, too many files or bytes.
     """
     if not (folder / MANIFEST).is_file():
-        raise SubmitError(f"{folder} holds no {MANIFEST}: write one (command, protocol, description; docs/COMPETITION.md)")
+        raise SubmitError(
+            f"{folder} holds no {MANIFEST}: write one (command, protocol, description; docs/COMPETITION.md)"
+        )
     buffer = io.BytesIO()
     count = 0
     with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
@@ -41,12 +43,16 @@ def pack(folder: Path) -> bytes:
                 rel = path.relative_to(folder).as_posix()
                 st = path.lstat()
                 if stat.S_ISLNK(st.st_mode):
-                    raise SubmitError(f"{path} is a symlink: the portal takes plain files only; copy what it points to")
+                    raise SubmitError(
+                        f"{path} is a symlink: the portal takes plain files only; copy what it points to"
+                    )
                 if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
                     raise SubmitError(f"{path} is a device, FIFO or socket: leave it out of the bot's folder")
                 count += 1
                 if count > MAX_FILES:
-                    raise SubmitError(f"{folder} holds more than {MAX_FILES} files: send only what the bot runs")
+                    raise SubmitError(
+                        f"{folder} holds more than {MAX_FILES} files: send only what the bot runs"
+                    )
                 info = archive.gettarinfo(str(path), rel)
                 info.uid = info.gid = 0
                 info.uname = info.gname = ""
@@ -57,7 +63,9 @@ def pack(folder: Path) -> bytes:
                     archive.addfile(info)
     data = buffer.getvalue()
     if len(data) > MAX_ARCHIVE_BYTES:
-        raise SubmitError(f"{folder} packs to {len(data)} bytes, over {MAX_ARCHIVE_BYTES >> 20} MiB: send less")
+        raise SubmitError(
+            f"{folder} packs to {len(data)} bytes, over {MAX_ARCHIVE_BYTES >> 20} MiB: send less"
+        )
     return data
 
 
@@ -65,7 +73,7 @@ def multipart(field: str, filename: str, data: bytes) -> tuple[bytes, str]:
     """A multipart/form-data body with one file field, and its content type."""
     boundary = "hearts-" + secrets.token_hex(16)
     head = (
-        f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{filename}\"\r\n"
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; filename="{filename}"\r\n'
         "Content-Type: application/octet-stream\r\n\r\n"
     ).encode()
     return head + data + f"\r\n--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
@@ -86,7 +94,9 @@ def _call(request: urllib.request.Request, url: str) -> dict[str, Any]:
         reason = getattr(exc, "reason", exc)
         raise SubmitError(f"cannot reach the portal at {url}: {reason}") from None
     except ValueError:
-        raise SubmitError(f"{url} did not answer as a portal (not JSON): is it `hearts web LEAGUE --submissions`?") from None
+        raise SubmitError(
+            f"{url} did not answer as a portal (not JSON): is it `hearts web LEAGUE --submissions`?"
+        ) from None
 
 
 def post_archive(url: str, token: str, archive: bytes) -> dict[str, Any]:

@@ -23,6 +23,7 @@ league run`` plays its validation game).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -105,10 +106,14 @@ def _clean_path(raw: str) -> str:
     if not raw or len(raw) > MAX_PATH_CHARS or _BAD_NAME.search(raw):
         raise UploadError(f"the archive holds an entry named {raw[:80]!r}: use plain relative file names")
     if raw.startswith("/") or re.match(r"[A-Za-z]:", raw):
-        raise UploadError(f"the archive holds an absolute path {raw[:80]!r}: pack the folder's contents relatively")
+        raise UploadError(
+            f"the archive holds an absolute path {raw[:80]!r}: pack the folder's contents relatively"
+        )
     parts = [p for p in raw.split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise UploadError(f"the archive holds a path with '..' ({raw[:80]!r}): no entry may lead outside the bot")
+        raise UploadError(
+            f"the archive holds a path with '..' ({raw[:80]!r}): no entry may lead outside the bot"
+        )
     if not parts:
         return ""
     if len(parts) > MAX_DEPTH:
@@ -129,7 +134,8 @@ class _Tally:
             raise UploadError(f"the archive holds more than {MAX_FILES} entries: send only what the bot runs")
         if self.bytes > MAX_UNPACKED_BYTES:
             raise UploadError(
-                f"the archive unpacks to more than {MAX_UNPACKED_BYTES >> 20} MiB: send only what the bot runs"
+                f"the archive unpacks to more than {MAX_UNPACKED_BYTES >> 20} MiB: send only what the "
+                "bot runs"
             )
         if self.bytes > RATIO_FREE_BYTES and self.bytes > MAX_RATIO * self.size:
             raise UploadError(
@@ -177,7 +183,9 @@ def _tar_members(data: bytes, tally: _Tally) -> list[Member]:
                     raise UploadError(f"the archive's entry {path!r} is cut short: pack it again")
                 out.append(Member(path, body, bool(info.mode & 0o111)))
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
-        raise UploadError(f"the archive does not read as tar or zip ({_first(exc)}): send a .tar.gz or .zip") from None
+        raise UploadError(
+            f"the archive does not read as tar or zip ({_first(exc)}): send a .tar.gz or .zip"
+        ) from None
     return out
 
 
@@ -187,7 +195,9 @@ def _zip_members(data: bytes, tally: _Tally) -> list[Member]:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             infos = archive.infolist()
             if len(infos) > MAX_FILES:
-                raise UploadError(f"the archive holds more than {MAX_FILES} entries: send only what the bot runs")
+                raise UploadError(
+                    f"the archive holds more than {MAX_FILES} entries: send only what the bot runs"
+                )
             for info in infos:
                 path = _clean_path(info.filename)
                 mode = (info.external_attr >> 16) & 0xFFFF
@@ -197,7 +207,9 @@ def _zip_members(data: bytes, tally: _Tally) -> list[Member]:
                 if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
                     raise _special("a device or FIFO", info.filename)
                 if info.flag_bits & 0x1:
-                    raise UploadError(f"the archive's entry {info.filename[:80]!r} is encrypted: send it plain")
+                    raise UploadError(
+                        f"the archive's entry {info.filename[:80]!r} is encrypted: send it plain"
+                    )
                 tally.add(0 if info.is_dir() else info.file_size)
             for info in infos:
                 path = _clean_path(info.filename)
@@ -211,21 +223,34 @@ def _zip_members(data: bytes, tally: _Tally) -> list[Member]:
                     raise UploadError(f"the archive's entry {path!r} is not the size it says: pack it again")
                 mode = (info.external_attr >> 16) & 0o111
                 out.append(Member(path, body, bool(mode)))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError) as exc:
-        raise UploadError(f"the archive does not read as zip ({_first(exc)}): send a .tar.gz or .zip") from None
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        EOFError,
+        OSError,
+        ValueError,
+        NotImplementedError,
+    ) as exc:
+        raise UploadError(
+            f"the archive does not read as zip ({_first(exc)}): send a .tar.gz or .zip"
+        ) from None
     return out
 
 
 def _manifest(text: bytes, names: set[str]) -> Manifest:
     if len(text) > MAX_MANIFEST_BYTES:
-        raise UploadError(f"bot.toml is {len(text)} bytes, more than {MAX_MANIFEST_BYTES}: keep it to the three keys")
+        raise UploadError(
+            f"bot.toml is {len(text)} bytes, more than {MAX_MANIFEST_BYTES}: keep it to the three keys"
+        )
     try:
         data = tomllib.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UploadError(f"bot.toml is not valid TOML ({_first(exc)}): see docs/COMPETITION.md") from None
     unknown = sorted(set(data) - _KEYS)
     if unknown:
-        raise UploadError(f"bot.toml has unknown keys {', '.join(unknown)}: it takes command, protocol, description")
+        raise UploadError(
+            f"bot.toml has unknown keys {', '.join(unknown)}: it takes command, protocol, description"
+        )
     command = data.get("command")
     if isinstance(command, str):
         import shlex
@@ -240,7 +265,9 @@ def _manifest(text: bytes, names: set[str]) -> Manifest:
         or len(command) > 32
         or not all(isinstance(w, str) and w and len(w) <= 200 and "\0" not in w for w in command)
     ):
-        raise UploadError('bot.toml needs command = ["program", "args", ...] (at most 32 words): e.g. ["python3", "bot.py"]')
+        raise UploadError(
+            'bot.toml needs command = ["program", "args", ...] (at most 32 words): e.g. ["python3", "bot.py"]'
+        )
     protocol = data.get("protocol", "grpc")
     if protocol not in tuple(BotProtocol):
         raise UploadError(f'bot.toml\'s protocol must be "grpc" or "stdio", not {protocol!r}')
@@ -268,7 +295,7 @@ def check_archive(data: bytes) -> CheckedArchive:
         if member.path in kinds and not (folder and kinds[member.path]):
             raise UploadError(f"the archive holds {member.path!r} twice: pack it again")
         kinds[member.path] = folder
-    for path, folder in kinds.items():
+    for path in kinds:
         parent = path.rpartition("/")[0]
         while parent:
             if kinds.get(parent) is False:
@@ -281,9 +308,13 @@ def check_archive(data: bytes) -> CheckedArchive:
         if len(tops) == 1 and f"{next(iter(tops))}/{MANIFEST}" in kinds:
             prefix = next(iter(tops)) + "/"
         else:
-            raise UploadError("the archive holds no bot.toml at its root: see docs/COMPETITION.md for its three keys")
+            raise UploadError(
+                "the archive holds no bot.toml at its root: see docs/COMPETITION.md for its three keys"
+            )
     if prefix:
-        members = [Member(m.path[len(prefix) :], m.data, m.executable) for m in members if m.path != prefix[:-1]]
+        members = [
+            Member(m.path[len(prefix) :], m.data, m.executable) for m in members if m.path != prefix[:-1]
+        ]
     files = {m.path for m in members if m.data is not None}
     manifest_member = next(m for m in members if m.path == MANIFEST)
     if manifest_member.data is None:
@@ -302,21 +333,19 @@ def unpack(checked: CheckedArchive, target: Path) -> None:
             fd = os.dup(root)
             try:
                 for part in parts[:-1]:
-                    try:
+                    with contextlib.suppress(FileExistsError):
                         os.mkdir(part, 0o700, dir_fd=fd)
-                    except FileExistsError:
-                        pass
                     sub = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
                     os.close(fd)
                     fd = sub
                 if member.data is None:
-                    try:
+                    with contextlib.suppress(FileExistsError):
                         os.mkdir(parts[-1], 0o700, dir_fd=fd)
-                    except FileExistsError:
-                        pass
                     continue
                 mode = 0o700 if member.executable else 0o600
-                out = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode, dir_fd=fd)
+                out = os.open(
+                    parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode, dir_fd=fd
+                )
                 try:
                     os.write(out, member.data)
                 finally:
@@ -369,7 +398,12 @@ def first_lines(path: Path | None, count: int = LOG_LINES) -> str:
 
 
 def submit_version(
-    league: Path, portal: PortalStore, sid: int, name: str, checked: CheckedArchive, emit: Callable[[str], None]
+    league: Path,
+    portal: PortalStore,
+    sid: int,
+    name: str,
+    checked: CheckedArchive,
+    emit: Callable[[str], None],
 ) -> None:
     """Unpacks a checked archive into the league's snapshot store, checks it in the sandbox, and
     adds it as ``name``'s next version when it passes (the submission's status says how it went)."""
@@ -420,7 +454,9 @@ def sync_statuses(league: Path, portal: PortalStore) -> None:
         version = versions.get(submission.version or "")
         if version is None or version.status not in (VERSION_ACTIVE, VERSION_ERROR):
             if version is not None and version.status not in ("pending",):
-                portal.set_submission(submission.id, ERROR, f"{version.id} is {version.status}: {version.note}")
+                portal.set_submission(
+                    submission.id, ERROR, f"{version.id} is {version.status}: {version.note}"
+                )
             continue
         if version.status == VERSION_ACTIVE:
             portal.set_submission(submission.id, ACTIVE, f"{version.id} passed its validation game and plays")
@@ -430,7 +466,10 @@ def sync_statuses(league: Path, portal: PortalStore) -> None:
             log_path = Path(version.note.rsplit("log: ", 1)[1].strip())
         note = version.note.split("; log: ")[0]
         portal.set_submission(
-            submission.id, ERROR, f"{version.id} failed its validation game: {note}", log=first_lines(log_path)
+            submission.id,
+            ERROR,
+            f"{version.id} failed its validation game: {note}",
+            log=first_lines(log_path),
         )
 
 
@@ -438,4 +477,6 @@ def abandon_unchecked(portal: PortalStore) -> None:
     """Submissions a stopped portal never checked (the archive was only in its memory): error."""
     for submission in portal.unfinished():
         if submission.status == PENDING or (submission.status == VALIDATING and not submission.version):
-            portal.set_submission(submission.id, ERROR, "the portal stopped before it was checked: submit it again")
+            portal.set_submission(
+                submission.id, ERROR, "the portal stopped before it was checked: submit it again"
+            )

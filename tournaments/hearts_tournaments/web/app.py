@@ -83,7 +83,9 @@ class _Folder:
             try:
                 league = (self.folder / LEAGUE_DB).is_file()
                 self.source = (
-                    LeagueSource(self.folder, self.logs) if league else TournamentSource(self.folder, self.logs)
+                    LeagueSource(self.folder, self.logs)
+                    if league
+                    else TournamentSource(self.folder, self.logs)
                 )
             except NotATournament as exc:
                 self.error = exc

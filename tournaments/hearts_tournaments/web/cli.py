@@ -85,7 +85,9 @@ def serve_command(
     ] = False,
     insecure_cookies: Annotated[
         bool,
-        typer.Option("--insecure-cookies", help="Portal session cookies without Secure (plain HTTP, not localhost)."),
+        typer.Option(
+            "--insecure-cookies", help="Portal session cookies without Secure (plain HTTP, not localhost)."
+        ),
     ] = False,
     upload_limit: Annotated[
         int, typer.Option("--upload-limit", help="Portal uploads per entrant per hour.")
