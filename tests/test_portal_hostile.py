@@ -62,6 +62,17 @@ def _many_files(count: int) -> bytes:
     return buffer.getvalue()
 
 
+def _pax_bomb() -> bytes:
+    """A small bot.toml whose pax header carries 100 MiB: no member is large, the stream is."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT, compresslevel=1) as archive:
+        info = tarfile.TarInfo("bot.toml")
+        info.size = len(MANIFEST)
+        info.pax_headers = {"comment": "x" * (100 * 1024 * 1024)}
+        archive.addfile(info, io.BytesIO(MANIFEST.encode()))
+    return buffer.getvalue()
+
+
 def _zip(entries: list[tuple[str, bytes, int]]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -112,6 +123,7 @@ HOSTILE = {
         lambda t: tar_gz([("bot.toml", MANIFEST.encode()), ("zeros", bytes(65 * 1024 * 1024))], level=1),
         "unpacks to more than 64 MiB",
     ),
+    "archive bomb (a pax header)": (lambda t: _pax_bomb(), "unpacks to more than 64 MiB"),
     "100,000 tiny files": (lambda t: _many_files(100_000), f"more than {MAX_FILES} entries"),
     "oversized manifest": (
         lambda t: tar_gz([("bot.toml", (MANIFEST + "#" * 5000 + "\n").encode()), ("bot.py", b"")]),

@@ -75,6 +75,8 @@ COOKIE = "hearts_portal"
 SESSION_S = 8 * 3600
 #: Seconds between the worker's looks at the league's validations.
 SYNC_S = 1.0
+#: Accepted submissions waiting for the worker at most (each holds its files in memory).
+MAX_QUEUED = 20
 #: Bytes of a log or file shown at most.
 MAX_SHOWN = 1024 * 1024
 LINKS = Links()
@@ -243,6 +245,11 @@ class Portal:
                 f"too many uploads: at most {self.limits.uploads_per_hour} an hour per entrant and "
                 f"{self.limits.uploads_per_address_hour} per address; try again later",
                 429,
+            )
+        elif self.worker.jobs.qsize() >= MAX_QUEUED:
+            refused, status = (
+                f"the portal is checking {MAX_QUEUED} submissions already: try again in a few minutes",
+                503,
             )
         elif length is None or not length.isdigit():
             refused, status = "send the upload with a Content-Length", 411

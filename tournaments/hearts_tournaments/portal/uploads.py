@@ -23,8 +23,10 @@ league run`` plays its validation game).
 
 from __future__ import annotations
 
+import bz2
 import contextlib
 import io
+import lzma
 import os
 import re
 import shutil
@@ -33,9 +35,11 @@ import tarfile
 import tempfile
 import tomllib
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hearts_tournaments.config import BotProtocol, BotSpec
 from hearts_tournaments.league import commands
@@ -156,10 +160,41 @@ def _special(kind: str, path: str) -> UploadError:
     )
 
 
+#: Bytes of a decompressed tar stream at most: the files plus room for their headers.
+MAX_TAR_STREAM_BYTES = MAX_UNPACKED_BYTES + MAX_FILES * 1536 + 64 * 1024
+
+
+def _decompressed(data: bytes) -> bytes:
+    """A compressed tar's plain stream, decompressed at most to :data:`MAX_TAR_STREAM_BYTES`.
+
+    Done before tarfile sees it, so that nothing in the stream (a huge pax header, a member's
+    data) can make it decompress more than that.
+    """
+    decompressor: Any
+    if data[:2] == b"\x1f\x8b":
+        decompressor = zlib.decompressobj(wbits=31)
+    elif data[:3] == b"BZh":
+        decompressor = bz2.BZ2Decompressor()
+    elif data[:6] == b"\xfd7zXZ\x00":
+        decompressor = lzma.LZMADecompressor()
+    else:
+        return data
+    try:
+        plain = decompressor.decompress(data, MAX_TAR_STREAM_BYTES + 1)
+    except (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError) as exc:
+        raise UploadError(f"the archive does not decompress ({_first(exc)}): pack it again") from None
+    if len(plain) > MAX_TAR_STREAM_BYTES:
+        raise UploadError(
+            f"the archive unpacks to more than {MAX_UNPACKED_BYTES >> 20} MiB: send only what the bot runs"
+        )
+    return bytes(plain)
+
+
 def _tar_members(data: bytes, tally: _Tally) -> list[Member]:
     out: list[Member] = []
+    plain = _decompressed(data)
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as archive:
+        with tarfile.open(fileobj=io.BytesIO(plain), mode="r:") as archive:
             for info in archive:
                 path = _clean_path(info.name)
                 if info.issym() or info.islnk():
