@@ -51,8 +51,15 @@ def test_an_entrant_submits_and_follows_its_bot(browser: Any, tmp_path: Path) ->
         page.set_input_files("#submit input[type=file]", str(archive))
         page.click("#submit button[type=submit]")
         page.wait_for_url(lambda u: "/me/submissions/" in u)
-        page.wait_for_selector("#status[data-status=validating], #status[data-status=active]")
+        # Every status the page shows, in order, recorded as the page's polling changes it.
+        page.evaluate(
+            """() => { const st = document.getElementById("status"); window.seen = [st.dataset.status];
+            new MutationObserver(() => { if (window.seen.at(-1) !== st.dataset.status)
+            window.seen.push(st.dataset.status); }).observe(st, {attributes: true}); }"""
+        )
         page.wait_for_selector("#status[data-status=active], #status[data-status=error]")
+        seen = page.evaluate("window.seen")
+        assert seen[-1] == "active" and set(seen) <= {"pending", "validating", "active"}, seen
         assert page.locator("#status").get_attribute("data-status") == "active", page.locator(
             "#status-message"
         ).inner_text()
