@@ -62,6 +62,22 @@ def test_hearts_submit_packs_a_folder_and_waits_until_active(tmp_path: Path) -> 
         assert "no luck today" in failed.stdout  # the log's first lines
         with LeagueStore.open(folder, read_only=True) as store:
             assert [v.id for v in store.versions(entrant="alice")] == ["alice@v1"]  # not added
+            assert store.resolve("alice@v1").status == "active"  # and v1 plays on
+
+        # A new good version: v1 plays on until v2 is active, then is retired.
+        (mine / "bot.py").write_text((mine / "bot.py").read_text() + "\n# v2\n")
+        second = submit(url, token_file, mine)
+        assert second.returncode == 0, second.stdout + second.stderr
+        assert second.stdout.splitlines()[-1] == (
+            "submission 3: active: alice@v2 passed its validation game and plays; alice@v1 retired"
+        )
+        with LeagueStore.open(folder, read_only=True) as store:
+            assert {v.id: v.status for v in store.versions(entrant="alice")} == {
+                "alice@v1": "retired",
+                "alice@v2": "active",
+            }
+            events = [(v, kind) for _b, v, kind, _t in store.events() if v.startswith("alice")]
+        assert events.index(("alice@v2", "active")) < events.index(("alice@v1", "retired"))
 
         # Refused before anything is sent, or by the portal: one line each, exit 2.
         linked = bot_folder(tmp_path / "linked")
@@ -82,7 +98,7 @@ def test_hearts_submit_packs_a_folder_and_waits_until_active(tmp_path: Path) -> 
         assert gone.returncode == 2 and "cannot reach the portal" in gone.stderr
     with PortalStore(folder) as db:
         actions = [r["action"] for r in db.audit_log()]
-    assert actions.count("submission_received") == 2 and "api_refused" in actions
+    assert actions.count("submission_received") == 3 and "api_refused" in actions
 
 
 @pytest.mark.timeout(300)

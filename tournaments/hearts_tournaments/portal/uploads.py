@@ -18,7 +18,9 @@ copies that into the league's content-addressed snapshot store with
 :func:`hearts_tournaments.snapshot.take` (through the league's own ``snapshot_files``), removes
 the scratch folder, runs the pre-flight game in the sandbox as ``hearts league add`` does, and
 only when it passes adds the snapshot as the entrant's next version (``pending`` until ``hearts
-league run`` plays its validation game).
+league run`` plays its validation game). The entrant's older versions play on until the new one
+is active (:func:`sync_statuses`), then are retired: a submission that fails leaves the entrant
+playing.
 """
 
 from __future__ import annotations
@@ -463,7 +465,8 @@ def submit_version(
                 return
             update = bool(store.versions(entrant=name))
             try:
-                line = commands.add_version(store, spec, update=update)
+                # Kept: the entrant's version playing now goes on until this one is active.
+                line = commands.add_version(store, spec, update=update, keep=True)
             except LeagueError as exc:
                 portal.set_submission(sid, ERROR, str(exc))
                 return
@@ -494,7 +497,11 @@ def sync_statuses(league: Path, portal: PortalStore) -> None:
                 )
             continue
         if version.status == VERSION_ACTIVE:
-            portal.set_submission(submission.id, ACTIVE, f"{version.id} passed its validation game and plays")
+            retired = retire_older(league, version.entrant, version.number)
+            also = f"; {', '.join(retired)} retired" if retired else ""
+            portal.set_submission(
+                submission.id, ACTIVE, f"{version.id} passed its validation game and plays{also}"
+            )
             continue
         log_path = None
         if "log: " in version.note:
@@ -506,6 +513,20 @@ def sync_statuses(league: Path, portal: PortalStore) -> None:
             f"{version.id} failed its validation game: {note}",
             log=first_lines(log_path),
         )
+
+
+def retire_older(league: Path, entrant: str, number: int) -> list[str]:
+    """Retires ``entrant``'s versions older than ``number`` still in play; their ids."""
+    retired = []
+    with LeagueStore.open(league) as store:
+        for old in store.versions(entrant=entrant):
+            if old.number < number and old.status in (VERSION_ACTIVE, "pending", "quarantined"):
+                try:
+                    commands.set_status(store, old.id, "retire")
+                except LeagueError:
+                    continue  # changed meanwhile (the organiser retired it)
+                retired.append(old.id)
+    return retired
 
 
 def abandon_unchecked(portal: PortalStore) -> None:
