@@ -301,7 +301,7 @@ class Portal:
 
     # ------------------------------------------------------------------ the entrant's own data
     def own(self, name: str) -> dict[str, Any]:
-        """What ``/me`` shows."""
+        """What ``/me`` shows of the league (run in a thread: the official table is refitted)."""
         with LeagueStore.open(self.folder, read_only=True) as store:
             versions = store.versions(entrant=name)
             ids = {v.id for v in versions}
@@ -313,12 +313,7 @@ class Portal:
                     games.append({**game, "mine": seats})
                     if len(games) >= 60:
                         break
-        return {
-            "versions": versions,
-            "table": rows,
-            "games": games,
-            "submissions": self.db.submissions(name),
-        }
+        return {"versions": versions, "table": rows, "games": games}
 
     def own_version(self, name: str, vid: str) -> Version | None:
         """``vid`` if it is one of ``name``'s versions."""
@@ -433,6 +428,7 @@ def make_portal_app(
         if name is None:
             return need_login(request)
         data = await asyncio.to_thread(portal.own, name)
+        data["submissions"] = portal.db.submissions(name)  # the portal's connection: this thread only
         return portal.page("portal_me.html", request=request, title=f"{name} · portal", name=name, **data)
 
     async def submit_form(request: Request) -> Response:
