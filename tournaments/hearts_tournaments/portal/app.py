@@ -84,7 +84,8 @@ LINKS = Links()
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Rate limits: logins per address per minute, uploads per account and per address per hour."""
+    """Rate limits: sign-ins a minute per address and per account, uploads an hour per account and
+    per address."""
 
     logins_per_minute: int = 10
     uploads_per_hour: int = 12

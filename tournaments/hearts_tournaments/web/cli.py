@@ -93,7 +93,7 @@ def serve_command(
         int, typer.Option("--upload-limit", help="Portal uploads per entrant per hour.")
     ] = 12,
     login_limit: Annotated[
-        int, typer.Option("--login-limit", help="Portal sign-ins per address per minute.")
+        int, typer.Option("--login-limit", help="Portal sign-ins per address, and per account, per minute.")
     ] = 10,
 ) -> None:
     """Serve one tournament folder read-only; pages update live while games are played.
