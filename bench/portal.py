@@ -9,14 +9,15 @@ and then:
    lowest.py`` with its ``bot.toml``) to ``/api/submissions`` and polls its status until
    ``active``: the archive's checks, the sandboxed one-hand check, the version added, and its
    validation game played by the league's run (between blocks). Reported: each time, median, max.
-2. leaderboard under submissions: ``--clients`` threads GET ``/`` for ``--seconds`` while one
-   thread submits a new version every ``--every`` seconds (the league playing meanwhile); the
-   same without submissions; and the same league served by plain ``hearts web LEAGUE`` (no
-   portal) for comparison. Requests per second and median latency of each.
+2. leaderboard under submissions: ``--clients`` threads GET ``/`` for ``--seconds`` in all while
+   one thread submits a new version every ``--every`` seconds (the league playing meanwhile);
+   the same without submissions; and the same league served by plain ``hearts web LEAGUE`` (no
+   portal) for comparison. The three take turns (``--rounds``), as the league's table grows
+   with every block. Requests per second and median latency of each.
 
 Usage::
 
-    bench/portal.py [--entrants 3] [--clients 4] [--seconds 20] [--every 2] [--json]
+    bench/portal.py [--entrants 3] [--clients 4] [--seconds 20] [--every 2] [--rounds 4] [--json]
 
 Prints readable figures, or with ``--json`` one object.
 """
@@ -38,7 +39,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.store import LeagueStore
-from hearts_tournaments.portal.accounts import PortalStore
 from tests.portal_helpers import LOWEST, MANIFEST, Client, league_running, make_league, tar_gz, wait_status
 from tests.web_server import web_server
 
@@ -78,6 +78,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=4, help="threads requesting the leaderboard")
     parser.add_argument("--seconds", type=float, default=20.0, help="seconds of each leaderboard run")
     parser.add_argument("--every", type=float, default=2.0, help="seconds between submissions meanwhile")
+    parser.add_argument("--rounds", type=int, default=4, help="turns the three leaderboard runs take")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     names = (*(f"e{i}" for i in range(args.entrants)), "flood")
@@ -86,8 +87,6 @@ def main() -> int:
         tokens = make_league(folder, names)
         with LeagueStore.open(folder) as store:
             commands.add_version(store, commands.make_spec("rival", None, "heuristic"))
-        with PortalStore(folder):
-            pass
         with league_running(folder), web_server(folder, "--submissions", "--upload-limit", "100000") as url:
             client = Client(url)
             to_active = []
@@ -99,26 +98,31 @@ def main() -> int:
                     print(f"bench/portal.py: {name}'s bot did not become active: {done}", file=sys.stderr)
                     return 1
                 to_active.append(time.perf_counter() - start)
-            quiet_count, quiet = hammer(url, args.clients, args.seconds)
+            # The three runs take turns, --rounds times: the league's table grows with every
+            # block, and each request refits it, so runs one after another would not compare.
             sent = [0]
-            stop = threading.Event()
-
-            def flood() -> None:
-                salt = 1000
-                while not stop.is_set():
-                    salt += 1
-                    answer = client.api_upload(tokens["flood"], archive(salt))
-                    if answer.status == 202:
-                        sent[0] += 1
-                    stop.wait(args.every)
-
-            flooder = threading.Thread(target=flood)
-            flooder.start()
-            busy_count, busy = hammer(url, args.clients, args.seconds)
-            stop.set()
-            flooder.join()
+            runs: dict[str, list[float]] = {"quiet": [], "busy": [], "plain": []}
+            part = args.seconds / args.rounds
             with web_server(folder) as plain:  # the same league served without the portal
-                plain_count, plain_lat = hammer(plain, args.clients, args.seconds)
+                for _ in range(args.rounds):
+                    runs["quiet"] += hammer(url, args.clients, part)[1]
+                    runs["plain"] += hammer(plain, args.clients, part)[1]
+                    stop = threading.Event()
+
+                    def flood(stop: threading.Event = stop) -> None:
+                        while not stop.is_set():
+                            answer = client.api_upload(tokens["flood"], archive(1000 + sent[0]))
+                            if answer.status == 202:
+                                sent[0] += 1
+                            stop.wait(args.every)
+
+                    flooder = threading.Thread(target=flood)
+                    flooder.start()
+                    runs["busy"] += hammer(url, args.clients, part)[1]
+                    stop.set()
+                    flooder.join()
+            quiet, busy, plain_lat = runs["quiet"], runs["busy"], runs["plain"]
+            quiet_count, busy_count, plain_count = len(quiet), len(busy), len(plain_lat)
     result: dict[str, Any] = {
         "upload_to_active_s": [round(t, 2) for t in to_active],
         "upload_to_active_median_s": round(statistics.median(to_active), 2),
