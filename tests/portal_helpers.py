@@ -5,14 +5,14 @@ send it over plain HTTP to 127.0.0.1, as a browser does)."""
 from __future__ import annotations
 
 import contextlib
+import http.client
 import io
 import json
 import subprocess
 import sys
 import tarfile
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,6 +84,8 @@ class Client:
     url: str
     cookie: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    #: The address to connect from (127.0.0.2, ...: another client for the per-address limits).
+    source: str | None = None
 
     def request(
         self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
@@ -91,15 +93,19 @@ class Client:
         sent = {**self.extra, **(headers or {})}
         if self.cookie is not None:
             sent["Cookie"] = f"hearts_portal={self.cookie}"
-        request = urllib.request.Request(self.url + path, data=body, method=method, headers=sent)
-        opener = urllib.request.build_opener(_NoRedirect)
+        parts = urllib.parse.urlsplit(self.url)
+        source = None if self.source is None else (self.source, 0)
+        connection = http.client.HTTPConnection(
+            parts.hostname or "127.0.0.1", parts.port, timeout=120, source_address=source
+        )
         try:
-            with opener.open(request, timeout=120) as response:
-                answer = Answer(
-                    response.status, response.read().decode("utf-8", "replace"), dict(response.headers)
-                )
-        except urllib.error.HTTPError as exc:
-            answer = Answer(exc.code, exc.read().decode("utf-8", "replace"), dict(exc.headers))
+            connection.request(method, path, body=body, headers=sent)
+            response = connection.getresponse()
+            answer = Answer(
+                response.status, response.read().decode("utf-8", "replace"), dict(response.getheaders())
+            )
+        finally:
+            connection.close()
         for name, value in answer.headers.items():
             if name.lower() == "set-cookie" and value.startswith("hearts_portal="):
                 self.cookie = value.split(";")[0].split("=", 1)[1] or None
@@ -109,9 +115,7 @@ class Client:
         return self.request("GET", path)
 
     def form(self, path: str, fields: dict[str, str], headers: dict[str, str] | None = None) -> Answer:
-        from urllib.parse import urlencode
-
-        body = urlencode(fields).encode()
+        body = urllib.parse.urlencode(fields).encode()
         return self.request(
             "POST", path, body, {"Content-Type": "application/x-www-form-urlencoded", **(headers or {})}
         )
@@ -141,11 +145,6 @@ class Client:
 
     def api_status(self, token: str, sid: int) -> Answer:
         return self.request("GET", f"/api/submissions/{sid}", headers={"Authorization": f"Bearer {token}"})
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
 
 
 def wait_status(

@@ -273,6 +273,14 @@ def test_rate_limits(tmp_path: Path) -> None:
             assert Client(url).login("chp_000000000000.wrong").status == 401
         limited = Client(url).login(tokens["alice"])  # even the right token, from this address
         assert limited.status == 429 and "too many sign-ins" in limited.body
+        # Another address has a budget of its own ...
+        assert Client(url, source="127.0.0.2").login(tokens["alice"]).status == 303
+        # ... but guesses at one account's token are counted across addresses.
+        guess = tokens["alice"].split(".")[0] + ".wrong"
+        for source in ("127.0.0.3", "127.0.0.4"):
+            assert Client(url, source=source).login(guess).status == 401
+        per_account = Client(url, source="127.0.0.5").login(tokens["alice"])
+        assert per_account.status == 429 and "for this account" in per_account.body
         client = Client(url)
         bad = tar_gz([("bot.py", b"")])
         assert client.api_upload(tokens["alice"], bad).status == 400
@@ -280,5 +288,7 @@ def test_rate_limits(tmp_path: Path) -> None:
         third = client.api_upload(tokens["alice"], good_archive())
         assert third.status == 429 and "too many uploads" in third.json()["error"]
     with PortalStore(folder) as db:
-        actions = [r["action"] for r in db.audit_log()]
-    assert actions.count("login_failed") == 3 and "login_limited" in actions
+        rows = db.audit_log()
+    actions = [r["action"] for r in rows]
+    assert actions.count("login_failed") == 5 and actions.count("login_limited") == 2
+    assert {r["address"] for r in rows if r["action"] == "login"} == {"127.0.0.2"}
