@@ -256,6 +256,9 @@ def test_forged_cookie_and_cross_site_posts(portal: dict[str, Any]) -> None:
     signin = Client(url)
     answer = signin.form("/login", {"csrf": signin.csrf(), "token": portal["tokens"]["alice"]})
     cookie = answer.headers["set-cookie"].lower()
+    page = signin.get("/me")
+    assert page.headers["x-frame-options"] == "DENY"  # the forms cannot be clicked through a frame
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
     assert "httponly" in cookie and "samesite=strict" in cookie and "secure" in cookie
 
 

@@ -80,6 +80,14 @@ MAX_QUEUED = 20
 #: Bytes of a log or file shown at most.
 MAX_SHOWN = 1024 * 1024
 LINKS = Links()
+#: Portal pages are never cached, framed by another site (its forms could be clicked through
+#: from inside a frame) or referred on with their paths.
+PAGE_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+    "Referrer-Policy": "same-origin",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +236,7 @@ class Portal:
         html = self.env.get_template(template).render(
             links=LINKS, live=False, title=context.pop("title", "Portal"), who=who, csrf=csrf, **context
         )
-        return HTMLResponse(html, status, headers={"Cache-Control": "no-store"})
+        return HTMLResponse(html, status, headers=PAGE_HEADERS)
 
     def message(self, request: Request, status: int, text: str) -> HTMLResponse:
         """A page of one line (an error, a refusal)."""
