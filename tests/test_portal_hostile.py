@@ -270,8 +270,9 @@ def _submissions(folder: Path) -> list[Any]:
 @pytest.mark.timeout(300)
 def test_rate_limits(tmp_path: Path) -> None:
     folder = tmp_path / "lg"
-    tokens = make_league(folder, ("alice",))
-    with web_server(folder, "--submissions", "--upload-limit", "2", "--login-limit", "3") as url:
+    tokens = make_league(folder, ("alice", "bob"))
+    limits = ("--upload-limit", "2", "--upload-address-limit", "3", "--login-limit", "3")
+    with web_server(folder, "--submissions", *limits) as url:
         for _ in range(3):
             assert Client(url).login("chp_000000000000.wrong").status == 401
         limited = Client(url).login(tokens["alice"])  # even the right token, from this address
@@ -290,6 +291,11 @@ def test_rate_limits(tmp_path: Path) -> None:
         assert client.api_upload(tokens["alice"], bad).status == 400
         third = client.api_upload(tokens["alice"], good_archive())
         assert third.status == 429 and "too many uploads" in third.json()["error"]
+        # Per address: bob's first upload from this address is its fourth; from another, fine.
+        assert client.api_upload(tokens["bob"], bad).status == 400
+        crowded = client.api_upload(tokens["bob"], bad)
+        assert crowded.status == 429 and "3 per address" in crowded.json()["error"]
+        assert Client(url, source="127.0.0.2").api_upload(tokens["bob"], bad).status == 400
     with PortalStore(folder) as db:
         rows = db.audit_log()
     actions = [r["action"] for r in rows]

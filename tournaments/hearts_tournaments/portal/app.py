@@ -109,16 +109,25 @@ class RateLimit:
         self.clock = clock
         self.seen: dict[str, collections.deque[float]] = {}
 
+    def _times(self, key: str) -> collections.deque[float]:
+        times = self.seen.setdefault(key, collections.deque())
+        while times and times[0] <= self.clock() - self.window:
+            times.popleft()
+        return times
+
     def allow(self, key: str) -> bool:
         """Counts one more for ``key``; False when it is over the limit (not counted then)."""
-        now = self.clock()
-        times = self.seen.setdefault(key, collections.deque())
-        while times and times[0] <= now - self.window:
-            times.popleft()
-        if len(times) >= self.limit:
-            return False
-        times.append(now)
-        return True
+        return allow_all((self, key))
+
+
+def allow_all(*limits: tuple[RateLimit, str]) -> bool:
+    """Counts one more for every (limit, key) when none is at its limit; else counts none."""
+    held = [(limit, limit._times(key)) for limit, key in limits]
+    if any(len(times) >= limit.limit for limit, times in held):
+        return False
+    for limit, times in held:
+        times.append(limit.clock())
+    return True
 
 
 class Worker:
@@ -249,7 +258,7 @@ class Portal:
         length = request.headers.get("content-length")
         refused: str | None = None
         status = 400
-        if not self.uploads.allow(f"account:{name}") or not self.upload_addresses.allow(f"address:{address}"):
+        if not allow_all((self.uploads, f"account:{name}"), (self.upload_addresses, f"address:{address}")):
             refused, status = (
                 f"too many uploads: at most {self.limits.uploads_per_hour} an hour per entrant and "
                 f"{self.limits.uploads_per_address_hour} per address; try again later",
@@ -378,7 +387,7 @@ def make_portal_app(
         token = str(form.get("token", ""))
         # Per address, and per account (the token's selector: guesses at a known account's secret).
         selector = token.strip()[4:16]
-        if not portal.logins.allow(f"address:{address}") or not portal.logins.allow(f"selector:{selector}"):
+        if not allow_all((portal.logins, f"address:{address}"), (portal.logins, f"selector:{selector}")):
             portal.db.audit("?", "login_limited", {"selector": selector}, address)
             return portal.message(
                 request,

@@ -17,17 +17,21 @@ def _ready(url: str) -> None:
     typer.echo(f"hearts web: the portal signs entrants in at {url}/login", err=True)
 
 
-def serve_portal(folder: Path, host: str, port: int, insecure: bool, uploads: int, logins: int) -> None:
+def serve_portal(
+    folder: Path, host: str, port: int, insecure: bool, uploads: int, logins: int, per_address: int = 30
+) -> None:
     """Serves the league in ``folder`` with the portal; one line and exit 2 for a bad argument."""
     from hearts_tournaments.portal.app import Limits, make_portal_app
     from hearts_tournaments.web.app import serve
 
-    if uploads < 1 or logins < 1:
-        raise fail("--upload-limit and --login-limit must be positive")
+    if uploads < 1 or logins < 1 or per_address < 1:
+        raise fail("--upload-limit, --upload-address-limit and --login-limit must be positive")
     try:
         LeagueStore.open(folder, read_only=True).close()
         app, portal = make_portal_app(
-            folder, Limits(logins_per_minute=logins, uploads_per_hour=uploads), secure=not insecure
+            folder,
+            Limits(logins_per_minute=logins, uploads_per_hour=uploads, uploads_per_address_hour=per_address),
+            secure=not insecure,
         )
     except (LeagueError, PortalError) as exc:
         raise fail(f"--submissions serves a league: {exc}") from None

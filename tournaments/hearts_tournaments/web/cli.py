@@ -92,6 +92,9 @@ def serve_command(
     upload_limit: Annotated[
         int, typer.Option("--upload-limit", help="Portal uploads per entrant per hour.")
     ] = 12,
+    upload_address_limit: Annotated[
+        int, typer.Option("--upload-address-limit", help="Portal uploads per address per hour.")
+    ] = 30,
     login_limit: Annotated[
         int, typer.Option("--login-limit", help="Portal sign-ins per address, and per account, per minute.")
     ] = 10,
@@ -106,7 +109,7 @@ def serve_command(
     if submissions:
         from hearts_tournaments.portal.serve import serve_portal
 
-        serve_portal(folder, host, port, insecure_cookies, upload_limit, login_limit)
+        serve_portal(folder, host, port, insecure_cookies, upload_limit, login_limit, upload_address_limit)
         return
     if not (folder / "tournament.sqlite").is_file() and not (folder / "league.sqlite").is_file():
         typer.echo(f"hearts web: {folder} holds no tournament yet; its pages appear once it does", err=True)
