@@ -128,3 +128,20 @@ def test_a_relative_league_folder_binds_its_snapshots_by_absolute_path(tmp_path:
     spec = spec_from_json({"name": "a@v1", "command": ["x"], "snapshot": "d" * 52}, Path("lg"))
     assert spec.snapshot is not None and spec.snapshot.is_absolute()
     assert spec.snapshot == Path.cwd() / "lg" / "snapshots" / ("d" * 52)
+
+
+@pytest.mark.timeout(300)
+def test_submissions_a_stopped_portal_never_checked_are_errors(tmp_path: Path) -> None:
+    """An accepted archive lives in the portal's memory until it is unpacked: after a restart
+    its submission cannot go on, and says so (it never stays pending)."""
+    folder = tmp_path / "lg"
+    tokens = make_league(folder, ("alice",))
+    with PortalStore(folder) as db:
+        waiting = db.add_submission("alice", 100, "127.0.0.1")
+        checking = db.add_submission("alice", 100, "127.0.0.1")
+        db.set_submission(checking, "validating", "checking it in the sandbox")
+    with web_server(folder, "--submissions") as url:
+        client = Client(url)
+        for sid in (waiting, checking):
+            data = client.api_status(tokens["alice"], sid).json()
+            assert data["status"] == "error" and "stopped before it was checked" in data["message"], data
