@@ -366,3 +366,10 @@ def recompute_command(
             typer.echo(commands.recompute(store, format))
         except LeagueError as exc:
             raise fail(str(exc)) from None
+
+
+# The portal's accounts (docs/COMPETITION.md): `hearts league entrant ...` and `hearts league invite`.
+from hearts_tournaments.cli.portal import entrant_app, invite  # noqa: E402
+
+league_app.add_typer(entrant_app, name="entrant")
+league_app.command("invite")(invite)

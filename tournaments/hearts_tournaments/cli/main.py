@@ -522,6 +522,10 @@ from hearts_tournaments.cli.web import web_app  # noqa: E402
 
 app.add_typer(web_app, name="web")
 
+from hearts_tournaments.cli.portal import submit  # noqa: E402
+
+app.command("submit")(submit)
+
 
 def main() -> None:
     """Entry point of the ``hearts`` console script.

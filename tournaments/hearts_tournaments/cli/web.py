@@ -75,6 +75,29 @@ def serve_command(
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on; 0 picks a free one.")] = 8000,
     logs: LogsOption = "released",
+    submissions: Annotated[
+        bool,
+        typer.Option(
+            "--submissions",
+            help="A league folder only: also serve the entrant portal (sign-in with a token, uploads, "
+            "each entrant's own pages; bot logs only to their own entrant). See docs/COMPETITION.md.",
+        ),
+    ] = False,
+    insecure_cookies: Annotated[
+        bool,
+        typer.Option(
+            "--insecure-cookies", help="Portal session cookies without Secure (plain HTTP, not localhost)."
+        ),
+    ] = False,
+    upload_limit: Annotated[
+        int, typer.Option("--upload-limit", help="Portal uploads per entrant per hour.")
+    ] = 12,
+    upload_address_limit: Annotated[
+        int, typer.Option("--upload-address-limit", help="Portal uploads per address per hour.")
+    ] = 30,
+    login_limit: Annotated[
+        int, typer.Option("--login-limit", help="Portal sign-ins per address, and per account, per minute.")
+    ] = 10,
 ) -> None:
     """Serve one tournament folder read-only; pages update live while games are played.
 
@@ -83,6 +106,11 @@ def serve_command(
     app = _web()
     if not folder.is_dir():
         raise _fail(f"{folder} is not a folder")
+    if submissions:
+        from hearts_tournaments.cli.serve_portal import serve_portal
+
+        serve_portal(folder, host, port, insecure_cookies, upload_limit, login_limit, upload_address_limit)
+        return
     if not (folder / "tournament.sqlite").is_file() and not (folder / "league.sqlite").is_file():
         typer.echo(f"hearts web: {folder} holds no tournament yet; its pages appear once it does", err=True)
     try:

@@ -148,7 +148,8 @@ def spec_to_json(spec: BotSpec) -> dict[str, Any]:
 def spec_from_json(data: dict[str, Any], folder: Path | None = None) -> BotSpec:
     """The spec stored by :func:`spec_to_json`; its snapshot is looked up in the league ``folder``."""
     digest = data.get("snapshot")
-    snapshot = folder / STORE / digest if folder is not None and isinstance(digest, str) else None
+    # Absolute: the snapshot is bound into sandboxes whose processes start in other folders.
+    snapshot = folder.absolute() / STORE / digest if folder is not None and isinstance(digest, str) else None
     return BotSpec(
         name=data["name"],
         builtin=data.get("builtin"),

@@ -83,7 +83,9 @@ class _Folder:
             try:
                 league = (self.folder / LEAGUE_DB).is_file()
                 self.source = (
-                    LeagueSource(self.folder) if league else TournamentSource(self.folder, self.logs)
+                    LeagueSource(self.folder, self.logs)
+                    if league
+                    else TournamentSource(self.folder, self.logs)
                 )
             except NotATournament as exc:
                 self.error = exc
@@ -256,7 +258,12 @@ def make_app(folder: Path, logs: LogPolicy = LogPolicy.RELEASED) -> Starlette:
 
 
 def serve(
-    folder: Path, host: str, port: int, on_ready: Callable[[str], None], logs: LogPolicy = LogPolicy.RELEASED
+    folder: Path,
+    host: str,
+    port: int,
+    on_ready: Callable[[str], None],
+    logs: LogPolicy = LogPolicy.RELEASED,
+    app: Starlette | None = None,
 ) -> None:
     """Serves ``folder`` until SIGINT or SIGTERM.
 
@@ -266,6 +273,7 @@ def serve(
         port: Port to listen on; 0 picks a free one.
         on_ready: Called with the base URL once the server accepts connections.
         logs: Whose bot logs the pages show.
+        app: The app to serve instead of ``make_app(folder, logs)`` (the portal's).
 
     Raises:
         OSError: if the address cannot be bound (port in use, bad host).
@@ -274,7 +282,7 @@ def serve(
     sock = socket.create_server((host, port), family=family, backlog=128)
     sock.setblocking(False)
     config = uvicorn.Config(
-        make_app(folder, logs),
+        app if app is not None else make_app(folder, logs),
         log_config=None,
         access_log=False,
         lifespan="off",

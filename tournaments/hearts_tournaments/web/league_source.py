@@ -26,6 +26,7 @@ from hearts_tournaments.web.source import (
     GameRow,
     GameStatus,
     LogExcerpt,
+    LogPolicy,
     NoSuchGame,
     NotATournament,
     log_tail,
@@ -40,8 +41,10 @@ class LeagueSource:
         NotATournament: the folder holds no readable league.
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, logs: LogPolicy = LogPolicy.RELEASED) -> None:
         self.folder = folder
+        #: ``never`` when the portal serves the league: an entrant sees only its own logs, logged in.
+        self.logs = logs
         try:
             self._store = LeagueStore.open(folder, read_only=True)
         except LeagueError as exc:
@@ -156,7 +159,9 @@ class LeagueSource:
         return parse_record(key, self.record_text(key))
 
     def log(self, bot: str, key: str, seat: int) -> LogExcerpt | None:
-        """The tail of the bot's log of a game."""
+        """The tail of the bot's log of a game (None under ``LogPolicy.NEVER``)."""
+        if self.logs is LogPolicy.NEVER:
+            return None
         row = self.game(key)
         return log_tail(self.folder, bot, key, seat, row.seats)
 

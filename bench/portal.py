@@ -1,0 +1,159 @@
+"""The entrant portal: upload-to-active time of a small Python bot, and the public leaderboard's
+requests per second while submissions arrive.
+
+It builds a league (6 seats, one-hand games, two built-in entrants), runs the real ``hearts league
+run --forever`` and the real ``hearts web LEAGUE --submissions``, makes ``--entrants`` accounts
+and then:
+
+1. upload-to-active: each entrant in turn POSTs a small stdio Python bot (``clients/stdio/
+   lowest.py`` with its ``bot.toml``) to ``/api/submissions`` and polls its status until
+   ``active``: the archive's checks, the sandboxed one-hand check, the version added, and its
+   validation game played by the league's run (between blocks). Reported: each time, median, max.
+2. leaderboard under submissions: ``--clients`` threads GET ``/`` for ``--seconds`` in all while
+   one thread submits a new version every ``--every`` seconds (the league playing meanwhile);
+   the same without submissions; and the same league served by plain ``hearts web LEAGUE`` (no
+   portal) for comparison. The three take turns (``--rounds``), as the league's table grows
+   with every block. Requests per second and median latency of each.
+
+Usage::
+
+    bench/portal.py [--entrants 3] [--clients 4] [--seconds 20] [--every 2] [--rounds 4] [--json]
+
+Prints readable figures, or with ``--json`` one object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from hearts_tournaments.league import commands
+from hearts_tournaments.league.store import LeagueStore
+from tests.portal_helpers import LOWEST, MANIFEST, Client, league_running, make_league, tar_gz, wait_status
+from tests.web_server import web_server
+
+
+def archive(salt: int) -> bytes:
+    """The small bot, a comment making each archive a new version."""
+    return tar_gz([("bot.toml", MANIFEST.encode()), ("bot.py", (LOWEST + f"\n# {salt}\n").encode())])
+
+
+def hammer(url: str, clients: int, seconds: float) -> tuple[int, list[float]]:
+    """``clients`` threads GET the leaderboard for ``seconds``: requests done, latencies."""
+    stop = time.monotonic() + seconds
+    latencies: list[float] = []
+    lock = threading.Lock()
+
+    def one() -> None:
+        mine = []
+        while time.monotonic() < stop:
+            start = time.perf_counter()
+            with urllib.request.urlopen(url + "/", timeout=60) as response:
+                response.read()
+            mine.append(time.perf_counter() - start)
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=one) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return len(latencies), latencies
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entrants", type=int, default=3, help="entrants timed from upload to active")
+    parser.add_argument("--clients", type=int, default=4, help="threads requesting the leaderboard")
+    parser.add_argument("--seconds", type=float, default=20.0, help="seconds of each leaderboard run")
+    parser.add_argument("--every", type=float, default=2.0, help="seconds between submissions meanwhile")
+    parser.add_argument("--rounds", type=int, default=4, help="turns the three leaderboard runs take")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    names = (*(f"e{i}" for i in range(args.entrants)), "flood")
+    with tempfile.TemporaryDirectory(prefix="bench-portal-") as tmp:
+        folder = Path(tmp) / "lg"
+        tokens = make_league(folder, names)
+        with LeagueStore.open(folder) as store:
+            commands.add_version(store, commands.make_spec("rival", None, "heuristic"))
+        with league_running(folder), web_server(folder, "--submissions", "--upload-limit", "100000") as url:
+            client = Client(url)
+            to_active = []
+            for i, name in enumerate(names[:-1]):
+                start = time.perf_counter()
+                sid = client.api_upload(tokens[name], archive(i)).json()["id"]
+                done = wait_status(client, tokens[name], sid, {"active", "error"}, timeout=900)
+                if done["status"] != "active":
+                    print(f"bench/portal.py: {name}'s bot did not become active: {done}", file=sys.stderr)
+                    return 1
+                to_active.append(time.perf_counter() - start)
+            # The three runs take turns, --rounds times: the league's table grows with every
+            # block, and each request refits it, so runs one after another would not compare.
+            sent = [0]
+            runs: dict[str, list[float]] = {"quiet": [], "busy": [], "plain": []}
+            part = args.seconds / args.rounds
+            with web_server(folder) as plain:  # the same league served without the portal
+                for _ in range(args.rounds):
+                    runs["quiet"] += hammer(url, args.clients, part)[1]
+                    runs["plain"] += hammer(plain, args.clients, part)[1]
+                    stop = threading.Event()
+
+                    def flood(stop: threading.Event = stop) -> None:
+                        while not stop.is_set():
+                            answer = client.api_upload(tokens["flood"], archive(1000 + sent[0]))
+                            if answer.status == 202:
+                                sent[0] += 1
+                            stop.wait(args.every)
+
+                    flooder = threading.Thread(target=flood)
+                    flooder.start()
+                    runs["busy"] += hammer(url, args.clients, part)[1]
+                    stop.set()
+                    flooder.join()
+            quiet, busy, plain_lat = runs["quiet"], runs["busy"], runs["plain"]
+            quiet_count, busy_count, plain_count = len(quiet), len(busy), len(plain_lat)
+    result: dict[str, Any] = {
+        "upload_to_active_s": [round(t, 2) for t in to_active],
+        "upload_to_active_median_s": round(statistics.median(to_active), 2),
+        "upload_to_active_max_s": round(max(to_active), 2),
+        "leaderboard_rps_quiet": round(quiet_count / args.seconds, 1),
+        "leaderboard_median_ms_quiet": round(statistics.median(quiet) * 1000, 1),
+        "leaderboard_rps_with_submissions": round(busy_count / args.seconds, 1),
+        "leaderboard_median_ms_with_submissions": round(statistics.median(busy) * 1000, 1),
+        "submissions_meanwhile": sent[0],
+        "leaderboard_rps_without_portal": round(plain_count / args.seconds, 1),
+        "leaderboard_median_ms_without_portal": round(statistics.median(plain_lat) * 1000, 1),
+        "clients": args.clients,
+        "seconds": args.seconds,
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(
+            f"upload to active: {result['upload_to_active_s']} s "
+            f"(median {result['upload_to_active_median_s']} s)"
+        )
+        print(
+            f"public leaderboard, {args.clients} clients: {result['leaderboard_rps_quiet']} req/s "
+            f"(median {result['leaderboard_median_ms_quiet']} ms) without submissions; "
+            f"{result['leaderboard_rps_with_submissions']} req/s (median "
+            f"{result['leaderboard_median_ms_with_submissions']} ms) with {sent[0]} submissions meanwhile; "
+            f"{result['leaderboard_rps_without_portal']} req/s (median "
+            f"{result['leaderboard_median_ms_without_portal']} ms) from plain `hearts web LEAGUE`"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

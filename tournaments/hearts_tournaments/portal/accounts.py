@@ -1,0 +1,408 @@
+"""The portal's database, ``LEAGUE/portal.sqlite`` (0600): accounts, invites, submissions, audit.
+
+An entrant's personal access token is ``chp_SELECTOR.SECRET`` (a 48-bit selector that finds the
+account, 256 random bits of secret). Only the selector, a random salt and
+HMAC-SHA256(salt, secret) are stored: the token is shown once, when it is made (``hearts league
+entrant add`` or ``rotate``), and cannot be read back. A slow key-derivation function is not
+needed: the secret is random, not a password. Rotating draws a new token (the old one and every
+session made with it stop working at once); revoking ends the account's access for good.
+
+Self-registration is off unless the organiser makes an invite code (``hearts league invite``):
+each code makes one account (stored hashed too).
+
+Every account change and every submission is a row of the ``audit`` table (``hearts league
+entrant audit LG``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hearts_tournaments.arena.bots import BOT_NAME_PATTERN
+from hearts_tournaments.tournament.store import FILE_MODE
+
+#: The portal's database file inside the league folder.
+PORTAL_DB = "portal.sqlite"
+TOKEN_PREFIX = "chp_"
+#: Submission statuses: ``pending`` (accepted, waiting its turn), ``validating`` (its sandbox check,
+#: then its league version's validation game), ``active`` (it plays) or ``error`` (why, first log lines).
+PENDING, VALIDATING, ACTIVE, ERROR = "pending", "validating", "active", "error"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS accounts (
+    name TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    selector TEXT NOT NULL UNIQUE,
+    salt BLOB NOT NULL,
+    hash BLOB NOT NULL,
+    rotated REAL NOT NULL,
+    revoked REAL
+);
+CREATE TABLE IF NOT EXISTS invites (
+    selector TEXT PRIMARY KEY, salt BLOB NOT NULL, hash BLOB NOT NULL,
+    created REAL NOT NULL, used_by TEXT
+);
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    account TEXT NOT NULL REFERENCES accounts(name),
+    received REAL NOT NULL,
+    bytes INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    version TEXT,
+    message TEXT NOT NULL DEFAULT '',
+    log TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    at REAL NOT NULL,
+    actor TEXT NOT NULL,
+    address TEXT NOT NULL,
+    action TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+"""
+
+
+class PortalError(Exception):
+    """An account or portal command that cannot be done (one line: what, why, the fix)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """An entrant's account (its token's selector names the token now valid)."""
+
+    name: str
+    created: float
+    selector: str
+    rotated: float
+    revoked: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """One uploaded archive and what became of it."""
+
+    id: int
+    account: str
+    received: float
+    bytes: int
+    status: str
+    version: str | None
+    message: str
+    log: str
+
+    def to_json(self) -> dict[str, Any]:
+        """As the API and the status page give it."""
+        return {
+            "id": self.id,
+            "entrant": self.account,
+            "received": self.received,
+            "bytes": self.bytes,
+            "status": self.status,
+            "version": self.version,
+            "message": self.message,
+            "log": self.log.splitlines(),
+        }
+
+
+def _digest(salt: bytes, secret: str) -> bytes:
+    return hmac.new(salt, secret.encode(), hashlib.sha256).digest()
+
+
+def _new_token() -> tuple[str, str, bytes, bytes]:
+    """A fresh token, its selector, salt and digest."""
+    selector = secrets.token_hex(6)
+    secret = secrets.token_urlsafe(32)
+    salt = secrets.token_bytes(16)
+    return f"{TOKEN_PREFIX}{selector}.{secret}", selector, salt, _digest(salt, secret)
+
+
+def _split(token: str) -> tuple[str, str] | None:
+    token = token.strip()
+    if not token.startswith(TOKEN_PREFIX):
+        return None
+    selector, dot, secret = token[len(TOKEN_PREFIX) :].partition(".")
+    if not dot or len(selector) != 12 or not secret or len(token) > 200:
+        return None
+    return selector, secret
+
+
+class PortalStore:
+    """The open portal database of the league in ``folder`` (created on first open)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        path = folder / PORTAL_DB
+        if not folder.is_dir():
+            raise PortalError(
+                f"{folder} is not a folder: create the league with `hearts league init {folder}`"
+            )
+        fresh = not path.exists()
+        try:
+            self._db = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
+            if fresh:
+                path.chmod(FILE_MODE)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA busy_timeout=30000")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise PortalError(f"{path} is not a portal database: {exc}") from None
+        for name in (f"{PORTAL_DB}-wal", f"{PORTAL_DB}-shm"):
+            with contextlib.suppress(OSError):
+                (folder / name).chmod(FILE_MODE)
+
+    def close(self) -> None:
+        """Closes the database."""
+        self._db.close()
+
+    def __enter__(self) -> PortalStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # ------------------------------------------------------------------ meta
+    def session_key(self) -> str:
+        """The key session cookies are signed with (made on first use, kept in the database)."""
+        with self._transaction() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'session_key'").fetchone()
+            if row is not None:
+                return str(row[0])
+            key = secrets.token_hex(32)
+            db.execute("INSERT INTO meta VALUES ('session_key', ?)", (key,))
+            return key
+
+    # ------------------------------------------------------------------ audit
+    def audit(self, actor: str, action: str, detail: dict[str, Any] | str = "", address: str = "cli") -> None:
+        """Adds a row to the audit log."""
+        text = detail if isinstance(detail, str) else json.dumps(detail, sort_keys=True)
+        self._db.execute(
+            "INSERT INTO audit (at, actor, address, action, detail) VALUES (?, ?, ?, ?, ?)",
+            (time.time(), actor, address, action, text),
+        )
+
+    def audit_log(self) -> list[dict[str, Any]]:
+        """Every audit row, oldest first."""
+        rows = self._db.execute("SELECT seq, at, actor, address, action, detail FROM audit ORDER BY seq")
+        return [
+            {"seq": s, "at": round(a, 3), "actor": who, "address": ad, "action": ac, "detail": d}
+            for s, a, who, ad, ac, d in rows.fetchall()
+        ]
+
+    # ------------------------------------------------------------------ accounts
+    def add_account(self, name: str, address: str = "cli", actor: str = "organiser") -> str:
+        """Creates ``name``'s account; returns its token (shown once, stored hashed).
+
+        Raises:
+            PortalError: a bad name, or the account exists.
+        """
+        if not BOT_NAME_PATTERN.fullmatch(name):
+            raise PortalError(f"{name!r}: a name is letters, digits, '.', '_' or '-' (at most 40)")
+        token, selector, salt, digest = _new_token()
+        now = time.time()
+        with self._transaction() as db:
+            if db.execute("SELECT 1 FROM accounts WHERE name = ?", (name,)).fetchone():
+                raise PortalError(
+                    f"entrant {name!r} has an account already: `hearts league entrant rotate` gives it "
+                    "a new token"
+                )
+            db.execute(
+                "INSERT INTO accounts VALUES (?, ?, ?, ?, ?, ?, NULL)",
+                (name, now, selector, salt, digest, now),
+            )
+            self.audit(actor, "account_added", {"entrant": name}, address)
+        return token
+
+    def rotate(self, name: str) -> str:
+        """Gives ``name`` a new token (the old one stops working); returns it.
+
+        Raises:
+            PortalError: no such account.
+        """
+        token, selector, salt, digest = _new_token()
+        with self._transaction() as db:
+            self._account_row(name)
+            db.execute(
+                "UPDATE accounts SET selector = ?, salt = ?, hash = ?, rotated = ?, revoked = NULL "
+                "WHERE name = ?",
+                (selector, salt, digest, time.time(), name),
+            )
+            self.audit("organiser", "token_rotated", {"entrant": name})
+        return token
+
+    def revoke(self, name: str) -> None:
+        """Ends ``name``'s access: its token and sessions stop working (``rotate`` gives a new one).
+
+        Raises:
+            PortalError: no such account, or it is revoked already.
+        """
+        with self._transaction() as db:
+            if self._account_row(name).revoked is not None:
+                raise PortalError(f"entrant {name!r} is revoked already")
+            db.execute("UPDATE accounts SET revoked = ? WHERE name = ?", (time.time(), name))
+            self.audit("organiser", "account_revoked", {"entrant": name})
+
+    def _account_row(self, name: str) -> Account:
+        row = self._db.execute(
+            "SELECT name, created, selector, rotated, revoked FROM accounts WHERE name = ?", (name,)
+        ).fetchone()
+        if row is None:
+            raise PortalError(
+                f"no account {name!r}: create it with `hearts league entrant add LEAGUE {name}`"
+            )
+        return Account(*row)
+
+    def account(self, name: str) -> Account | None:
+        """``name``'s account, or None."""
+        try:
+            return self._account_row(name)
+        except PortalError:
+            return None
+
+    def accounts(self) -> list[Account]:
+        """Every account, by name."""
+        rows = self._db.execute(
+            "SELECT name, created, selector, rotated, revoked FROM accounts ORDER BY name"
+        )
+        return [Account(*r) for r in rows.fetchall()]
+
+    def authenticate(self, token: str) -> Account | None:
+        """The live (not revoked) account whose token this is, or None."""
+        parts = _split(token)
+        if parts is None:
+            return None
+        selector, secret = parts
+        row = self._db.execute(
+            "SELECT name, created, selector, rotated, revoked, salt, hash FROM accounts WHERE selector = ?",
+            (selector,),
+        ).fetchone()
+        if row is None or row[4] is not None:
+            return None
+        if not hmac.compare_digest(_digest(row[5], secret), row[6]):
+            return None
+        return Account(*row[:5])
+
+    def session_valid(self, name: str, selector: str) -> bool:
+        """A session made with the token ``selector`` still holds: not revoked, not rotated since."""
+        account = self.account(name)
+        return (
+            account is not None
+            and account.revoked is None
+            and hmac.compare_digest(account.selector, selector)
+        )
+
+    # ------------------------------------------------------------------ invites
+    def add_invite(self) -> str:
+        """A single-use invite code that lets one entrant register (self-registration)."""
+        code, selector, salt, digest = _new_token()
+        code = "inv_" + code[len(TOKEN_PREFIX) :]
+        with self._transaction() as db:
+            db.execute("INSERT INTO invites VALUES (?, ?, ?, ?, NULL)", (selector, salt, digest, time.time()))
+            self.audit("organiser", "invite_made", {"invite": selector})
+        return code
+
+    def open_invites(self) -> int:
+        """Invite codes not used yet (self-registration is on while there is one)."""
+        return int(self._db.execute("SELECT COUNT(*) FROM invites WHERE used_by IS NULL").fetchone()[0])
+
+    def register(self, code: str, name: str, address: str) -> str:
+        """Spends an invite code on a new account ``name``; returns its token.
+
+        Raises:
+            PortalError: the code is wrong or used, or the name is bad or taken.
+        """
+        parts = _split(TOKEN_PREFIX + code.strip()[4:]) if code.strip().startswith("inv_") else None
+        with self._transaction() as db:
+            row = None
+            if parts is not None:
+                row = db.execute(
+                    "SELECT salt, hash FROM invites WHERE selector = ? AND used_by IS NULL", (parts[0],)
+                ).fetchone()
+            if row is None or parts is None or not hmac.compare_digest(_digest(row[0], parts[1]), row[1]):
+                raise PortalError("that invite code is wrong or used: ask the organiser for one")
+            db.execute("UPDATE invites SET used_by = ? WHERE selector = ?", (name, parts[0]))
+        token = self.add_account(name, address, actor=f"invite {parts[0]}")
+        return token
+
+    # ------------------------------------------------------------------ submissions
+    def add_submission(self, account: str, size: int, address: str) -> int:
+        """Records an accepted archive (status ``pending``); returns its id."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO submissions (account, received, bytes, status) VALUES (?, ?, ?, ?)",
+                (account, time.time(), size, PENDING),
+            )
+            sid = int(cursor.lastrowid or 0)
+            self.audit(account, "submission_received", {"submission": sid, "bytes": size}, address)
+        return sid
+
+    def refused(self, account: str, size: int, address: str, why: str) -> None:
+        """An upload refused before it was stored (audit only)."""
+        self.audit(account, "submission_refused", {"bytes": size, "why": why}, address)
+
+    def set_submission(
+        self, sid: int, status: str, message: str = "", version: str | None = None, log: str = ""
+    ) -> None:
+        """Moves a submission on (and audits it)."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE submissions SET status = ?, message = ?, version = COALESCE(?, version), log = ? "
+                "WHERE id = ?",
+                (status, message, version, log, sid),
+            )
+            row = db.execute("SELECT account FROM submissions WHERE id = ?", (sid,)).fetchone()
+            self.audit(
+                row[0] if row else "?",
+                f"submission_{status}",
+                {"submission": sid, "version": version, "message": message},
+                "portal",
+            )
+
+    def submission(self, sid: int) -> Submission | None:
+        """One submission, or None."""
+        row = self._db.execute(
+            "SELECT id, account, received, bytes, status, version, message, log FROM submissions "
+            "WHERE id = ?",
+            (sid,),
+        ).fetchone()
+        return None if row is None else Submission(*row)
+
+    def submissions(self, account: str | None = None) -> list[Submission]:
+        """Submissions, newest first (of one account, or all)."""
+        sql = "SELECT id, account, received, bytes, status, version, message, log FROM submissions"
+        args: tuple[str, ...] = ()
+        if account is not None:
+            sql += " WHERE account = ?"
+            args = (account,)
+        return [Submission(*r) for r in self._db.execute(sql + " ORDER BY id DESC", args).fetchall()]
+
+    def unfinished(self) -> list[Submission]:
+        """Submissions still ``pending`` or ``validating``, oldest first."""
+        rows = self._db.execute(
+            "SELECT id, account, received, bytes, status, version, message, log FROM submissions "
+            "WHERE status IN (?, ?) ORDER BY id",
+            (PENDING, VALIDATING),
+        ).fetchall()
+        return [Submission(*r) for r in rows]
