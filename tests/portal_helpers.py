@@ -29,7 +29,13 @@ ROOT = Path(__file__).resolve().parent.parent
 LOWEST = (ROOT / "clients" / "stdio" / "lowest.py").read_text()
 MANIFEST = 'command = ["python3", "bot.py"]\nprotocol = "stdio"\ndescription = "lowest legal card"\n'
 #: Short games in the real sandbox: the tests are about the portal, not about play.
-FAST = {"table_size": 6, "seed": "portal", "max_hands": 1, "policy": TablePolicy(decision_ms=5000), "bootstrap": 20}
+FAST = {
+    "table_size": 6,
+    "seed": "portal",
+    "max_hands": 1,
+    "policy": TablePolicy(decision_ms=5000),
+    "bootstrap": 20,
+}
 
 
 def make_league(folder: Path, entrants: tuple[str, ...] = ("alice", "bob")) -> dict[str, str]:
