@@ -9,12 +9,12 @@ concurrency.
 from __future__ import annotations
 
 import bisect
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hearts_core.record import GameRecord
 from hearts_tournaments.schedule import ScheduledGame
 
 
@@ -111,10 +111,9 @@ class GameOutcome:
             bot_errors=tuple(summary.get("bot_errors") or ()),
         )
 
-    def record(self) -> dict[str, Any]:
-        """The game record, parsed."""
-        data: dict[str, Any] = json.loads(self.record_json)
-        return data
+    def record(self) -> GameRecord:
+        """The game record, read strictly (:meth:`GameRecord.read`)."""
+        return GameRecord.read(self.record_json, name=f"the record of game {self.key}")
 
 
 @dataclass(frozen=True, slots=True)

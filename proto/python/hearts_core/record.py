@@ -116,16 +116,19 @@ class RecordFileError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class RecordProblem:
-    """One thing a lenient read found wrong: the field (JSON path) and why."""
+    """One thing a lenient read found wrong.
+
+    Attributes:
+        field: The JSON path of the value (``hands[0].passes``).
+        reason: Why it is wrong.
+        judged: Whether a replay judges it: a wrong ``players`` or a wrong value under ``hands``
+            (not a size limit) stands as a value the replay refuses for the same reason, so the
+            replay's verdict reports it as the record's first illegal thing.
+    """
 
     field: str
     reason: str
-
-    @property
-    def in_hands(self) -> bool:
-        """Whether a replay judges it (``players`` and anything under ``hands``): a replay's
-        verdict reports such a problem as the record's first illegal thing."""
-        return self.field == "players" or self.field.startswith("hands")
+    judged: bool = False
 
     def __str__(self) -> str:
         return f"{self.field}: {self.reason}"
@@ -148,7 +151,6 @@ MAX_LIST = 2_000_000
 MAX_CARDS = 1_000
 MAX_TEXT = 100_000
 MAX_INT = 2**53
-MAX_DEPTH = 200
 
 #: A card code no card has: a lenient read puts it where a value is not a card code at all, so
 #: that a replay refuses it as it refuses an unknown code.
@@ -180,10 +182,13 @@ class _Reader:
         self.lenient = lenient
         self.problems: list[RecordProblem] = []
 
-    def fail(self, field: str, reason: str, substitute: T) -> T:
+    def fail(self, field: str, reason: str, substitute: T, *, limit: bool = False) -> T:
+        """Raises (strict), or notes the problem and returns ``substitute`` (lenient).
+        ``limit``: the value is over a size limit (no replay judges that)."""
         if not self.lenient:
             raise RecordFileError(reason, field=field)
-        self.problems.append(RecordProblem(field, reason))
+        judged = not limit and (field == "players" or field.startswith("hands"))
+        self.problems.append(RecordProblem(field, reason, judged))
         return substitute
 
     def int_(self, value: Any, field: str, substitute: T, low: int = 0, high: int = MAX_INT) -> int | T:
@@ -206,7 +211,9 @@ class _Reader:
         if not isinstance(value, str):
             return self.fail(field, f"must be a string, not {_type_name(value)}", substitute)
         if len(value) > MAX_TEXT:
-            return self.fail(field, f"must be at most {MAX_TEXT} characters, not {len(value)}", value)
+            return self.fail(
+                field, f"must be at most {MAX_TEXT} characters, not {len(value)}", "", limit=True
+            )
         return value
 
     def bool_(self, value: Any, field: str) -> bool:
@@ -215,11 +222,11 @@ class _Reader:
         return value
 
     def list_(self, value: Any, field: str, limit: int = MAX_LIST) -> list[Any] | None:
-        """The list, or None (noted) when it is not one; a list over ``limit`` is noted and kept."""
+        """The list, or None (noted) when it is not one or holds more than ``limit`` entries."""
         if not isinstance(value, list):
             return self.fail(field, f"must be a list, not {_type_name(value)}", None)
         if len(value) > limit:
-            return self.fail(field, f"must hold at most {limit} entries, not {len(value)}", value)
+            return self.fail(field, f"must hold at most {limit} entries, not {len(value)}", None, limit=True)
         return value
 
     def object_(self, value: Any, field: str) -> dict[str, Any] | None:
@@ -774,9 +781,14 @@ def _decode(source: Path | str | bytes) -> Any:
     try:
         return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
-        cut = " (the file ends too soon)" if exc.pos >= len(text.rstrip()) else ""
-        raise RecordFileError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}{cut}") from None
+        cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated")
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise RecordFileError(
+            f"not JSON: {exc.msg} ({where}{'; the file ends too soon' if cut else ''})"
+        ) from None
     except ValueError as exc:  # a number of more digits than Python converts
+        if "digits" in str(exc):
+            raise RecordFileError("not JSON a record holds: a number of more than 4300 digits") from None
         raise RecordFileError(f"not JSON a record holds: {' '.join(str(exc).split())[:120]}") from None
 
 

@@ -147,7 +147,7 @@ def read_for_replay(source: Path) -> GameRecord:
     """
     read = GameRecord.read(source, lenient=True)
     for problem in read.problems:
-        if not problem.in_hands:
+        if not problem.judged:
             raise RecordFileError(problem.reason, source=str(source), field=problem.field)
     return read.record
 
