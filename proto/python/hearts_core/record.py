@@ -315,7 +315,7 @@ class HandRecord:
         moon = hand.get("moon_choice")
         if moon is not None:
             moon = r.str_(moon, f"{where}.moon_choice", NOT_A_CARD)
-            if moon not in _MOON_CHOICES:
+            if moon not in _MOON_CHOICES and moon != NOT_A_CARD:
                 r.fail(
                     f"{where}.moon_choice",
                     f"must be one of {', '.join(_MOON_CHOICES)}, not {moon[:30]!r}",
@@ -509,42 +509,42 @@ class _Fields:
     """The fields of one JSON object of a record, read through a :class:`_Reader`."""
 
     def __init__(self, r: _Reader, data: dict[str, Any], where: str) -> None:
-        self.r, self.data, self.where = r, data, where
+        self.r, self.data, self.where = r, data, f"{where}." if where else ""
 
     def _need(self, key: str) -> bool:
         if key in self.data:
             return True
-        self.r.missing(f"{self.where}.{key}")
+        self.r.missing(f"{self.where}{key}")
         return False
 
     def int_(self, key: str, substitute: int = 0, high: int = MAX_INT) -> int:
         if not self._need(key):
             return substitute
-        return self.r.int_(self.data[key], f"{self.where}.{key}", substitute, 0, high)
+        return self.r.int_(self.data[key], f"{self.where}{key}", substitute, 0, high)
 
     def opt_int(self, key: str) -> int | None:
         value = self.data.get(key)
-        return None if value is None else self.r.int_(value, f"{self.where}.{key}", 0)
+        return None if value is None else self.r.int_(value, f"{self.where}{key}", 0)
 
     def str_(self, key: str) -> str:
-        return self.r.str_(self.data[key], f"{self.where}.{key}") if self._need(key) else ""
+        return self.r.str_(self.data[key], f"{self.where}{key}") if self._need(key) else ""
 
     def opt_str(self, key: str) -> str | None:
         value = self.data.get(key)
-        return None if value is None else self.r.str_(value, f"{self.where}.{key}")
+        return None if value is None else self.r.str_(value, f"{self.where}{key}")
 
     def float_(self, key: str, default: float | None = None) -> float:
         if self.data.get(key) is None and default is not None:
             return default
-        return self.r.float_(self.data[key], f"{self.where}.{key}") if self._need(key) else 0.0
+        return self.r.float_(self.data[key], f"{self.where}{key}") if self._need(key) else 0.0
 
     def opt_float(self, key: str) -> float | None:
         value = self.data.get(key)
-        return None if value is None else self.r.float_(value, f"{self.where}.{key}")
+        return None if value is None else self.r.float_(value, f"{self.where}{key}")
 
     def bool_(self, key: str) -> bool:
         value = self.data.get(key)
-        return False if value is None else self.r.bool_(value, f"{self.where}.{key}")
+        return False if value is None else self.r.bool_(value, f"{self.where}{key}")
 
 
 #: Top-level fields of a referee's record beyond the conformance ones, in the order written.
