@@ -94,9 +94,12 @@ def replay(
 ) -> None:
     """Replay game records and print each outcome as one JSON line (conformance format).
 
-    A file that is missing, not JSON or not a record gets one line on stderr; the other files
-    are still replayed and the command exits 2. A record whose revealed seed does not match its
-    commitment or its deals is reported on stderr and the command exits 1.
+    A file that cannot be read as a record (missing, not UTF-8 JSON, over 64 MiB, or a field of
+    the wrong type or out of range that a replay does not judge) gets one line on stderr naming
+    the file, the field and why; the other files are still replayed and the command exits 2. An
+    illegal deal, pass or play is no error: the outcome's "error" names it. A record whose
+    revealed seed does not match its commitment or its deals is reported on stderr and the
+    command exits 1.
     """
     from hearts_core.record import RecordFileError
     from hearts_core.replay import read_for_replay, verify_seed

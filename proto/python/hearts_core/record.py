@@ -6,10 +6,15 @@ organiser wants: game id, bot names, the seed and its commitment, per-decision t
 faults, and the result.
 
 :class:`GameRecord` is the typed form, with :class:`HandRecord`, :class:`DecisionEntry`,
-:class:`FaultEntry` and :class:`GameResult`; ``to_json``/``from_json`` read and write the
-format exactly (a field a record does not carry is left out again). :func:`hearts_core.replay.replay`
-still takes the raw JSON object, because conformance vectors are illegal on purpose in ways
-(wrong types, missing fields) a typed record refuses.
+:class:`FaultEntry` and :class:`GameResult`; ``to_json``/``to_text`` write the format exactly (a
+field a record does not carry is left out again) and :meth:`GameRecord.read` is the one reader of
+it: every command, page and check that reads a record reads it there. Strict (the default) raises
+one :class:`RecordFileError` naming the file, the field (its JSON path) and why; lenient (for
+conformance vectors, which are illegal on purpose, and ``hearts replay``) returns the record and
+a list of :class:`RecordProblem` instead, a value a replay refuses standing in for each value it
+could not take, so that :func:`hearts_core.replay.replay` gives the vector's verdict. Files,
+texts and bytes are read within bounds (:data:`MAX_RECORD_BYTES` and the list, text and number
+limits below), so a hostile file is one error, never a traceback or a hung process.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 
 ``replay FILE...`` replays game records and conformance vectors through the simulator (the
 selected backend, see ``BACKEND``) and prints each outcome as one JSON line, exactly the lines
-``hearts replay`` prints for the same files. A file that is missing, not JSON or not a record
-gets one line on stderr and the others are still replayed (exit 2); a record whose revealed
-seed does not match its commitment or its deals is reported on stderr (exit 1).
+``hearts replay`` prints for the same files. Files are read as ``hearts replay`` reads them: one
+that cannot be read as a record gets one line on stderr naming the file, the field and why, and
+the others are still replayed (exit 2); a record whose revealed seed does not match its
+commitment or its deals is reported on stderr (exit 1).
 """
 
 from __future__ import annotations
