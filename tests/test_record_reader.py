@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hearts_client.bots import make_bot
 from hearts_core.deal import seed_commitment
@@ -112,7 +114,16 @@ def test_lenient_reports_every_problem_instead_of_raising() -> None:
     assert "seed" not in judged and "players" in judged
     assert replay(read.record)["error"] == {"code": "BAD_PLAYER_COUNT"}
     # Anything JSON can hold reads leniently without an exception.
-    for value in (None, 3, "x", [1, 2], {"hands": "no"}, {"players": 6, "hands": [[[]]]}):
+    hand = {"dealer": 0, "pass_direction": "left", "deal": [[[1]], [{}]], "passes": [[["x"]]], "plays": [[]]}
+    for value in (
+        None,
+        3,
+        "x",
+        [1, 2],
+        {"hands": "no"},
+        {"players": 6, "hands": [[[]]]},
+        {"players": 6, "hands": [hand]},
+    ):
         assert isinstance(GameRecord.from_json(value, lenient=True).record, GameRecord)
 
 
@@ -161,3 +172,37 @@ def test_hearts_play_writes_the_record_it_always_wrote(tmp_path: Path) -> None:
     before = state_to_record(state, bots=seats, seed="w", seed_commitment=seed_commitment("w"))
     assert path.read_text() == record_json(before) + "\n"
     assert GameRecord.read(path).to_text() + "\n" == path.read_text()
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats()
+    | st.text(max_size=4)
+    | st.sampled_from(["AS", "2C", "left", "right", "self_minus_26"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=25,
+)
+KEYS = ["players", "hands", "dealer", "pass_direction", "deal", "kitty", "passes", "plays", "moon_choice",
+        "decisions", "faults", "result", "bots", "seed", "seat", "kind", "at", "totals", "target_score",
+        "max_hands", "seed_commitment"]  # fmt: skip
+RECORDISH = st.recursive(
+    st.dictionaries(st.sampled_from(KEYS), JSON, max_size=6),
+    lambda inner: st.dictionaries(st.sampled_from(KEYS), inner | st.lists(inner, max_size=3), max_size=6),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=RECORDISH | JSON)
+def test_property_any_json_reads_leniently_and_strict_raises_only_the_record_error(data: Any) -> None:
+    read = GameRecord.from_json(data, lenient=True)
+    outcome = replay(read.record)
+    assert set(outcome) == {"hands", "totals", "game_over", "winners", "error"}
+    try:
+        GameRecord.from_json(data)
+    except RecordFileError as exc:
+        assert exc.field is not None and read.problems
+    else:
+        assert not read.problems

@@ -196,12 +196,16 @@ class _Reader:
         self.problems.append(RecordProblem(field, reason, judged))
         return substitute
 
-    def int_(self, value: Any, field: str, substitute: T, low: int = 0, high: int = MAX_INT) -> int | T:
+    def int_(
+        self, value: Any, field: str, substitute: T, low: int = 0, high: int = MAX_INT, keep: bool = True
+    ) -> int | T:
+        """A whole number in ``low..high``; one out of range is kept (``keep``: a replay judges it)
+        or replaced by ``substitute``."""
         if not isinstance(value, int) or isinstance(value, bool):
             return self.fail(field, f"must be {_KIND_NAMES[int]}, not {_type_name(value)}", substitute)
         if not low <= value <= high:
             shown = str(value) if len(str(value)) <= 30 else f"a {len(str(value))}-digit number"
-            return self.fail(field, f"must be {low} to {high}, not {shown}", value)
+            return self.fail(field, f"must be {low} to {high}, not {shown}", value if keep else substitute)
         return value
 
     def float_(self, value: Any, field: str) -> float:
@@ -247,6 +251,11 @@ class _Reader:
         items = self.list_(value, field, MAX_CARDS)
         if items is None:
             return substitute
+        try:
+            if _CARD_CODES.issuperset(items):  # every entry a card code (the set holds strings only)
+                return tuple(items)
+        except TypeError:  # an entry that is a list or an object
+            pass
         out = []
         for i, code in enumerate(items):
             if not isinstance(code, str) or code not in _CARD_CODES:
@@ -719,7 +728,7 @@ class GameRecord:
 
         def ints(key: str, low: int = 0) -> int | None:
             value = record.get(key)
-            return None if value is None else r.int_(value, key, None, low)
+            return None if value is None else r.int_(value, key, None, low, keep=False)
 
         def entries(key: str) -> list[Any] | None:
             value = record.get(key)
