@@ -196,3 +196,23 @@ def test_the_game_page_of_a_hostile_record_says_which_field(tournament: Path, tm
                 assert f"the record of game {key}" in reply.body, reply.body[-2000:]
                 said = content[name][1]
                 assert said.replace("'", "&#39;") in reply.body or said in reply.body, (page, said)
+
+
+def test_the_referee_s_records_read_back_byte_for_byte_and_replay_to_the_stored_outcome(
+    tournament: Path,
+) -> None:
+    from hearts_core.record import GameRecord
+    from hearts_core.replay import replay
+
+    with sqlite3.connect(tournament / "tournament.sqlite") as db:
+        rows = db.execute("SELECT key, summary, record FROM games ORDER BY seq").fetchall()
+    assert rows
+    for key, summary, text in rows:
+        record = GameRecord.read(text, name=key)
+        assert record.to_text() == text.rstrip("\n"), key  # as read back from the file, or not
+        stored = json.loads(summary)
+        on_disk = tournament / "records" / f"{stored['game_id']}.json"
+        assert GameRecord.read(on_disk) == record
+        assert on_disk.read_text() == record.to_text() + "\n"
+        outcome = replay(record)
+        assert outcome["error"] is None and outcome["totals"] == stored["totals"], key
