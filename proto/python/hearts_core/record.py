@@ -126,7 +126,7 @@ class RecordProblem:
     Attributes:
         field: The JSON path of the value (``hands[0].passes``).
         reason: Why it is wrong.
-        judged: Whether a replay judges it: a wrong ``players`` or a wrong value under ``hands``
+        judged: Whether a replay judges it: a wrong ``players`` or a wrong value in a hand
             (not a size limit) stands as a value the replay refuses for the same reason, so the
             replay's verdict reports it as the record's first illegal thing.
     """
@@ -149,7 +149,7 @@ class LenientRead:
 
 
 #: Bounds every record is read within (a referee's record is far below each: 200 hands of 11
-#: seats with every decision logged is about 3 MB).
+#: seats with every decision logged is a few MB).
 MAX_RECORD_BYTES = 64 * 2**20
 MAX_HANDS = 100_000
 MAX_LIST = 2_000_000
@@ -192,7 +192,7 @@ class _Reader:
         ``limit``: the value is over a size limit (no replay judges that)."""
         if not self.lenient:
             raise RecordFileError(reason, field=field)
-        judged = not limit and (field == "players" or field.startswith("hands"))
+        judged = not limit and (field == "players" or field.startswith("hands["))
         self.problems.append(RecordProblem(field, reason, judged))
         return substitute
 
@@ -273,7 +273,9 @@ _MOON_CHOICES = tuple(c.value for c in MoonChoice)
 
 @dataclass(frozen=True, slots=True)
 class HandRecord:
-    """One hand as recorded: enough to replay it (card codes as written, not checked here)."""
+    """One hand as recorded: enough to replay it. A strict read checks that every card code is
+    one and the rotation fields are of their kinds; whether the cards are legal is the replay's
+    verdict."""
 
     dealer: int
     pass_direction: str
@@ -315,7 +317,7 @@ class HandRecord:
         direction = (
             r.str_(hand.get("pass_direction"), f"{where}.pass_direction") if "pass_direction" in hand else ""
         )
-        if direction not in _DIRECTIONS and "pass_direction" in hand:
+        if direction not in _DIRECTIONS and isinstance(hand.get("pass_direction"), str):
             r.fail(f"{where}.pass_direction", f"must be left or right, not {direction[:20]!r}", None)
         deal = r.list_(hand.get("deal"), f"{where}.deal", MAX_CARDS) if "deal" in hand else None
         passes = r.list_(hand.get("passes"), f"{where}.passes", MAX_CARDS) if "passes" in hand else None
