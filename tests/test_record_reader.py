@@ -19,7 +19,9 @@ from hearts_core.local import play_game
 from hearts_core.record import (
     MAX_RECORD_BYTES,
     GameRecord,
+    HandRecord,
     RecordFileError,
+    hand_to_record,
     record_json,
     state_to_record,
 )
@@ -206,3 +208,11 @@ def test_property_any_json_reads_leniently_and_strict_raises_only_the_record_err
         assert exc.field is not None and read.problems
     else:
         assert not read.problems
+
+
+def test_a_typed_hand_is_the_hand_the_record_format_writes() -> None:
+    rules = Rules(players=9, target_score=60)
+    state = play_game(rules, "of", [make_bot("random", f"of/{i}") for i in range(9)])
+    assert state.results
+    for hand in state.results:
+        assert HandRecord.of(hand).to_json() == hand_to_record(hand)

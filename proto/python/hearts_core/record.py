@@ -350,7 +350,15 @@ class HandRecord:
     @classmethod
     def of(cls, hand: HandResult) -> HandRecord:
         """The record of a finished hand."""
-        return cls.from_json(hand_to_record(hand), hand.index)
+        return cls(
+            dealer=hand.dealer,
+            pass_direction=hand.pass_direction.value,
+            deal=tuple(tuple(str(c) for c in h) for h in hand.deal),
+            kitty=tuple(str(c) for c in hand.kitty),
+            passes=tuple(tuple(str(c) for c in p) for p in hand.passes),
+            plays=tuple(str(c) for c in hand.plays),
+            moon_choice=None if hand.moon_choice is None else hand.moon_choice.value,
+        )
 
 
 @dataclass(frozen=True, slots=True)
