@@ -20,7 +20,7 @@ import pytest
 
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_core.local import play_game
-from hearts_core.record import places_of, record_json, state_to_record
+from hearts_core.record import GameRecord, places_of, record_json, state_to_record
 from hearts_core.rules import Rules
 from hearts_tournaments.arena.job import deal_seed
 from hearts_tournaments.arena.outcome import GameOutcome
@@ -99,7 +99,7 @@ def _forge(out: Path, key: str) -> None:
         game = next(g for g in store.schedule().games if g.key == key)
         seed = deal_seed(store.deal_secret(), game)
     stored = GameOutcome.from_json(json.loads(summary_text), text)
-    problems, rebuilt = _check_game(stored, forged, game, seed)
+    problems, rebuilt = _check_game(stored, GameRecord.from_json(forged), game, seed)
     assert rebuilt is not None, problems
     with sqlite3.connect(out / "tournament.sqlite") as db:
         db.execute(

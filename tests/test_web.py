@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from hearts_core.record import GameRecord
 from hearts_server.redacted import redacted_replay
 from hearts_tournaments.arena.job import ScheduledGame
 from hearts_tournaments.tournament.folder import open_tournament
@@ -167,7 +168,7 @@ def test_the_replay_and_record_download(partial: tuple[Path, list[ScheduledGame]
         data = json.loads(
             re.search(r'<script type="application/json" id="timeline">(.*?)</script>', page.body, re.S)[1]
         )  # type: ignore[index]
-        assert data == full_timeline(record).to_json()
+        assert data == full_timeline(GameRecord.read(stored)).to_json()
         # Every hand's totals are in the no-JavaScript table.
         for hand in data["hands"]:
             for total in hand["totals"]:
@@ -176,7 +177,7 @@ def test_the_replay_and_record_download(partial: tuple[Path, list[ScheduledGame]
         for seat in range(6):
             view = get(url + f"/game/d000-r00?seat={seat}")
             shown = json.loads(re.search(r'id="timeline">(.*?)</script>', view.body, re.S)[1])  # type: ignore[index]
-            assert shown == seat_timeline(record, seat).to_json()
+            assert shown == seat_timeline(GameRecord.read(stored), seat).to_json()
             for hand, truth in zip(shown["hands"], record["hands"], strict=True):
                 for other in range(6):
                     if other == seat:
@@ -189,7 +190,7 @@ def test_the_replay_and_record_download(partial: tuple[Path, list[ScheduledGame]
 def test_the_seat_timeline_holds_what_the_seat_was_sent(partial: tuple[Path, list[ScheduledGame]]) -> None:
     folder, _ = partial
     with sqlite3.connect(folder / "tournament.sqlite") as db:
-        record = json.loads(db.execute("SELECT record FROM games WHERE key = 'd000-r02'").fetchone()[0])
+        record = GameRecord.read(db.execute("SELECT record FROM games WHERE key = 'd000-r02'").fetchone()[0])
     full = full_timeline(record).to_json()
     for seat in (0, 4):
         mine = seat_timeline(record, seat).to_json()

@@ -15,7 +15,7 @@ state whose hidden cards were re-dealt.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from google.protobuf.json_format import MessageToDict
@@ -25,7 +25,8 @@ from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_core.defaults import DEFAULT_DECISION_MS, DEFAULT_TIME_BANK_MS
 from hearts_core.driver import CardPlayed, drive
 from hearts_core.errors import HeartsError
-from hearts_core.replay import RecordEnds, record_answers, rules_of
+from hearts_core.record import GameRecord
+from hearts_core.replay import RecordEnds, as_record, record_answers, rules_of
 from hearts_core.state import Decision, DecisionKind, State
 from hearts_core.view import View, build_view
 from hearts_server import messages as msg
@@ -38,33 +39,31 @@ def _same(state: State, seat: int) -> State:
     return state
 
 
-def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -> Iterator[rpb.PlayResponse]:
+def seat_messages(
+    record: GameRecord | Mapping[str, Any], seat: int, perturb: Perturb = _same
+) -> Iterator[rpb.PlayResponse]:
     """Yields the messages seat ``seat`` received in the game of ``record``, in order.
+
+    A JSON object is read leniently first (:func:`hearts_core.replay.as_record`).
 
     Raises:
         ValueError: if ``seat`` is not a seat of the game, or the record is not a legal game
             (replay it without ``--seat`` to see the verdict).
     """
+    record = as_record(record)
     try:
         rules = rules_of(record)
-    except HeartsError as exc:
+    except (HeartsError, ValueError) as exc:
         raise ValueError(f"the record is not a legal game: {exc}") from None
     n = rules.players
     if not 0 <= seat < n:
         raise ValueError(f"--seat must be 0..{n - 1} for a {n}-player game")
-    names = record.get("bots") or [f"seat-{i}" for i in range(n)]
-    decision_ms = int(record.get("decision_ms", DEFAULT_DECISION_MS))
-    bank = float(record.get("time_bank_ms", DEFAULT_TIME_BANK_MS))
-    by_referee = {
-        (d.get("hand"), d.get("play")): True
-        for d in record.get("decisions", [])
-        if d.get("kind") == "play" and d.get("by_referee")
-    }
-    spent = {
-        (d.get("hand"), d.get("kind"), d.get("play")): float(d.get("ms", 0))
-        for d in record.get("decisions", [])
-        if d.get("seat") == seat
-    }
+    names = record.bots if record.bots and len(record.bots) == n else [f"seat-{i}" for i in range(n)]
+    decision_ms = DEFAULT_DECISION_MS if record.decision_ms is None else record.decision_ms
+    bank = float(DEFAULT_TIME_BANK_MS if record.time_bank_ms is None else record.time_bank_ms)
+    decisions = record.decisions or ()
+    by_referee = {(d.hand, d.play): True for d in decisions if d.kind == "play" and d.by_referee}
+    spent = {(d.hand, d.kind, d.play): float(d.ms) for d in decisions if d.seat == seat}
     request_id = 0
 
     feed = msg.SeatFeed()
@@ -78,20 +77,20 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
         return feed.request(out)
 
     started = msg.game_started(
-        str(record.get("game_id", "")),
+        record.game_id or "",
         rules,
         [str(names[i]) for i in range(n)],
-        str(record.get("seed_commitment", "")),
+        record.seed_commitment or "",
         decision_ms=decision_ms,
         time_bank_ms=int(bank),
-        max_faults=int(record.get("max_faults", 0)),
-        game_number=int(record.get("game_number", 0)),
+        max_faults=record.max_faults or 0,
+        game_number=record.game_number or 0,
         games_total=1,
     )
     yield from feed.event(msg.started_for(started, seat, ""))
     state = State(rules)
     view_of: Callable[[int], View] = lambda s: build_view(perturb(state, s), s)  # noqa: E731
-    answers = record_answers(state, record["hands"])
+    answers = record_answers(state, record.hands)
     game = drive(state)
     try:
         step = next(game)
@@ -114,7 +113,7 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
         pass
     except RecordEnds:
         pass
-    except (HeartsError, KeyError, TypeError, ValueError) as exc:
+    except (HeartsError, ValueError) as exc:
         raise ValueError(f"the record is not a legal game ({exc}); replay it without --seat") from None
     finally:
         game.close()
@@ -122,17 +121,17 @@ def seat_messages(record: dict[str, Any], seat: int, perturb: Perturb = _same) -
         yield from feed.event(
             rpb.Event(
                 game_completed=pb.GameCompleted(
-                    game_id=str(record.get("game_id", "")),
+                    game_id=record.game_id or "",
                     totals=state.totals,
                     winners=state.winners,
                     hands_played=len(state.results),
-                    seed=str(record.get("seed", "")),
+                    seed=record.seed or "",
                 )
             )
         )
 
 
-def redacted_replay(record: dict[str, Any], seat: int) -> Iterator[dict[str, Any]]:
+def redacted_replay(record: GameRecord | Mapping[str, Any], seat: int) -> Iterator[dict[str, Any]]:
     """:func:`seat_messages` as JSON-ready dicts (protobuf JSON mapping, field names as in .proto)."""
     for message in seat_messages(record, seat):
         yield MessageToDict(

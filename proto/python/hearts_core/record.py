@@ -6,22 +6,30 @@ organiser wants: game id, bot names, the seed and its commitment, per-decision t
 faults, and the result.
 
 :class:`GameRecord` is the typed form, with :class:`HandRecord`, :class:`DecisionEntry`,
-:class:`FaultEntry` and :class:`GameResult`; ``to_json``/``from_json`` read and write the
-format exactly (a field a record does not carry is left out again). :func:`hearts_core.replay.replay`
-still takes the raw JSON object, because conformance vectors are illegal on purpose in ways
-(wrong types, missing fields) a typed record refuses.
+:class:`FaultEntry` and :class:`GameResult`; ``to_json``/``to_text`` write the format exactly (a
+field a record does not carry is left out again) and :meth:`GameRecord.read` is the one reader of
+it: every command, page and check that reads a record reads it there. Strict (the default) raises
+one :class:`RecordFileError` naming the file, the field (its JSON path) and why; lenient (for
+conformance vectors, which are illegal on purpose, and ``hearts replay``) returns the record and
+a list of :class:`RecordProblem` instead, a value a replay refuses standing in for each value it
+could not take, so that :func:`hearts_core.replay.replay` gives the vector's verdict. Files,
+texts and bytes are read within bounds (:data:`MAX_RECORD_BYTES` and the list, text and number
+limits below), so a hostile file is one error, never a traceback or a hung process.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
+from hearts_core.cards import CARDS
+from hearts_core.rules import MAX_PLAYERS, MIN_PLAYERS, MoonChoice, PassDirection
 from hearts_core.state import HandResult, State, Trick
 
 T = TypeVar("T")
@@ -87,41 +95,187 @@ def state_to_record(state: State, **extra: Any) -> dict[str, Any]:
 
 
 class RecordFileError(Exception):
-    """A file that cannot be read as a game record or a conformance vector."""
+    """A file or text that cannot be read as a game record or a conformance vector.
+
+    Attributes:
+        source: What was read (a file's path, or a name such as ``the record of game t/3``), or
+            None when the caller names it.
+        field: The JSON path of the offending value (``hands[2].plays[7]``), or None when the
+            whole file is at fault (not UTF-8, not JSON, too large, ...).
+        reason: Why, in a few words (``must be a whole number, not str``).
+    """
+
+    def __init__(self, reason: str, *, source: str | None = None, field: str | None = None) -> None:
+        self.source = source
+        self.field = field
+        self.reason = reason
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return ": ".join(part for part in (self.source, self.field, self.reason) if part)
+
+    def named(self, source: str) -> RecordFileError:
+        """The same error, naming ``source`` (kept when it names one already)."""
+        return self if self.source else RecordFileError(self.reason, source=source, field=self.field)
 
 
-# ---------------------------------------------------------------------------- the typed record
-def _get(data: Mapping[str, Any], key: str, kind: type[T] | tuple[type, ...], where: str) -> T:
-    if key not in data:
-        raise RecordFileError(f"{where}{key} is missing")
-    value = data[key]
-    # bool is an int in Python; a record never means one for the other.
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, float, (int, float))):
-        raise RecordFileError(f"{where}{key} must be {_kind_name(kind)}, not {type(value).__name__}")
-    return value  # type: ignore[return-value]
+@dataclass(frozen=True, slots=True)
+class RecordProblem:
+    """One thing a lenient read found wrong.
+
+    Attributes:
+        field: The JSON path of the value (``hands[0].passes``).
+        reason: Why it is wrong.
+        judged: Whether a replay judges it: a wrong ``players`` or a wrong value in a hand
+            (not a size limit) stands as a value the replay refuses for the same reason, so the
+            replay's verdict reports it as the record's first illegal thing.
+    """
+
+    field: str
+    reason: str
+    judged: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.reason}"
 
 
-def _opt(data: Mapping[str, Any], key: str, kind: type[T] | tuple[type, ...], where: str) -> T | None:
-    if key not in data or data[key] is None:
-        return None
-    return _get(data, key, kind, where)
+@dataclass(frozen=True, slots=True)
+class LenientRead:
+    """What :meth:`GameRecord.read` gives with ``lenient=True``: the record, ill-typed values
+    replaced by values a replay refuses for the same reason, and every problem found."""
+
+    record: GameRecord
+    problems: tuple[RecordProblem, ...]
 
 
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    names = {int: "a whole number", float: "a number", str: "a string", list: "a list", bool: "true or false"}
-    return " or ".join(names.get(k, k.__name__) for k in kinds)
+#: Bounds every record is read within (a referee's record is far below each: 200 hands of 11
+#: seats with every decision logged is a few MB).
+MAX_RECORD_BYTES = 64 * 2**20
+MAX_HANDS = 100_000
+MAX_LIST = 2_000_000
+MAX_CARDS = 1_000
+MAX_TEXT = 100_000
+MAX_INT = 2**53
+
+#: A card code no card has: a lenient read puts it where a value is not a card code at all, so
+#: that a replay refuses it as it refuses an unknown code.
+NOT_A_CARD = "?"
+
+_KIND_NAMES = {
+    int: "a whole number",
+    float: "a number",
+    str: "a string",
+    list: "a list",
+    bool: "true or false",
+}
 
 
-def _codes(value: Any, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-        raise RecordFileError(f"{where} must be a list of card codes")
-    return tuple(value)
+def _type_name(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a number"
+    return names.get(type(value), type(value).__name__)
+
+
+class _Reader:
+    """Reads a record's JSON value field by field: strict raises at the first problem, lenient
+    notes each one and goes on with a substitute."""
+
+    def __init__(self, lenient: bool) -> None:
+        self.lenient = lenient
+        self.problems: list[RecordProblem] = []
+
+    def fail(self, field: str, reason: str, substitute: T, *, limit: bool = False) -> T:
+        """Raises (strict), or notes the problem and returns ``substitute`` (lenient).
+        ``limit``: the value is over a size limit (no replay judges that)."""
+        if not self.lenient:
+            raise RecordFileError(reason, field=field)
+        judged = not limit and (field == "players" or field.startswith("hands["))
+        self.problems.append(RecordProblem(field, reason, judged))
+        return substitute
+
+    def int_(
+        self, value: Any, field: str, substitute: T, low: int = 0, high: int = MAX_INT, keep: bool = True
+    ) -> int | T:
+        """A whole number in ``low..high``; one out of range is kept (``keep``: a replay judges it)
+        or replaced by ``substitute``."""
+        if not isinstance(value, int) or isinstance(value, bool):
+            return self.fail(field, f"must be {_KIND_NAMES[int]}, not {_type_name(value)}", substitute)
+        if not low <= value <= high:
+            shown = str(value) if len(str(value)) <= 30 else f"a {len(str(value))}-digit number"
+            return self.fail(field, f"must be {low} to {high}, not {shown}", value if keep else substitute)
+        return value
+
+    def float_(self, value: Any, field: str) -> float:
+        """A finite number, kept as written (a whole number stays one, so it is written back alike)."""
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return self.fail(field, f"must be a number, not {_type_name(value)}", 0.0)
+        if abs(value) > MAX_INT or not math.isfinite(value):
+            return self.fail(field, f"must be a finite number below {MAX_INT}", 0.0)
+        return value
+
+    def str_(self, value: Any, field: str, substitute: str = "") -> str:
+        if not isinstance(value, str):
+            return self.fail(field, f"must be a string, not {_type_name(value)}", substitute)
+        if len(value) > MAX_TEXT:
+            return self.fail(
+                field, f"must be at most {MAX_TEXT} characters, not {len(value)}", "", limit=True
+            )
+        return value
+
+    def bool_(self, value: Any, field: str) -> bool:
+        if not isinstance(value, bool):
+            return self.fail(field, f"must be true or false, not {_type_name(value)}", False)
+        return value
+
+    def list_(self, value: Any, field: str, limit: int = MAX_LIST) -> list[Any] | None:
+        """The list, or None (noted) when it is not one or holds more than ``limit`` entries."""
+        if not isinstance(value, list):
+            return self.fail(field, f"must be a list, not {_type_name(value)}", None)
+        if len(value) > limit:
+            return self.fail(field, f"must hold at most {limit} entries, not {len(value)}", None, limit=True)
+        return value
+
+    def object_(self, value: Any, field: str) -> dict[str, Any] | None:
+        if not isinstance(value, dict):
+            return self.fail(field, f"must be a JSON object, not {_type_name(value)}", None)
+        return value
+
+    def missing(self, field: str) -> None:
+        self.fail(field, "is missing", None)
+
+    def codes(self, value: Any, field: str, substitute: tuple[str, ...] = (NOT_A_CARD,)) -> tuple[str, ...]:
+        """Card codes; each must be one (``QS``). A value that is not a list becomes ``substitute``."""
+        items = self.list_(value, field, MAX_CARDS)
+        if items is None:
+            return substitute
+        try:
+            if _CARD_CODES.issuperset(items):  # every entry a card code (the set holds strings only)
+                return tuple(items)
+        except TypeError:  # an entry that is a list or an object
+            pass
+        out = []
+        for i, code in enumerate(items):
+            if not isinstance(code, str) or code not in _CARD_CODES:
+                shown = repr(code)[:20] if isinstance(code, str) else _type_name(code)
+                kept = code if isinstance(code, str) and len(code) <= MAX_TEXT else NOT_A_CARD
+                code = self.fail(f"{field}[{i}]", f"is not a card code: {shown}", kept)
+            out.append(code)
+        return tuple(out)
+
+
+_CARD_CODES = frozenset(str(card) for card in CARDS)
+_DIRECTIONS = tuple(d.value for d in PassDirection)
+_MOON_CHOICES = tuple(c.value for c in MoonChoice)
 
 
 @dataclass(frozen=True, slots=True)
 class HandRecord:
-    """One hand as recorded: enough to replay it (card codes as written, not checked here)."""
+    """One hand as recorded: enough to replay it. A strict read checks that every card code is
+    one and the rotation fields are of their kinds; whether the cards are legal is the replay's
+    verdict."""
 
     dealer: int
     pass_direction: str
@@ -147,25 +301,64 @@ class HandRecord:
 
     @classmethod
     def from_json(cls, data: Any, index: int) -> HandRecord:
-        """Reads one hand. Raises RecordFileError on a wrong type."""
-        where = f"hands[{index}]."
-        if not isinstance(data, dict):
-            raise RecordFileError(f"hands[{index}] must be a JSON object")
-        deal, passes = _get(data, "deal", list, where), _get(data, "passes", list, where)
+        """Reads hand ``index`` strictly. Raises RecordFileError naming the field."""
+        return cls._read(_Reader(lenient=False), data, index, MAX_PLAYERS)
+
+    @classmethod
+    def _read(cls, r: _Reader, data: Any, index: int, players: int) -> HandRecord:
+        where = f"hands[{index}]"
+        hand = r.object_(data, where)
+        if hand is None:  # nothing of it can be read: a replay refuses its rotation
+            return cls(dealer=-1, pass_direction="", deal=(), kitty=(), passes=(), plays=())
+        for key in ("dealer", "pass_direction", "deal", "passes", "plays"):
+            if key not in hand:
+                r.missing(f"{where}.{key}")
+        dealer = r.int_(hand.get("dealer"), f"{where}.dealer", -1, 0, players - 1) if "dealer" in hand else -1
+        direction = (
+            r.str_(hand.get("pass_direction"), f"{where}.pass_direction") if "pass_direction" in hand else ""
+        )
+        if direction not in _DIRECTIONS and isinstance(hand.get("pass_direction"), str):
+            r.fail(f"{where}.pass_direction", f"must be left or right, not {direction[:20]!r}", None)
+        deal = r.list_(hand.get("deal"), f"{where}.deal", MAX_CARDS) if "deal" in hand else None
+        passes = r.list_(hand.get("passes"), f"{where}.passes", MAX_CARDS) if "passes" in hand else None
+        read_passes: tuple[tuple[str, ...], ...] = ()
+        if passes is not None:
+            # One pass that is not a list spoils the hand's passes: a replay refuses them as a whole.
+            before = len(r.problems)
+            read_passes = tuple(r.codes(p, f"{where}.passes[{i}]", ()) for i, p in enumerate(passes))
+            if any(not isinstance(p, list) for p in passes) and len(r.problems) > before:
+                read_passes = ()
+        moon = hand.get("moon_choice")
+        if moon is not None:
+            moon = r.str_(moon, f"{where}.moon_choice", NOT_A_CARD)
+            if moon not in _MOON_CHOICES and moon != NOT_A_CARD:
+                r.fail(
+                    f"{where}.moon_choice",
+                    f"must be one of {', '.join(_MOON_CHOICES)}, not {moon[:30]!r}",
+                    None,
+                )
         return cls(
-            dealer=_get(data, "dealer", int, where),
-            pass_direction=_get(data, "pass_direction", str, where),
-            deal=tuple(_codes(h, f"{where}deal[{i}]") for i, h in enumerate(deal)),
-            kitty=_codes(data.get("kitty", []), f"{where}kitty"),
-            passes=tuple(_codes(p, f"{where}passes[{i}]") for i, p in enumerate(passes)),
-            plays=_codes(_get(data, "plays", list, where), f"{where}plays"),
-            moon_choice=_opt(data, "moon_choice", str, where),
+            dealer=dealer,
+            pass_direction=direction,
+            deal=tuple(r.codes(h, f"{where}.deal[{i}]") for i, h in enumerate(deal or ())),
+            kitty=r.codes(hand["kitty"], f"{where}.kitty") if "kitty" in hand else (),
+            passes=read_passes,
+            plays=r.codes(hand["plays"], f"{where}.plays", ()) if "plays" in hand else (),
+            moon_choice=moon,
         )
 
     @classmethod
     def of(cls, hand: HandResult) -> HandRecord:
         """The record of a finished hand."""
-        return cls.from_json(hand_to_record(hand), hand.index)
+        return cls(
+            dealer=hand.dealer,
+            pass_direction=hand.pass_direction.value,
+            deal=tuple(tuple(str(c) for c in h) for h in hand.deal),
+            kitty=tuple(str(c) for c in hand.kitty),
+            passes=tuple(tuple(str(c) for c in p) for p in hand.passes),
+            plays=tuple(str(c) for c in hand.plays),
+            moon_choice=None if hand.moon_choice is None else hand.moon_choice.value,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,20 +406,26 @@ class DecisionEntry:
 
     @classmethod
     def from_json(cls, data: Any, index: int) -> DecisionEntry:
-        """Reads one entry. Raises RecordFileError on a wrong type."""
-        where = f"decisions[{index}]."
-        if not isinstance(data, dict):
-            raise RecordFileError(f"decisions[{index}] must be a JSON object")
+        """Reads entry ``index`` strictly. Raises RecordFileError naming the field."""
+        return cls._read(_Reader(lenient=False), data, index, MAX_PLAYERS)
+
+    @classmethod
+    def _read(cls, r: _Reader, data: Any, index: int, players: int) -> DecisionEntry:
+        where = f"decisions[{index}]"
+        entry = r.object_(data, where)
+        if entry is None:
+            return cls(seat=-1, hand=-1, kind="", at=0.0)
+        f = _Fields(r, entry, where)
         return cls(
-            seat=_get(data, "seat", int, where),
-            hand=_get(data, "hand", int, where),
-            kind=_get(data, "kind", str, where),
-            at=float(_get(data, "at", (int, float), where)),
-            ms=float(_opt(data, "ms", (int, float), where) or 0.0),
-            play=_opt(data, "play", int, where),
-            by_referee=_opt(data, "by_referee", str, where),
-            referee_ms=_opt(data, "referee_ms", (int, float), where),
-            bot_error=bool(_opt(data, "bot_error", bool, where)),
+            seat=f.int_("seat", -1, players - 1),
+            hand=f.int_("hand", -1),
+            kind=f.str_("kind"),
+            at=f.float_("at"),
+            ms=f.float_("ms", 0.0),
+            play=f.opt_int("play"),
+            by_referee=f.opt_str("by_referee"),
+            referee_ms=f.opt_float("referee_ms"),
+            bot_error=f.bool_("bot_error"),
         )
 
 
@@ -254,17 +453,23 @@ class FaultEntry:
 
     @classmethod
     def from_json(cls, data: Any, index: int) -> FaultEntry:
-        """Reads one entry. Raises RecordFileError on a wrong type."""
-        where = f"faults[{index}]."
-        if not isinstance(data, dict):
-            raise RecordFileError(f"faults[{index}] must be a JSON object")
+        """Reads entry ``index`` strictly. Raises RecordFileError naming the field."""
+        return cls._read(_Reader(lenient=False), data, index, MAX_PLAYERS)
+
+    @classmethod
+    def _read(cls, r: _Reader, data: Any, index: int, players: int) -> FaultEntry:
+        where = f"faults[{index}]"
+        entry = r.object_(data, where)
+        if entry is None:
+            return cls(seat=-1, kind="", detail="")
+        f = _Fields(r, entry, where)
         return cls(
-            seat=_get(data, "seat", int, where),
-            kind=_get(data, "kind", str, where),
-            detail=_get(data, "detail", str, where),
-            hand=_opt(data, "hand", int, where),
-            play=_opt(data, "play", int, where),
-            retired=bool(_opt(data, "retired", bool, where)),
+            seat=f.int_("seat", -1, players - 1),
+            kind=f.str_("kind"),
+            detail=f.str_("detail"),
+            hand=f.opt_int("hand"),
+            play=f.opt_int("play"),
+            retired=f.bool_("retired"),
         )
 
 
@@ -298,15 +503,21 @@ class GameResult:
 
     @classmethod
     def from_json(cls, data: Any) -> GameResult:
-        """Reads a result. Raises RecordFileError on a wrong type."""
-        if not isinstance(data, dict):
-            raise RecordFileError("result must be a JSON object")
+        """Reads a result strictly. Raises RecordFileError naming the field."""
+        return cls._read(_Reader(lenient=False), data)
+
+    @classmethod
+    def _read(cls, r: _Reader, data: Any) -> GameResult:
+        result = r.object_(data, "result")
+        if result is None:
+            return cls((), (), (), (), ())
 
         def ints(key: str) -> tuple[int, ...]:
-            values = _get(data, key, list, "result.")
-            if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-                raise RecordFileError(f"result.{key} must be a list of whole numbers")
-            return tuple(values)
+            if key not in result:
+                r.missing(f"result.{key}")
+                return ()
+            values = r.list_(result[key], f"result.{key}", MAX_CARDS) or []
+            return tuple(r.int_(v, f"result.{key}[{i}]", 0, -MAX_INT) for i, v in enumerate(values))
 
         return cls(
             ints("totals"),
@@ -314,8 +525,50 @@ class GameResult:
             ints("places"),
             ints("faults"),
             ints("retired"),
-            ints("bot_errors") if "bot_errors" in data else None,
+            ints("bot_errors") if "bot_errors" in result else None,
         )
+
+
+class _Fields:
+    """The fields of one JSON object of a record, read through a :class:`_Reader`."""
+
+    def __init__(self, r: _Reader, data: dict[str, Any], where: str) -> None:
+        self.r, self.data, self.where = r, data, f"{where}." if where else ""
+
+    def _need(self, key: str) -> bool:
+        if key in self.data:
+            return True
+        self.r.missing(f"{self.where}{key}")
+        return False
+
+    def int_(self, key: str, substitute: int = 0, high: int = MAX_INT) -> int:
+        if not self._need(key):
+            return substitute
+        return self.r.int_(self.data[key], f"{self.where}{key}", substitute, 0, high)
+
+    def opt_int(self, key: str) -> int | None:
+        value = self.data.get(key)
+        return None if value is None else self.r.int_(value, f"{self.where}{key}", 0)
+
+    def str_(self, key: str) -> str:
+        return self.r.str_(self.data[key], f"{self.where}{key}") if self._need(key) else ""
+
+    def opt_str(self, key: str) -> str | None:
+        value = self.data.get(key)
+        return None if value is None else self.r.str_(value, f"{self.where}{key}")
+
+    def float_(self, key: str, default: float | None = None) -> float:
+        if self.data.get(key) is None and default is not None:
+            return default
+        return self.r.float_(self.data[key], f"{self.where}{key}") if self._need(key) else 0.0
+
+    def opt_float(self, key: str) -> float | None:
+        value = self.data.get(key)
+        return None if value is None else self.r.float_(value, f"{self.where}{key}")
+
+    def bool_(self, key: str) -> bool:
+        value = self.data.get(key)
+        return False if value is None else self.r.bool_(value, f"{self.where}{key}")
 
 
 #: Top-level fields of a referee's record beyond the conformance ones, in the order written.
@@ -403,50 +656,164 @@ class GameRecord:
         """The record's JSON text, as written to disk and returned by the admin API."""
         return record_json(self.to_json())
 
+    @overload
     @classmethod
-    def from_json(cls, data: Any) -> GameRecord:
-        """Reads a record (the JSON object).
+    def from_json(cls, data: Any, *, lenient: Literal[False] = False) -> GameRecord: ...
+    @overload
+    @classmethod
+    def from_json(cls, data: Any, *, lenient: Literal[True]) -> LenientRead: ...
+    @classmethod
+    def from_json(cls, data: Any, *, lenient: bool = False) -> GameRecord | LenientRead:
+        """Reads a record from its JSON value (see :meth:`read`).
 
         Raises:
-            RecordFileError: on a missing field or a wrong type, naming the field.
+            RecordFileError: (strict) at the first missing field, wrong type or value out of
+                range, naming the field.
         """
-        if not isinstance(data, dict):
-            raise RecordFileError("a game record must be a JSON object")
+        r = _Reader(lenient)
+        record = cls._read(r, data)
+        return LenientRead(record, tuple(r.problems)) if lenient else record
+
+    @overload
+    @classmethod
+    def read(
+        cls, source: Path | str | bytes, *, lenient: Literal[False] = False, name: str | None = None
+    ) -> GameRecord: ...
+    @overload
+    @classmethod
+    def read(
+        cls, source: Path | str | bytes, *, lenient: Literal[True], name: str | None = None
+    ) -> LenientRead: ...
+    @classmethod
+    def read(
+        cls, source: Path | str | bytes, *, lenient: bool = False, name: str | None = None
+    ) -> GameRecord | LenientRead:
+        """Reads a game record, or a conformance vector's ``record``, from a file or its text.
+
+        The one reader of the record format: every command and page that reads a record reads
+        it here. Strict (the default) is for records a referee wrote: every field is checked for
+        its type and range. Lenient is for conformance vectors and ``hearts replay``, whose
+        records are illegal on purpose: each problem is noted (see :class:`LenientRead`) and a
+        value a replay refuses for the same reason stands in, so the replay names the verdict.
+
+        Args:
+            source: A file's path, the record's JSON text (``str``) or its bytes.
+            lenient: Report problems in the fields instead of raising.
+            name: What to call the source in errors (default: the path; ``the record``).
+
+        Raises:
+            RecordFileError: naming the source, the field (JSON path) and why, when the file
+                cannot be read, is not UTF-8 JSON within :data:`MAX_RECORD_BYTES`, is not a
+                record at all, or (strict) has a field wrong. Never another exception.
+        """
+        source_name = name or (str(source) if isinstance(source, Path) else "the record")
         try:
-            hands = _get(data, "hands", list, "")
-            bots = _opt(data, "bots", list, "")
-            if bots is not None and not all(isinstance(b, str) for b in bots):
-                raise RecordFileError("bots must be a list of strings")
-            decisions = _opt(data, "decisions", list, "")
-            faults = _opt(data, "faults", list, "")
-            known: dict[str, Any] = {
-                key: _opt(data, key, kind, "") for key, kind in _OPTIONAL_FIELDS if key in data
-            }
-            for key in ("started_at", "finished_at"):
-                if known.get(key) is not None:
-                    known[key] = float(known[key])
-            result = data.get("result")
-            return cls(
-                players=_get(data, "players", int, ""),
-                hands=tuple(HandRecord.from_json(h, i) for i, h in enumerate(hands)),
-                target_score=_opt(data, "target_score", int, ""),
-                max_hands=_opt(data, "max_hands", int, ""),
-                record_version=_opt(data, "record_version", int, ""),
-                bots=tuple(bots) if bots is not None else None,
-                decisions=(
-                    tuple(DecisionEntry.from_json(d, i) for i, d in enumerate(decisions))
-                    if decisions is not None
-                    else None
-                ),
-                faults=tuple(FaultEntry.from_json(f, i) for i, f in enumerate(faults))
-                if faults is not None
-                else None,
-                result=GameResult.from_json(result) if result is not None else None,
-                extra={k: v for k, v in data.items() if k not in _KNOWN},
-                **known,
-            )
-        except KeyError as exc:
-            raise RecordFileError(f"the record has no {exc.args[0]!r}") from None
+            data = _decode(source)
+            if isinstance(data, dict) and isinstance(data.get("record"), dict):
+                data = data["record"]
+            if not isinstance(data, dict) or "players" not in data or not isinstance(data.get("hands"), list):
+                raise RecordFileError(
+                    "not a game record: expected a JSON object with 'players' and a 'hands' list "
+                    "(or a conformance vector with a 'record')"
+                )
+            return cls.from_json(data, lenient=True) if lenient else cls.from_json(data)
+        except RecordFileError as exc:
+            raise exc.named(source_name) from None
+        except RecursionError:
+            raise RecordFileError("nested too deeply to be a game record", source=source_name) from None
+
+    @classmethod
+    def _read(cls, r: _Reader, data: Any) -> GameRecord:
+        record = r.object_(data, "the record")
+        if record is None:
+            return cls(players=0, hands=())
+        if "players" not in record:
+            r.missing("players")
+        players = r.int_(record.get("players"), "players", 0, MIN_PLAYERS, MAX_PLAYERS)
+        seats = players if MIN_PLAYERS <= players <= MAX_PLAYERS else MAX_PLAYERS
+        if "hands" not in record:
+            r.missing("hands")
+        hands = r.list_(record.get("hands", []), "hands", MAX_HANDS) or []
+        f = _Fields(r, record, "")
+
+        def ints(key: str, low: int = 0) -> int | None:
+            value = record.get(key)
+            return None if value is None else r.int_(value, key, None, low, keep=False)
+
+        def entries(key: str) -> list[Any] | None:
+            value = record.get(key)
+            return None if value is None else r.list_(value, key)
+
+        bots = entries("bots")
+        decisions = entries("decisions")
+        faults = entries("faults")
+        return cls(
+            players=players,
+            hands=tuple(HandRecord._read(r, h, i, seats) for i, h in enumerate(hands)),
+            target_score=ints("target_score", 1),
+            max_hands=ints("max_hands", 1),
+            record_version=ints("record_version"),
+            game_id=f.opt_str("game_id"),
+            table_id=f.opt_str("table_id"),
+            game_number=ints("game_number"),
+            label=f.opt_str("label"),
+            bots=None if bots is None else tuple(r.str_(b, f"bots[{i}]") for i, b in enumerate(bots)),
+            seed=f.opt_str("seed"),
+            seed_commitment=f.opt_str("seed_commitment"),
+            decision_ms=ints("decision_ms"),
+            time_bank_ms=ints("time_bank_ms"),
+            max_faults=ints("max_faults"),
+            started_at=f.opt_float("started_at"),
+            finished_at=f.opt_float("finished_at"),
+            decisions=None
+            if decisions is None
+            else tuple(DecisionEntry._read(r, d, i, seats) for i, d in enumerate(decisions)),
+            faults=None
+            if faults is None
+            else tuple(FaultEntry._read(r, x, i, seats) for i, x in enumerate(faults)),
+            result=None if record.get("result") is None else GameResult._read(r, record["result"]),
+            extra={k: v for k, v in record.items() if k not in _KNOWN},
+        )
+
+
+def _refuse_constant(name: str) -> Any:
+    raise RecordFileError(f"not JSON: {name} is not a JSON number")
+
+
+def _decode(source: Path | str | bytes) -> Any:
+    """The JSON value of a record file, text or bytes. Raises RecordFileError saying why not."""
+    if isinstance(source, Path):
+        try:
+            with source.open("rb") as fh:
+                raw = fh.read(MAX_RECORD_BYTES + 1)
+        except FileNotFoundError:
+            raise RecordFileError("no such file") from None
+        except IsADirectoryError:
+            raise RecordFileError("is a directory, not a record file") from None
+        except OSError as exc:
+            raise RecordFileError(f"cannot be read: {exc.strerror or exc}") from None
+        source = raw
+    if len(source) > MAX_RECORD_BYTES:
+        raise RecordFileError(f"larger than {MAX_RECORD_BYTES // 2**20} MiB: not a game record")
+    if isinstance(source, bytes):
+        try:
+            text = source.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RecordFileError(f"not UTF-8 text (byte {exc.start}): not a game record") from None
+    else:
+        text = source
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated")
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise RecordFileError(
+            f"not JSON: {exc.msg} ({where}{'; the file ends too soon' if cut else ''})"
+        ) from None
+    except ValueError as exc:  # a number of more digits than Python converts
+        if "digits" in str(exc):
+            raise RecordFileError("not JSON a record holds: a number of more than 4300 digits") from None
+        raise RecordFileError(f"not JSON a record holds: {' '.join(str(exc).split())[:120]}") from None
 
 
 _KNOWN = frozenset(
@@ -468,34 +835,6 @@ _KNOWN = frozenset(
 def places_of(totals: Sequence[int]) -> tuple[int, ...]:
     """Finishing places, 1 = lowest total; tied totals share the better place."""
     return tuple(1 + sum(1 for other in totals if other < t) for t in totals)
-
-
-def load_record(path: Path) -> dict[str, Any]:
-    """Reads a game record, or a conformance vector file (whose ``record`` is used).
-
-    Raises:
-        RecordFileError: if the file is missing, not JSON or not a record, with a clear reason.
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RecordFileError("no such file") from None
-    except IsADirectoryError:
-        raise RecordFileError("is a directory, not a record file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordFileError(f"cannot be read: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordFileError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    if isinstance(data, dict) and isinstance(data.get("record"), dict):
-        data = data["record"]
-    if not isinstance(data, dict) or "players" not in data or not isinstance(data.get("hands"), list):
-        raise RecordFileError(
-            "not a game record: expected a JSON object with 'players' and a 'hands' list "
-            "(or a conformance vector with a 'record')"
-        )
-    return data
 
 
 def record_json(record: dict[str, Any]) -> str:

@@ -8,7 +8,8 @@ conformance README fixes: rotation, deal, passes (seat by seat, count before car
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from hearts_core.cards import Card
@@ -27,7 +28,7 @@ from hearts_core.errors import (
     NotInHand,
     PassNotInHand,
 )
-from hearts_core.record import outcome_of
+from hearts_core.record import GameRecord, HandRecord, RecordFileError, outcome_of
 from hearts_core.rules import (
     DEFAULT_MAX_HANDS,
     DEFAULT_MOON_CHOICE,
@@ -38,83 +39,67 @@ from hearts_core.rules import (
 from hearts_core.state import Deal, Decision, DecisionKind, Moon, Pass, Play, State
 
 
-def rules_of(record: dict[str, Any]) -> Rules:
+def rules_of(record: GameRecord) -> Rules:
     """The rules a record was played under.
 
     Raises:
-        BadPlayerCount: if ``players`` is not 6..11 (or not a number).
+        BadPlayerCount: if ``players`` is not 6..11.
         BadRotation: if the first hand's dealer is not a seat.
     """
-    players = record.get("players")
-    if not isinstance(players, int) or isinstance(players, bool):
-        raise BadPlayerCount(f"players must be a whole number, not {players!r}")
-    hands = record.get("hands") or []
-    first = hands[0].get("dealer", 0) if hands and isinstance(hands[0], dict) else 0
+    players = record.players
+    first = record.hands[0].dealer if record.hands else 0
     Rules(players)  # the player count is checked before anything else
-    if not isinstance(first, int) or not 0 <= first < players:
+    if not 0 <= first < players:
         raise BadRotation(f"dealer {first!r} is not a seat", hand=0)
     return Rules(
         players=players,
-        target_score=int(record.get("target_score", DEFAULT_TARGET_SCORE)),
-        max_hands=int(record.get("max_hands", DEFAULT_MAX_HANDS)),
+        target_score=DEFAULT_TARGET_SCORE if record.target_score is None else record.target_score,
+        max_hands=DEFAULT_MAX_HANDS if record.max_hands is None else record.max_hands,
         first_dealer=first,
     )
 
 
-def _cards(codes: Any, error: type[HeartsError], **where: int) -> list[Card]:
-    if not isinstance(codes, list):
-        raise error(f"expected a list of card codes, not {type(codes).__name__}", **where)
+def _cards(codes: Sequence[str], error: type[HeartsError], **where: int) -> list[Card]:
     try:
         return [Card.parse(c) for c in codes]
     except ValueError as exc:
         raise error(str(exc), **where) from None
 
 
-def record_answers(state: State, hands: list[Any]) -> Callable[[Decision], Answer]:
+def record_answers(state: State, hands: Sequence[HandRecord]) -> Callable[[Decision], Answer]:
     """Answers a game's decisions from a record's hands, checking the record as it goes.
 
     Problems come out as the :class:`HeartsError` of the first illegal thing, in the order the
     conformance README fixes: rotation, deal, passes (seat by seat, count before cards), plays.
+    (A value a lenient read could not take stands as one these checks refuse: see
+    :meth:`GameRecord.read`.)
     """
     rules = state.rules
-
-    def hand_of(index: int) -> dict[str, Any]:
-        hand = hands[index]
-        if not isinstance(hand, dict):
-            raise BadDeal("a hand must be a JSON object", hand=index)
-        return hand
 
     def deal(index: int) -> Deal:
         if index >= len(hands):
             raise RecordEnds
-        hand = hand_of(index)
+        hand = hands[index]
         direction = PassDirection.for_hand(index)
-        if hand.get("dealer") != rules.dealer(index) or hand.get("pass_direction") != direction.value:
+        if hand.dealer != rules.dealer(index) or hand.pass_direction != direction.value:
             raise BadRotation(
                 f"hand {index} must be dealt by seat {rules.dealer(index)} and pass {direction.value}",
                 hand=index,
             )
-        cards = hand.get("deal")
-        if not isinstance(cards, list):
-            raise BadDeal("'deal' must be a list of hands", hand=index)
-        kitty = _cards(hand.get("kitty", []), BadDeal, hand=index)
-        return Deal([_cards(h, BadDeal, hand=index) for h in cards], kitty)
+        kitty = _cards(hand.kitty, BadDeal, hand=index)
+        return Deal([_cards(h, BadDeal, hand=index) for h in hand.deal], kitty)
 
     def passes(index: int) -> Iterator[Pass]:
-        passed = hand_of(index).get("passes")
-        if not isinstance(passed, list) or len(passed) != rules.players:
+        passed = hands[index].passes
+        if len(passed) != rules.players:
             raise BadPass(f"expected a pass from each of the {rules.players} seats", hand=index)
         for seat, codes in enumerate(passed):
-            if not isinstance(codes, list):
-                raise BadPass(f"seat {seat}'s pass is not a list", hand=index)
             if len(codes) != 3:
                 raise BadPassCount(f"seat {seat} passed {len(codes)} cards", hand=index, seat=seat)
             yield Pass(seat, _cards(codes, PassNotInHand, hand=index, seat=seat))
 
     def play(index: int, seat: int) -> Play:
-        plays = hand_of(index).get("plays")
-        if not isinstance(plays, list):
-            raise Incomplete("'plays' must be a list", hand=index, play=0)
+        plays = hands[index].plays
         i = len(state.plays)
         if i >= len(plays):
             raise Incomplete(f"the hand stops after {len(plays)} plays", hand=index, play=len(plays))
@@ -138,7 +123,7 @@ def record_answers(state: State, hands: list[Any]) -> Callable[[Decision], Answe
             return passes(index)
         if kind is DecisionKind.DEAL:
             return deal(index)
-        return Moon(decision.seat, hand_of(index).get("moon_choice", DEFAULT_MOON_CHOICE.value))
+        return Moon(decision.seat, hands[index].moon_choice or DEFAULT_MOON_CHOICE.value)
 
     return answer
 
@@ -147,27 +132,48 @@ class RecordEnds(Exception):
     """The record has no further hand: replay stops there."""
 
 
-def replay(record: dict[str, Any]) -> dict[str, Any]:
+def as_record(record: GameRecord | Mapping[str, Any]) -> GameRecord:
+    """``record`` typed: a JSON object is read leniently (a replay judges what it finds wrong)."""
+    return record if isinstance(record, GameRecord) else GameRecord.from_json(record, lenient=True).record
+
+
+def read_for_replay(source: Path) -> GameRecord:
+    """A record file as ``hearts replay`` reads it: leniently, so that an illegal record gets its
+    verdict, but a problem no replay judges (a ``target_score`` that is not a number, a
+    decision entry of the wrong shape, ...) is an error of the file.
+
+    Raises:
+        RecordFileError: naming the file, the field and why.
+    """
+    read = GameRecord.read(source, lenient=True)
+    for problem in read.problems:
+        if not problem.judged:
+            raise RecordFileError(problem.reason, source=str(source), field=problem.field)
+    return read.record
+
+
+def replay(record: GameRecord | Mapping[str, Any]) -> dict[str, Any]:
     """Replays ``record`` and returns its outcome in the conformance ``expected`` format.
 
     An illegal record is not an exception: the outcome's ``error`` names the first illegal
-    thing, and ``hands``/``totals`` hold what was completed before it.
+    thing, and ``hands``/``totals`` hold what was completed before it. A JSON object (a
+    conformance vector's ``record``) is read leniently first (:meth:`GameRecord.read`).
     """
+    record = as_record(record)
     try:
         rules = rules_of(record)
     except BadPlayerCount as exc:
         return {"hands": [], "totals": [], "game_over": False, "winners": [], "error": exc.to_json()}
     except HeartsError as exc:
-        players = int(record["players"])
         return {
             "hands": [],
-            "totals": [0] * players,
+            "totals": [0] * record.players,
             "game_over": False,
             "winners": [],
             "error": exc.to_json(),
         }
     state = State(rules)
-    hands = record["hands"]
+    hands = record.hands
     try:
         play_through(state, record_answers(state, hands))
         if len(state.results) < len(hands):
@@ -183,35 +189,34 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     return outcome_of(state)
 
 
-def verify_seed(record: dict[str, Any]) -> list[str]:
+def verify_seed(record: GameRecord) -> list[str]:
     """Checks a record's revealed seed against its commitment and its deals.
 
     Returns:
         Problems found, empty when the record carries no seed or everything matches.
     """
-    seed = record.get("seed")
+    seed = record.seed
     if seed is None:
         return []
     problems: list[str] = []
-    commitment = record.get("seed_commitment")
-    if commitment is not None and commitment != seed_commitment(str(seed)):
+    if record.seed_commitment is not None and record.seed_commitment != seed_commitment(seed):
         problems.append("the revealed seed does not match its published commitment")
     try:
         rules = rules_of(record)
-    except HeartsError:
+    except (HeartsError, ValueError):
         return problems
-    for index, hand in enumerate(record["hands"]):
-        deal, kitty = deal_hand(rules, str(seed), index)
-        if not isinstance(hand, dict) or not _same_deal(hand, deal, kitty):
+    for index, hand in enumerate(record.hands):
+        deal, kitty = deal_hand(rules, seed, index)
+        if not _same_deal(hand, deal, kitty):
             problems.append(f"hand {index} was not dealt from the revealed seed")
             break
     return problems
 
 
-def _same_deal(hand: dict[str, Any], deal: Sequence[Sequence[Card]], kitty: Sequence[Card]) -> bool:
+def _same_deal(hand: HandRecord, deal: Sequence[Sequence[Card]], kitty: Sequence[Card]) -> bool:
     try:
-        got = [sorted(Card.parse(c) for c in h) for h in hand.get("deal", [])]
-        got_kitty = sorted(Card.parse(c) for c in hand.get("kitty", []))
-    except (ValueError, TypeError):
+        got = [sorted(Card.parse(c) for c in h) for h in hand.deal]
+        got_kitty = sorted(Card.parse(c) for c in hand.kitty)
+    except ValueError:
         return False
     return got == [sorted(h) for h in deal] and got_kitty == sorted(kitty)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
+
+from hearts_core.record import GameRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +101,6 @@ class GameOutcome:
             bot_errors=tuple(summary.get("bot_errors") or ()),
         )
 
-    def record(self) -> dict[str, Any]:
-        """The game record, parsed."""
-        data: dict[str, Any] = json.loads(self.record_json)
-        return data
+    def record(self) -> GameRecord:
+        """The game record, read strictly (:meth:`GameRecord.read`)."""
+        return GameRecord.read(self.record_json, name=f"the record of game {self.key}")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from hearts_client.bots import BUILTIN_BOTS
+from hearts_core.record import GameRecord, RecordFileError
 from hearts_core.replay import replay
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec
 from hearts_tournaments.arena.entrants import snapshot_spec
@@ -303,9 +304,13 @@ def verify(store: LeagueStore, public_key: str | None = None) -> tuple[list[str]
     for key, summary, record in games:
         try:
             stored = json.loads(summary)
-            replayed = replay(json.loads(record))
-        except (ValueError, TypeError) as exc:
-            problems.append(f"{key}: the stored game does not read as JSON ({exc})")
+        except ValueError as exc:
+            problems.append(f"{key}: the stored summary does not read as JSON ({exc})")
+            continue
+        try:
+            replayed = replay(GameRecord.read(record, name="the stored record"))
+        except RecordFileError as exc:
+            problems.append(f"{key}: {exc}")
             continue
         if replayed["error"] is not None or not replayed["game_over"]:
             problems.append(

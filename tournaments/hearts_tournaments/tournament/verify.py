@@ -33,8 +33,8 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from hearts_core.record import GameRecord, RecordFileError
 from hearts_core.record import places_of as places
 from hearts_core.replay import replay, verify_seed
 from hearts_tournaments.arena.job import ScheduledGame, deal_seed
@@ -122,11 +122,9 @@ def verify_tournament(tournament: Tournament, public_key: str | None = None) -> 
             problems.append(f"{outcome.key}: not a game of the schedule")
             continue
         try:
-            record: dict[str, Any] = json.loads(outcome.record_json)
-            if not isinstance(record, dict):
-                raise ValueError("not an object")
-        except ValueError as exc:
-            problems.append(f"{outcome.key}: the stored record is not a JSON record ({exc})")
+            record = GameRecord.read(outcome.record_json, name="the stored record")
+        except RecordFileError as exc:
+            problems.append(f"{outcome.key}: {exc}")
             continue
         game_problems, from_record = _check_game(outcome, record, game, deal_seed(secret, game))
         problems.extend(f"{outcome.key}: {p}" for p in game_problems)
@@ -167,17 +165,18 @@ def verify_tournament(tournament: Tournament, public_key: str | None = None) -> 
 
 
 def _check_game(
-    outcome: GameOutcome, record: dict[str, Any], game: ScheduledGame, seed: str
+    outcome: GameOutcome, record: GameRecord, game: ScheduledGame, seed: str
 ) -> tuple[list[str], GameOutcome | None]:
     """The problems of one stored game, and its outcome as its record alone gives it."""
     problems: list[str] = []
     if outcome.seats != game.seats:
         problems.append(f"the stored seats {list(outcome.seats)} are not the schedule's {list(game.seats)}")
-    if record.get("bots") != list(game.seats):
-        problems.append(f"the record's bots {record.get('bots')} are not the schedule's {list(game.seats)}")
-    if record.get("game_id") != outcome.game_id:
-        problems.append(f"the record is of game {record.get('game_id')!r}, not {outcome.game_id!r}")
-    if record.get("seed") != seed:
+    if record.bots != game.seats:
+        shown = None if record.bots is None else list(record.bots)
+        problems.append(f"the record's bots {shown} are not the schedule's {list(game.seats)}")
+    if record.game_id != outcome.game_id:
+        problems.append(f"the record is of game {record.game_id!r}, not {outcome.game_id!r}")
+    if record.seed != seed:
         problems.append(f"the record's seed is not the tournament's seed of deal {game.deal}")
     problems.extend(verify_seed(record))
     replayed = replay(record)
@@ -191,7 +190,7 @@ def _check_game(
     totals = tuple(replayed["totals"])
     finish = tuple(places(totals))
     winners = tuple(replayed["winners"])
-    hands = len(record["hands"])
+    hands = len(record.hands)
     faults, retired = _faults_of(record, players)
     never = _never_answered(record, players)
     errors = _bot_errors_of(record, players)
@@ -208,10 +207,10 @@ def _check_game(
     for name, (stored, actual) in given.items():
         if stored != actual:
             problems.append(f"stored {name} {_shown(stored)} but the record gives {_shown(actual)}")
-    result = record.get("result")
-    if isinstance(result, dict):
+    result = record.result
+    if result is not None:
         for name, actual in (("totals", totals), ("places", finish), ("winners", winners)):
-            if tuple(result.get(name) or ()) != actual:
+            if getattr(result, name) != actual:
                 problems.append(f"the record's result {name} are not what its moves give")
     rebuilt = GameOutcome(
         key=outcome.key,
@@ -233,53 +232,41 @@ def _check_game(
     return problems, rebuilt
 
 
-def _faults_of(record: dict[str, Any], players: int) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+def _faults_of(record: GameRecord, players: int) -> tuple[tuple[int, ...], tuple[bool, ...]]:
     """Faults per seat and retired seats, from the record's fault list."""
     counts = [0] * players
     retired = [False] * players
-    for fault in record.get("faults") or []:
-        seat = fault.get("seat") if isinstance(fault, dict) else None
-        if isinstance(seat, int) and 0 <= seat < players:
-            counts[seat] += 1
-            retired[seat] = retired[seat] or bool(fault.get("retired"))
+    for fault in record.faults or ():
+        if 0 <= fault.seat < players:
+            counts[fault.seat] += 1
+            retired[fault.seat] = retired[fault.seat] or fault.retired
     return tuple(counts), tuple(retired)
 
 
-def _never_answered(record: dict[str, Any], players: int) -> tuple[bool, ...]:
+def _never_answered(record: GameRecord, players: int) -> tuple[bool, ...]:
     """Per seat, whether it never made a decision of its own (the referee or its SDK made each)."""
-    decisions = record.get("decisions") or []
-    answered = {
-        d.get("seat")
-        for d in decisions
-        if isinstance(d, dict) and not d.get("by_referee") and not d.get("bot_error")
-    }
+    answered = {d.seat for d in record.decisions or () if not d.by_referee and not d.bot_error}
     return tuple(seat not in answered for seat in range(players))
 
 
-def _bot_errors_of(record: dict[str, Any], players: int) -> tuple[int, ...]:
+def _bot_errors_of(record: GameRecord, players: int) -> tuple[int, ...]:
     """Per seat, the answers its SDK made for the bot (decisions marked ``bot_error``)."""
     counts = [0] * players
-    for d in record.get("decisions") or []:
-        seat = d.get("seat") if isinstance(d, dict) else None
-        if isinstance(seat, int) and 0 <= seat < players and d.get("bot_error") is True:
-            counts[seat] += 1
+    for d in record.decisions or ():
+        if 0 <= d.seat < players and d.bot_error:
+            counts[d.seat] += 1
     return tuple(counts)
 
 
-def _check_file(folder: Path, game_id: str, record: dict[str, Any]) -> Iterator[str]:
+def _check_file(folder: Path, game_id: str, record: GameRecord) -> Iterator[str]:
     path = folder / f"{game_id}.json"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         yield f"the record file {path} is missing"
         return
-    except (OSError, UnicodeDecodeError) as exc:
-        yield f"the record file {path} cannot be read: {exc}"
-        return
     try:
-        on_disk = json.loads(text)
-    except ValueError:
-        yield f"the record file {path} is not JSON"
+        on_disk = GameRecord.read(path, name=f"the record file {path}")
+    except RecordFileError as exc:
+        yield str(exc)
         return
     if on_disk != record:
         yield f"the record file {path} differs from the database's copy"
@@ -296,10 +283,10 @@ def _unstored_games(folder: Path, name: str, game_ids: set[str], keys: set[str])
         if path.stem in game_ids:
             continue
         try:
-            label = json.loads(path.read_text(encoding="utf-8")).get("label", "")
-        except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+            label = GameRecord.read(path, lenient=True).record.label or ""
+        except RecordFileError:
             continue
-        if isinstance(label, str) and label.startswith(f"{name}/") and label[len(name) + 1 :] not in keys:
+        if label.startswith(f"{name}/") and label[len(name) + 1 :] not in keys:
             yield f"{label[len(name) + 1 :]}: the record file {path} holds a finished game the database lacks"
 
 

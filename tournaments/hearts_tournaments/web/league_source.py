@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from hearts_core.record import GameRecord
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.config import LeagueError
@@ -154,8 +155,8 @@ class LeagueSource:
             raise NoSuchGame(f"game {key} is not stored")
         return text
 
-    def record(self, key: str) -> dict[str, Any]:
-        """The parsed record of a game."""
+    def record(self, key: str) -> GameRecord:
+        """The record of a game, read strictly."""
         return parse_record(key, self.record_text(key))
 
     def log(self, bot: str, key: str, seat: int) -> LogExcerpt | None:

@@ -370,9 +370,7 @@ class Site:
             record = self.source.record(row.key)
         except SourceError:
             return entry
-        entry["details"] = [
-            f for f in record.get("faults", []) if isinstance(f, dict) and f.get("seat") in mine
-        ]
+        entry["details"] = [f.to_json() for f in record.faults or () if f.seat in mine]
         for seat in mine:
             excerpt = self.source.log(name, row.key, seat)
             if excerpt is not None:
@@ -420,9 +418,9 @@ class Site:
         first_hand: list[list[str]] | None = None
         if released:
             try:
-                hands = self.source.record(rows[0].key).get("hands") or []
-                if hands and isinstance(hands[0], dict) and isinstance(hands[0].get("deal"), list):
-                    first_hand = [sorted(map(str, h), key=_card_order) for h in hands[0]["deal"]]
+                hands = self.source.record(rows[0].key).hands
+                if hands:
+                    first_hand = [sorted(h, key=_card_order) for h in hands[0].deal]
             except SourceError:
                 first_hand = None  # a corrupt record: its own page says so; the rotations still show
         players = len(rows[0].seats)

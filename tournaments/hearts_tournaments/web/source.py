@@ -22,10 +22,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import structlog
 
+from hearts_core.record import GameRecord, RecordFileError
 from hearts_tournaments.arena.local import PROCESSES_LOG
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.tournament.config import ConfigError, parse_config
@@ -183,7 +184,7 @@ class Source(Protocol):
         """The bots taking part."""
         ...
 
-    def record(self, key: str) -> dict[str, Any]:
+    def record(self, key: str) -> GameRecord:
         """A released game's record. Raises NoSuchGame, Withheld or CorruptRecord."""
         ...
 
@@ -421,8 +422,8 @@ class TournamentSource:
             raise NoSuchGame(f"game {key} is not stored")
         return text
 
-    def record(self, key: str) -> dict[str, Any]:
-        """The parsed record of a released game."""
+    def record(self, key: str) -> GameRecord:
+        """The record of a released game, read strictly."""
         return parse_record(key, self.record_text(key))
 
     def log(self, bot: str, key: str, seat: int) -> LogExcerpt | None:
@@ -434,19 +435,16 @@ class TournamentSource:
         return log_tail(self.folder, bot, key, seat, row.seats, game_id)
 
 
-def parse_record(key: str, text: str) -> dict[str, Any]:
-    """A stored record's text as a game record.
+def parse_record(key: str, text: str) -> GameRecord:
+    """A stored record's text as a game record (:meth:`GameRecord.read`, strict).
 
     Raises:
-        CorruptRecord: if it is not JSON, or not a game record.
+        CorruptRecord: if it is not a valid game record, naming the field and why.
     """
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise CorruptRecord(f"the record of game {key} is not JSON: {exc}") from None
-    if not isinstance(data, dict) or "players" not in data or not isinstance(data.get("hands"), list):
-        raise CorruptRecord(f"the record of game {key} is not a game record")
-    return data
+        return GameRecord.read(text, name=f"the record of game {key}")
+    except RecordFileError as exc:
+        raise CorruptRecord(str(exc)) from None
 
 
 def log_tail(

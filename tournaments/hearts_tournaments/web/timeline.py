@@ -21,6 +21,7 @@ from cancellation_hearts.v1 import game_pb2 as pb
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_core.cards import Card
 from hearts_core.errors import HeartsError
+from hearts_core.record import GameRecord
 from hearts_core.replay import rules_of
 from hearts_core.rules import DEFAULT_MOON_CHOICE, PassDirection
 from hearts_core.state import Phase, State
@@ -149,14 +150,13 @@ def _trick_lines(
     return out
 
 
-def _names(record: dict[str, Any], players: int) -> tuple[str, ...]:
-    bots = record.get("bots")
-    if isinstance(bots, list) and len(bots) == players:
-        return tuple(str(b) for b in bots)
+def _names(record: GameRecord, players: int) -> tuple[str, ...]:
+    if record.bots is not None and len(record.bots) == players:
+        return record.bots
     return tuple(f"seat {i}" for i in range(players))
 
 
-def full_timeline(record: dict[str, Any]) -> Timeline:
+def full_timeline(record: GameRecord) -> Timeline:
     """Every seat's cards, passes and plays of a finished game.
 
     Raises:
@@ -164,31 +164,27 @@ def full_timeline(record: dict[str, Any]) -> Timeline:
     """
     try:
         return _full(record)
-    except (HeartsError, KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+    except (HeartsError, ValueError, IndexError) as exc:
         raise TimelineError(f"the record does not replay: {exc}") from None
 
 
-def _full(record: dict[str, Any]) -> Timeline:
+def _full(record: GameRecord) -> Timeline:
     rules = rules_of(record)
     n = rules.players
-    referee_plays = {
-        (d.get("hand"), d.get("play"))
-        for d in record.get("decisions", [])
-        if isinstance(d, dict) and d.get("kind") == "play" and d.get("by_referee")
-    }
+    referee_plays = {(d.hand, d.play) for d in record.decisions or () if d.kind == "play" and d.by_referee}
     state = State(rules)
     hands = []
-    for index, hand in enumerate(record["hands"]):
-        deal = [[Card.parse(c) for c in h] for h in hand["deal"]]
-        state.start_hand(deal, [Card.parse(c) for c in hand["kitty"]])
-        passes = [[Card.parse(c) for c in p] for p in hand["passes"]]
+    for index, hand in enumerate(record.hands):
+        deal = [[Card.parse(c) for c in h] for h in hand.deal]
+        state.start_hand(deal, [Card.parse(c) for c in hand.kitty])
+        passes = [[Card.parse(c) for c in p] for p in hand.passes]
         for seat, cards in enumerate(passes):
             state.pass_cards(seat, cards)
         received = [_sorted(state.received(s)) for s in range(n)]
-        for code in hand["plays"]:
+        for code in hand.plays:
             state.play(Card.parse(code))
         if state.phase is Phase.MOON_CHOICE:
-            state.choose_moon(hand.get("moon_choice", DEFAULT_MOON_CHOICE.value))
+            state.choose_moon(hand.moon_choice or DEFAULT_MOON_CHOICE.value)
         result = state.results[index]
         tricks = []
         play = 0
@@ -221,7 +217,7 @@ def _full(record: dict[str, Any]) -> Timeline:
             )
         )
     return Timeline(
-        game_id=str(record.get("game_id", "")),
+        game_id=record.game_id or "",
         players=n,
         seats=_names(record, n),
         target_score=rules.target_score,
@@ -241,7 +237,7 @@ def _events(message: rpb.PlayResponse) -> list[rpb.Event]:
     return []
 
 
-def seat_timeline(record: dict[str, Any], seat: int) -> Timeline:
+def seat_timeline(record: GameRecord, seat: int) -> Timeline:
     """What seat ``seat`` saw of a finished game, from its own message stream.
 
     Raises:

@@ -2,9 +2,10 @@
 
 ``replay FILE...`` replays game records and conformance vectors through the simulator (the
 selected backend, see ``BACKEND``) and prints each outcome as one JSON line, exactly the lines
-``hearts replay`` prints for the same files. A file that is missing, not JSON or not a record
-gets one line on stderr and the others are still replayed (exit 2); a record whose revealed
-seed does not match its commitment or its deals is reported on stderr (exit 1).
+``hearts replay`` prints for the same files. Files are read as ``hearts replay`` reads them: one
+that cannot be read as a record gets one line on stderr naming the file, the field and why, and
+the others are still replayed (exit 2); a record whose revealed seed does not match its
+commitment or its deals is reported on stderr (exit 1).
 """
 
 from __future__ import annotations
@@ -23,40 +24,31 @@ def _short(exc: BaseException) -> str:
 
 
 def replay_files(files: list[Path]) -> int:
-    """Replays each file, printing its outcome line; returns the exit status."""
+    """Replays each file, printing its outcome line; returns the exit status.
+
+    Files are read as ``hearts replay`` reads them (:func:`hearts_core.replay.read_for_replay`):
+    a problem a replay judges is the outcome's verdict, any other is the file's one error line.
+    """
     from hearts_client.sim import replay_outcome
-    from hearts_core.record import RecordFileError, load_record
-    from hearts_core.replay import verify_seed
+    from hearts_core.record import RecordFileError
+    from hearts_core.replay import read_for_replay, verify_seed
 
     status = 0
     for path in files:
         try:
-            record = load_record(path)
+            record = read_for_replay(path)
         except RecordFileError as exc:
-            print(f"{PROG} replay: {path}: {exc}", file=sys.stderr)
-            status = 2
-            continue
-        except (ValueError, RecursionError, OverflowError) as exc:
-            print(f"{PROG} replay: {path}: not a game record: {_short(exc)}", file=sys.stderr)
+            print(f"{PROG} replay: {exc}", file=sys.stderr)
             status = 2
             continue
         try:
-            line = json.dumps(replay_outcome(record), separators=(",", ":"))
-            problems = list(verify_seed(record))
-        except (
-            ValueError,
-            TypeError,
-            KeyError,
-            IndexError,
-            AttributeError,
-            RecursionError,
-            OverflowError,
-        ) as exc:
+            line = json.dumps(replay_outcome(record.to_json()), separators=(",", ":"))
+        except (ValueError, RecursionError, OverflowError) as exc:  # the native replay's own refusal
             print(f"{PROG} replay: {path}: not a valid game record: {_short(exc)}", file=sys.stderr)
             status = 2
             continue
         print(line)
-        for problem in problems:
+        for problem in verify_seed(record):
             print(f"{PROG} replay: {path}: {problem}", file=sys.stderr)
             status = max(status, 1)
     return status

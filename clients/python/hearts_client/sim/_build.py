@@ -17,15 +17,15 @@ the fallback give the same results by construction:
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from hearts_client.sampler import World, WorldSampler
 from hearts_core.cards import CARDS, Card
 from hearts_core.errors import BadPlayerCount, HeartsError
-from hearts_core.record import load_record
-from hearts_core.replay import rules_of
+from hearts_core.record import GameRecord
+from hearts_core.replay import as_record, rules_of
 from hearts_core.rules import DEFAULT_MOON_CHOICE, PassDirection
 from hearts_core.state import Phase
 from hearts_core.view import View
@@ -69,36 +69,29 @@ class _RecordEnds(Exception):
     pass
 
 
-def _codes(codes: Any, code: str, **where: int) -> list[int]:
-    if not isinstance(codes, list):
-        raise _Stop(code, **where)
+def _codes(codes: Sequence[str], code: str, **where: int) -> list[int]:
     try:
         return [int(Card.parse(c)) for c in codes]
     except ValueError:
         raise _Stop(code, **where) from None
 
 
-def _new_hand(game_cls: Any, record: dict[str, Any], index: int, totals: list[int], last: int) -> Any:
+def _new_hand(game_cls: Any, record: GameRecord, index: int, totals: list[int], last: int) -> Any:
     """The simulator game at the start of hand ``index`` of ``record`` (checked as replay checks it)."""
     rules = rules_of(record)
-    hands = record["hands"]
+    hands = record.hands
     if index >= len(hands):
         raise _RecordEnds
     hand = hands[index]
-    if not isinstance(hand, dict):
-        raise _Stop("BAD_DEAL", hand=index)
     direction = PassDirection.for_hand(index)
-    if hand.get("dealer") != rules.dealer(index) or hand.get("pass_direction") != direction.value:
+    if hand.dealer != rules.dealer(index) or hand.pass_direction != direction.value:
         raise _Stop("BAD_ROTATION", hand=index)
-    cards = hand.get("deal")
-    if not isinstance(cards, list):
-        raise _Stop("BAD_DEAL", hand=index)
-    kitty = _codes(hand.get("kitty", []), "BAD_DEAL", hand=index)
-    deal = [_codes(h, "BAD_DEAL", hand=index) for h in cards]
+    kitty = _codes(hand.kitty, "BAD_DEAL", hand=index)
+    deal = [_codes(h, "BAD_DEAL", hand=index) for h in hand.deal]
     try:
         return game_cls.from_hands(
             rules.players, deal, kitty, hand_index=index, totals=totals,
-            seed=str(record.get("seed", "")), target_score=rules.target_score,
+            seed=record.seed or "", target_score=rules.target_score,
             max_hands=last, first_dealer=rules.first_dealer,
         )  # fmt: skip
     except ValueError as exc:
@@ -107,16 +100,14 @@ def _new_hand(game_cls: Any, record: dict[str, Any], index: int, totals: list[in
         raise
 
 
-def _play_hand(game: Any, record: dict[str, Any], index: int) -> None:
+def _play_hand(game: Any, record: GameRecord, index: int) -> None:
     """Plays hand ``index`` of ``record`` in ``game`` (at its start) to the hand's end."""
     n = game.players
-    hand = record["hands"][index]
-    passed = hand.get("passes")
-    if not isinstance(passed, list) or len(passed) != n:
+    hand = record.hands[index]
+    passed = hand.passes
+    if len(passed) != n:
         raise _Stop("BAD_PASS", hand=index)
     for seat, codes in enumerate(passed):
-        if not isinstance(codes, list):
-            raise _Stop("BAD_PASS", hand=index)
         if len(codes) != 3:
             raise _Stop("BAD_PASS_COUNT", hand=index, seat=seat)
         cards = _codes(codes, "PASS_NOT_IN_HAND", hand=index, seat=seat)
@@ -124,13 +115,11 @@ def _play_hand(game: Any, record: dict[str, Any], index: int) -> None:
             game.apply_pass(seat, cards)
         except ValueError as exc:
             raise _Stop(getattr(exc, "code", "PASS_NOT_IN_HAND"), hand=index, seat=seat) from None
-    plays = hand.get("plays")
+    plays = hand.plays
     total = n * (104 // n)
     i = 0
     while game.phase == PLAY:
         seat = game.current_player
-        if not isinstance(plays, list):
-            raise _Stop("INCOMPLETE", hand=index, play=0)
         if i >= len(plays):
             raise _Stop("INCOMPLETE", hand=index, play=len(plays))
         try:
@@ -149,7 +138,7 @@ def _play_hand(game: Any, record: dict[str, Any], index: int) -> None:
             raise _Stop(code, hand=index, play=i, seat=seat) from None
         i += 1
     if game.phase == MOON:
-        choice = hand.get("moon_choice", DEFAULT_MOON_CHOICE.value)
+        choice = hand.moon_choice or DEFAULT_MOON_CHOICE.value
         if choice not in ("self_minus_26", "others_plus_26"):
             raise _Stop("BAD_MOON_CHOICE", hand=index)
         game.apply_moon(choice)
@@ -173,17 +162,14 @@ def _hand_outcome(game: Any) -> dict[str, Any]:
     }
 
 
-def _run(
-    game_cls: Any, record: dict[str, Any], stop_at: int | None = None
-) -> tuple[dict[str, Any], list[int]]:
+def _run(game_cls: Any, record: GameRecord, stop_at: int | None = None) -> tuple[dict[str, Any], list[int]]:
     """Replays ``record`` (up to hand ``stop_at``, exclusive) and returns (outcome, totals)."""
     try:
         rules = rules_of(record)
     except BadPlayerCount as exc:
         return {"hands": [], "totals": [], "game_over": False, "winners": [], "error": exc.to_json()}, []
     except HeartsError as exc:
-        players = int(record["players"])
-        zeros = [0] * players
+        zeros = [0] * record.players
         return {
             "hands": [],
             "totals": zeros,
@@ -195,13 +181,13 @@ def _run(
     totals = [0] * n
     hands: list[dict[str, Any]] = []
     over = False
-    count = len(record["hands"]) if stop_at is None else stop_at
+    count = len(record.hands) if stop_at is None else stop_at
     error: dict[str, Any] | None = None
     index = 0
     try:
         while True:
             if over:
-                if index < len(record["hands"]):
+                if index < len(record.hands):
                     raise _Stop("GAME_ALREADY_OVER", hand=index)
                 break
             if index >= count:
@@ -230,26 +216,27 @@ def _run(
     return outcome, totals
 
 
-def replay_outcome(game_cls: Any, record: dict[str, Any]) -> dict[str, Any]:
-    """The conformance outcome of ``record`` replayed through ``game_cls`` (as ``hearts replay``)."""
-    return _run(game_cls, record)[0]
+def replay_outcome(game_cls: Any, record: GameRecord | Mapping[str, Any]) -> dict[str, Any]:
+    """The conformance outcome of ``record`` replayed through ``game_cls`` (as ``hearts replay``;
+    a JSON object is read leniently, as there)."""
+    return _run(game_cls, as_record(record))[0]
 
 
-def from_record(game_cls: type[G], record: dict[str, Any] | str | Path, hand: int = 0) -> G:
-    """The start of hand ``hand`` of ``record`` (a dict, or a record / vector file's path).
+def from_record(game_cls: type[G], record: GameRecord | Mapping[str, Any] | str | Path, hand: int = 0) -> G:
+    """The start of hand ``hand`` of ``record`` (typed, its JSON object, or a record / vector file's path).
 
     The deal is the record's; the totals are those of the record's earlier hands, replayed
     through the simulator; later hands are dealt from the record's ``seed`` (if it has one).
 
     Raises:
         ValueError: if the record has no such hand or is illegal before it (the reason named).
+        RecordFileError: if the file cannot be read as a record.
     """
-    if not isinstance(record, dict):
-        record = load_record(Path(record))
-    hands = record.get("hands")
-    if not isinstance(hands, list) or not 0 <= hand < len(hands):
-        count = len(hands) if isinstance(hands, list) else 0
-        raise ValueError(f"the record has {count} hands: no hand {hand}")
+    if isinstance(record, str | Path):
+        record = GameRecord.read(Path(record), lenient=True).record
+    record = as_record(record)
+    if not 0 <= hand < len(record.hands):
+        raise ValueError(f"the record has {len(record.hands)} hands: no hand {hand}")
     outcome, totals = _run(game_cls, record, stop_at=hand)
     if outcome["error"] is not None:
         raise ValueError(f"the record is illegal before hand {hand}: {outcome['error']}")
