@@ -13,6 +13,7 @@ from hearts_core.defaults import (
 )
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
 from hearts_tournaments.arena.sandbox import SandboxKind
+from hearts_tournaments.tournament.config import SERVER_PATTERN, ExecutorKind
 
 
 class LeagueError(Exception):
@@ -48,6 +49,10 @@ class LeagueConfig:
         settled_sigma: The online sigma below which a rating counts as settled.
         spread: Random spread of the rating term in matchmaking (0: strictly similar ratings).
         bootstrap: Bootstrap resamples of the official table.
+        executor: Where ``run`` plays the games: ``local`` (this machine) or ``ray`` (a Ray
+            cluster, docs/DISTRIBUTED.md); ``run --executor`` overrides it.
+        ray_address: With ``executor = "ray"``: the Ray head's ``host:port``, ``auto``, or
+            empty for a one-machine Ray; ``run --ray-address`` overrides it.
     """
 
     name: str = "league"
@@ -68,6 +73,8 @@ class LeagueConfig:
     settled_sigma: float = 4.0
     spread: float = 1.0
     bootstrap: int = 200
+    executor: str = ExecutorKind.LOCAL.value
+    ray_address: str = ""
 
     def __post_init__(self) -> None:
         if not MIN_PLAYERS <= self.table_size <= MAX_PLAYERS:
@@ -92,6 +99,7 @@ class LeagueConfig:
             raise LeagueError("bootstrap, spread and new-bonus must be >= 0 and provisional-width > 0")
         if not self.seed:
             raise LeagueError("the seed must not be empty")
+        check_executor(self.executor, self.ray_address)
 
     def to_json(self) -> dict[str, Any]:
         """The settings as stored."""
@@ -102,3 +110,20 @@ class LeagueConfig:
         """The settings stored by :meth:`to_json` (unknown keys ignored, missing ones default)."""
         known = {f.name for f in fields(LeagueConfig)}
         return LeagueConfig(**{k: v for k, v in data.items() if k in known})
+
+
+def check_executor(executor: str, ray_address: str) -> None:
+    """Refuses an executor or Ray address the league cannot play on, in one line.
+
+    Raises:
+        LeagueError: naming the setting, what is wrong and what it takes.
+    """
+    if executor not in tuple(ExecutorKind):
+        raise LeagueError(f'executor must be "local" or "ray", not {executor!r}')
+    if not isinstance(ray_address, str) or (
+        ray_address and ray_address != "auto" and not SERVER_PATTERN.fullmatch(ray_address)
+    ):
+        raise LeagueError(
+            f'ray-address must be "host:port" of the Ray head, "auto", or "" for a one-machine Ray, '
+            f"not {ray_address!r}"
+        )
