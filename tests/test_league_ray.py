@@ -12,6 +12,7 @@ the local run's results, and none of the lost node's processes survives.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shlex
@@ -19,6 +20,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 from contextlib import closing
@@ -28,9 +30,12 @@ from typing import Any
 import pytest
 
 from hearts_tournaments.arena.sandbox import process_tree, sample_processes
+from hearts_tournaments.arena.shipping import PackedSnapshot, pack, unpack
+from hearts_tournaments.arena.snapshot import STORE, SnapshotError
 from hearts_tournaments.league import commands
+from hearts_tournaments.league.cluster import NodeLeague
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
-from hearts_tournaments.league.play import StopAfter, run_league
+from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
 from hearts_tournaments.league.store import LeagueStore
 from tests.conftest import hearts
 from tests.ray_cluster import NODE, alive, cluster, open_files, ray_module, raylet_pid
@@ -269,3 +274,55 @@ def test_without_ray_the_ray_executor_says_how_to_install_it(bots: Path, tmp_pat
     assert result.returncode == 1, result.stderr
     assert "pip install 'cancellation-hearts[ray]'" in result.stderr.splitlines()[-1]
     assert "Traceback" not in result.stderr
+
+
+def test_a_node_plays_the_shipped_snapshot_only_when_it_matches_its_digest(
+    bots: Path, tmp_path: Path
+) -> None:
+    folder = make_league(tmp_path / "league", bots)
+    with LeagueStore.open(folder) as store:
+        spec = store.resolve("shipped@v1").spec
+        work = NodeLeague.of(tournament_config(store, (spec,)))
+    assert spec.snapshot is not None and work.shipped() == (spec.snapshot,)
+    # The command's script is named where the snapshot is bound (the node has no such file).
+    assert work.config.bots[0].command == (sys.executable, str(bots / "bots" / "shipped.py"))
+    packed = pack(spec.snapshot)
+    assert "league.sqlite" not in packed.data.decode("latin-1")  # the copy alone travels
+
+    node = tmp_path / "node"
+    unpack(packed, node / STORE)
+    played = work.settings_on_node(node).bots[0]
+    assert played.snapshot == node / STORE / spec.snapshot.name and played.files == spec.files
+    assert (played.snapshot / "0" / "shipped.py").read_text() == SHIPPED_BOT
+    assert ((played.snapshot / "0" / "shipped.py").stat().st_mode & 0o777) == 0o444
+
+    with pytest.raises(SnapshotError, match="is missing"):
+        work.settings_on_node(tmp_path / "nothing-shipped")
+
+    # A copy changed on the way, under the same digest, never plays.
+    changed = tmp_path / "changed"
+    (changed / "0").mkdir(parents=True)
+    (changed / "0" / "shipped.py").write_text(SHIPPED_BOT + "# changed\n")
+    tampered = PackedSnapshot(packed.digest, _tar(changed))
+    unpack(tampered, tmp_path / "node2" / STORE)
+    with pytest.raises(SnapshotError, match="was changed after it was taken"):
+        work.settings_on_node(tmp_path / "node2")
+
+    # A pack that would write outside its folder is refused whole.
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        entry = tarfile.TarInfo("../escaped")
+        entry.size = 1
+        tar.addfile(entry, io.BytesIO(b"x"))
+    with pytest.raises(SnapshotError, match="cannot be unpacked"):
+        unpack(PackedSnapshot(packed.digest, buffer.getvalue()), tmp_path / "node3" / STORE)
+    assert list((tmp_path / "node3" / STORE).iterdir()) == []  # nothing written, nothing left
+    with pytest.raises(SnapshotError, match="no digest for a name"):
+        unpack(PackedSnapshot("../x", packed.data), tmp_path / "node4" / STORE)
+
+
+def _tar(folder: Path) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        tar.add(folder / "0", arcname="0")
+    return buffer.getvalue()

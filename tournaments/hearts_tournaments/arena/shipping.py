@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,7 @@ def unpack(packed: PackedSnapshot, store: Path) -> Path:
         with tarfile.open(fileobj=io.BytesIO(packed.data), mode="r") as tar:
             tar.extractall(work, filter="data")
     except (tarfile.TarError, OSError) as exc:
+        shutil.rmtree(work, ignore_errors=True)
         raise SnapshotError(f"the shipped snapshot {packed.digest} cannot be unpacked: {exc}") from None
     # As the store's own copies: files read-only (executable or not), folders written by nobody.
     for dirpath, _dirs, files in os.walk(work):
