@@ -105,15 +105,16 @@ def init(
         ExecutorKind,
         typer.Option(
             "--executor",
-            help="Where `run` plays the games: local (this machine) or ray (a Ray cluster, "
-            "docs/DISTRIBUTED.md); `run --executor` overrides it.",
+            help="Where run plays the games: local (this machine) or ray (a Ray cluster, "
+            "docs/DISTRIBUTED.md); run --executor overrides it.",
         ),
     ] = ExecutorKind.LOCAL,
     ray_address: Annotated[
-        str, typer.Option("--ray-address", help=RayAddressHelp + " `run --ray-address` overrides it.")
+        str, typer.Option("--ray-address", help=RayAddressHelp + " run --ray-address overrides it.")
     ] = "",
 ) -> None:
-    """Create a league in FOLDER with these settings (fixed for its life; the executor `run` may override)."""
+    """Create a league in FOLDER with these settings (fixed for its life; `run --executor` and
+    `--ray-address` override where it plays)."""
     try:
         config = LeagueConfig(
             name=name,
