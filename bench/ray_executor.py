@@ -13,9 +13,15 @@ processes started, code imported), and the CPU and resident memory of Ray's own 
 children and their children (for Ray: the raylet, its workers and their bots), read from
 ``/proc`` while they live. The two runs must give identical results in every game.
 
+With ``--league``, a league is played instead (``hearts league run`` with each executor):
+``--blocks`` blocks of a heuristic, a random and a command entrant (the heuristic bot through a
+script of its own, whose snapshot the driver ships to the nodes through Ray's object store),
+after their three validation games.
+
 Usage::
 
     bench/ray_executor.py [--deals 8] [--players 6] [--target-score 100] [--concurrency 2] [--json]
+    bench/ray_executor.py --league [--blocks 2] [--players 6] [--target-score 100] [--concurrency 2]
 
 Prints readable figures, or with ``--json`` one object. Takes a minute or two on two cores.
 """
@@ -33,8 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hearts_core.defaults import TablePolicy
 from hearts_server.logs import LogFormat, configure_logging
 from hearts_tournaments.arena.sandbox import process_tree, sample_processes
+from hearts_tournaments.league import commands
+from hearts_tournaments.league.config import LeagueConfig
+from hearts_tournaments.league.play import StopAfter, run_league
 from hearts_tournaments.tournament.config import ExecutorKind, parse_config
 from hearts_tournaments.tournament.executors import RAY_OBJECT_STORE_BYTES
 from hearts_tournaments.tournament.folder import create_tournament
@@ -132,6 +142,36 @@ def play(folder: Path, text: str, executor: ExecutorKind) -> Timing:
     return Timing(len(outcomes), seconds, cpu.seconds, {o.key: o.totals for o in outcomes})
 
 
+#: The league's command entrant: the heuristic bot through its own script.
+SCRIPT = """
+import os
+import sys
+
+from hearts_tournaments.arena.builtin_bot import main
+
+sys.exit(main(["heuristic", *sys.argv[1:], "--seed", os.environ["HEARTS_SEED"], "--name", "scripted"]))
+"""
+
+
+def play_league(folder: Path, bots: Path, players: int, target: int, blocks: int, concurrency: int,
+                executor: ExecutorKind) -> Timing:  # fmt: skip
+    """A league of three entrants, its validation games and ``blocks`` blocks, on ``executor``."""
+    config = LeagueConfig(name="raybench", table_size=players, seed="raybench", target_score=target,
+                          policy=TablePolicy(decision_ms=10000), bootstrap=20)  # fmt: skip
+    with commands.init_league(folder, config, SECRET) as store:
+        commands.add_version(store, commands.make_spec("heur", None, "heuristic"))
+        commands.add_version(store, commands.make_spec("dice", None, "random"))
+        spec = commands.make_spec("scripted", f"{sys.executable} bots/scripted.py", None,
+                                  files=[Path("bots")], workdir=bots)  # fmt: skip
+        commands.add_version(store, commands.snapshot_files(store, spec))
+        started = time.perf_counter()
+        with CpuMeter() as cpu:
+            run_league(store, StopAfter(blocks=blocks), concurrency, executor=executor.value, ray_address="")
+        seconds = time.perf_counter() - started
+        totals = {key: tuple(summary["totals"]) for key, _b, _v, summary in store.games()}
+    return Timing(len(totals), seconds, cpu.seconds, totals)
+
+
 def start_ray(concurrency: int) -> dict[str, float]:
     """Starts a one-machine Ray as the executor would, and what that costs."""
     import ray
@@ -162,25 +202,42 @@ def start_ray(concurrency: int) -> dict[str, float]:
     }
 
 
-def measure(deals: int, players: int, target: int, concurrency: int) -> dict[str, Any]:
+def measure(
+    deals: int, players: int, target: int, concurrency: int, league_blocks: int = 0
+) -> dict[str, Any]:
+    """Both runs; a league of ``league_blocks`` blocks instead of the tournament, when given."""
     import ray
 
     text = config_text(deals, players, target, concurrency)
     with tempfile.TemporaryDirectory(prefix="hearts-raybench-") as tmp:
         root = Path(tmp)
-        local = play(root / "local", text, ExecutorKind.LOCAL)
+        bots = root / "entrant"
+        (bots / "bots").mkdir(parents=True)
+        (bots / "bots" / "scripted.py").write_text(SCRIPT)
+
+        def run(name: str, executor: ExecutorKind) -> Timing:
+            if league_blocks:
+                folder = root / name / "league"
+                folder.parent.mkdir()
+                return play_league(folder, bots, players, target, league_blocks, concurrency, executor)
+            return play(root / name, text, executor)
+
+        local = run("local", ExecutorKind.LOCAL)
         startup = start_ray(concurrency)
         try:
-            on_ray = play(root / "ray", text, ExecutorKind.RAY)
+            on_ray = run("ray", ExecutorKind.RAY)
             startup["ray_processes_rss_mb_after_games"] = round(tree_rss_mb(), 1)
         finally:
             ray.shutdown()
     return {
+        "what": f"league, {league_blocks} blocks and 3 validation games" if league_blocks else "tournament",
         "games": local.games,
         "players": players,
         "target_score": target,
         "concurrency": concurrency,
-        "bots": "heuristic x2, random x1",
+        "bots": "heuristic, random, heuristic through a script (snapshot)"
+        if league_blocks
+        else "heuristic x2, random x1",
         "ray_version": ray.__version__,
         "cores": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),
@@ -201,6 +258,8 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=6, help="table size")
     parser.add_argument("--target-score", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=2, help="tables at once (and Ray CPUs)")
+    parser.add_argument("--league", action="store_true", help="play a league instead of a tournament")
+    parser.add_argument("--blocks", type=int, default=2, help="with --league: blocks to play")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     try:
@@ -212,12 +271,14 @@ def main() -> int:
         )
         return 2
     configure_logging(LogFormat.JSON, "WARNING")
-    result = measure(args.deals, args.players, args.target_score, args.concurrency)
+    result = measure(
+        args.deals, args.players, args.target_score, args.concurrency, args.blocks if args.league else 0
+    )
     if args.json:
         print(json.dumps(result))
         return 0
     print(
-        f"{result['games']} games, table of {args.players}, to {args.target_score} points, "
+        f"{result['what']}: {result['games']} games, table of {args.players}, to {args.target_score} points, "
         f"{args.concurrency} tables at once; Ray {result['ray_version']}"
     )
     print(f"(load average {result['load_average_1min']} on {result['cores']} cores when done)")

@@ -1,9 +1,8 @@
 """Tournaments on a real Ray cluster of this machine: same standings as local, and a node lost midway.
 
-The cluster is :class:`ray.cluster_utils.Cluster`: a head and a second node, each a real raylet
-with its own worker processes (one CPU each), as ``ray start --head`` and ``ray start
---address`` would start them. The tournament mixes built-in bots and a command bot whose script
-lives in the config folder, shipped to the nodes by Ray's runtime environment. The fault test
+The cluster is :func:`tests.ray_cluster.cluster`: a head and a second node, each a real raylet
+with its own worker processes (one CPU each). The tournament mixes built-in bots and a command
+bot whose script lives in the config folder, shipped to the nodes by Ray's runtime environment. The fault test
 adds a third node, waits until it plays a game (a bwrap sandbox under its raylet) and kills it
 with SIGKILL: every game must still be stored exactly once, with the same results as the local
 run, and none of the lost node's processes may survive.
@@ -20,7 +19,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -34,6 +32,9 @@ from hearts_tournaments.tournament.folder import create_tournament
 from hearts_tournaments.tournament.runner import run_tournament
 from hearts_tournaments.tournament.store import DB_NAME
 from tests.conftest import hearts
+from tests.ray_cluster import MB, alive, cluster, command_name, ray_module, raylet_pid
+
+__all__ = ["cluster", "ray_module"]  # fixtures
 
 #: Timing never decides anything (decision_ms is far above what the bots need): the same config
 #: and deal secret play the same games on any executor.
@@ -72,7 +73,6 @@ sys.exit(main(["heuristic", *sys.argv[1:], "--seed", os.environ["HEARTS_SEED"], 
 """
 GAMES = 6
 DEAL_SECRET = bytes.fromhex("7a11" * 16)
-MB = 1024 * 1024
 pytestmark = pytest.mark.timeout(1200)
 
 
@@ -118,42 +118,6 @@ def stored_games(output: Path) -> int:
         return 0
 
 
-def command_name(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a running process (a zombie is dead: it only waits to be reaped)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z"
-
-
-@pytest.fixture(scope="module")
-def ray_module() -> Any:
-    return pytest.importorskip("ray", reason="Ray is not installed (make install adds the ray extra)")
-
-
-@pytest.fixture(scope="module")
-def cluster(ray_module: Any) -> Iterator[Any]:
-    """A head and one more node, one CPU each, a small object store, no dashboard."""
-    from ray.cluster_utils import Cluster
-
-    node = {"num_cpus": 1, "object_store_memory": 80 * MB}
-    cluster = Cluster(initialize_head=True, head_node_args={**node, "include_dashboard": False})
-    try:
-        cluster.add_node(**node)
-        cluster.wait_for_nodes()
-        yield cluster  # each run connects to it (ray.init) and disconnects, as `hearts` does
-    finally:
-        cluster.shutdown()
-
-
 @pytest.fixture(scope="module")
 def local_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Any, ...]]:
     """The tournament played by the local executor: the reference."""
@@ -180,7 +144,7 @@ def test_a_node_killed_midway_loses_no_game_and_counts_none_twice(
 ) -> None:
     victim = cluster.add_node(num_cpus=1, object_store_memory=80 * MB)
     cluster.wait_for_nodes()
-    raylet = victim.all_processes["raylet"][0].process.pid
+    raylet = raylet_pid(victim)
     doomed: list[int] = []
     sandboxes: list[int] = []
     stop = threading.Event()
@@ -216,9 +180,7 @@ def test_a_node_killed_midway_loses_no_game_and_counts_none_twice(
 
 def test_no_bot_outlives_its_game_on_the_nodes(cluster: Any, tmp_path: Path) -> None:
     play(tmp_path, ExecutorKind.RAY, ray_address=cluster.address)
-    raylets = [
-        node.all_processes["raylet"][0].process.pid for node in [cluster.head_node, *cluster.worker_nodes]
-    ]
+    raylets = [raylet_pid(node) for node in [cluster.head_node, *cluster.worker_nodes]]
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         left = [

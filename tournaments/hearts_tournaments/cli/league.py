@@ -31,9 +31,10 @@ from hearts_tournaments.cli.policy_options import (
     table_policy,
 )
 from hearts_tournaments.league import commands
-from hearts_tournaments.league.config import LeagueConfig, LeagueError
+from hearts_tournaments.league.config import LeagueConfig, LeagueError, check_executor
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
 from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.tournament.config import ExecutorKind
 from hearts_tournaments.tournament.preflight import check_entrants
 from hearts_tournaments.tournament.signing import SigningError
 
@@ -54,6 +55,7 @@ OptionOption = Annotated[list[str] | None, typer.Option("--option", help="KEY=VA
 FilesOption = Annotated[list[Path] | None, typer.Option("--files", help="Files the bot sees in its sandbox.")]
 SandboxOption = Annotated[str | None, typer.Option("--sandbox", help="bwrap or none (trusted bots only).")]
 ProtocolOption = Annotated[str, typer.Option("--protocol", help="grpc or stdio, for a command bot.")]
+RayAddressHelp = 'With executor ray: the Ray head "host:port", or "auto"; "" starts a Ray on this machine.'
 AllowBrokenOption = Annotated[
     bool,
     typer.Option("--allow-broken", help="Add it even when the pre-flight check finds it cannot play."),
@@ -100,8 +102,20 @@ def init(
     deal_secret_file: Annotated[
         Path | None, typer.Option("--deal-secret-file", help="Reuse a deal secret (64 hex digits).")
     ] = None,
+    executor: Annotated[
+        ExecutorKind,
+        typer.Option(
+            "--executor",
+            help="Where run plays the games: local (this machine) or ray (a Ray cluster, "
+            "docs/DISTRIBUTED.md); run --executor overrides it.",
+        ),
+    ] = ExecutorKind.LOCAL,
+    ray_address: Annotated[
+        str, typer.Option("--ray-address", help=RayAddressHelp + " run --ray-address overrides it.")
+    ] = "",
 ) -> None:
-    """Create a league in FOLDER with these settings (fixed for its life)."""
+    """Create a league in FOLDER with these settings (fixed for its life; `run --executor` and
+    `--ray-address` override where it plays)."""
     try:
         config = LeagueConfig(
             name=name,
@@ -116,6 +130,8 @@ def init(
             provisional_blocks=provisional_blocks,
             provisional_width=provisional_width,
             bootstrap=bootstrap,
+            executor=executor.value,
+            ray_address=ray_address,
         )
         secret = read_deal_secret(deal_secret_file)
         commands.init_league(folder, config, secret).close()
@@ -244,24 +260,52 @@ def run(
         float | None, typer.Option("--until-ci", help="Stop when every interval is at most this wide.")
     ] = None,
     forever: Annotated[bool, typer.Option("--forever", help="Play until stopped (Ctrl-C).")] = False,
-    concurrency: Annotated[int, typer.Option("--concurrency", help="Tables at once within a block.")] = 1,
+    concurrency: Annotated[
+        int,
+        typer.Option("--concurrency", help="Tables at once within a block (with ray: on the whole cluster)."),
+    ] = 1,
+    executor: Annotated[
+        ExecutorKind | None,
+        typer.Option(
+            "--executor",
+            help="Where the games are played: local (this machine) or ray (each game a task on a "
+            "Ray cluster's node, docs/DISTRIBUTED.md). Default: the league's executor.",
+        ),
+    ] = None,
+    ray_address: Annotated[
+        str | None, typer.Option("--ray-address", help=RayAddressHelp + " Default: the league's ray_address.")
+    ] = None,
 ) -> None:
-    """Play blocks: the only process that plays games.
+    """Play blocks: the only process that plays games, and the only one that writes the league.
 
     Commands given meanwhile take effect before the next block. Stopped at any moment (Ctrl-C,
     SIGTERM, kill -9), it loses at most the block being played; run it again to go on. Prints a
     line per validation and per block stored (its games and mean places); the referee's and the
-    runner's log lines go to FOLDER/league.log.
+    runner's log lines go to FOLDER/league.log. With --executor ray, each game is a Ray task on
+    some node of the cluster; a node lost mid-block has its games played again elsewhere, and
+    the block is stored once.
     """
     limits = [x for x in (games, blocks, until_ci) if x is not None]
     if (forever and limits) or (not forever and not limits):
         raise fail("give one of --games N, --blocks N, --until-ci W or --forever")
     if any(x <= 0 for x in limits) or concurrency < 1:
         raise fail("--games, --blocks, --until-ci and --concurrency must be positive")
+    if ray_address is not None:
+        try:
+            check_executor(ExecutorKind.RAY.value, ray_address)
+        except LeagueError as exc:
+            raise fail(f"--{exc}") from None
     log = folder / LEAGUE_LOG
     with _open(folder) as store, log_to_file(log):
         try:
-            stored = run_league(store, StopAfter(games, blocks, until_ci), concurrency, emit=typer.echo)
+            stored = run_league(
+                store,
+                StopAfter(games, blocks, until_ci),
+                concurrency,
+                emit=typer.echo,
+                executor=None if executor is None else executor.value,
+                ray_address=ray_address,
+            )
         except LeagueError as exc:
             raise fail(f"{exc} (its log: {log})", 1) from None
         except KeyboardInterrupt:

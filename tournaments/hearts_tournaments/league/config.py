@@ -8,6 +8,7 @@ from typing import Any
 from hearts_core.defaults import DEFAULT_POLICY, TablePolicy
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
 from hearts_tournaments.arena.sandbox import SandboxKind
+from hearts_tournaments.tournament.config import SERVER_PATTERN, ExecutorKind
 
 
 class LeagueError(Exception):
@@ -42,6 +43,10 @@ class LeagueConfig:
         settled_sigma: The online sigma below which a rating counts as settled.
         spread: Random spread of the rating term in matchmaking (0: strictly similar ratings).
         bootstrap: Bootstrap resamples of the official table.
+        executor: Where ``run`` plays the games: ``local`` (this machine) or ``ray`` (a Ray
+            cluster, docs/DISTRIBUTED.md); ``run --executor`` overrides it.
+        ray_address: With ``executor = "ray"``: the Ray head's ``host:port``, ``auto``, or
+            empty for a one-machine Ray; ``run --ray-address`` overrides it.
     """
 
     name: str = "league"
@@ -59,6 +64,8 @@ class LeagueConfig:
     settled_sigma: float = 4.0
     spread: float = 1.0
     bootstrap: int = 200
+    executor: str = ExecutorKind.LOCAL.value
+    ray_address: str = ""
 
     def __post_init__(self) -> None:
         if not MIN_PLAYERS <= self.table_size <= MAX_PLAYERS:
@@ -79,6 +86,7 @@ class LeagueConfig:
             raise LeagueError("bootstrap, spread and new-bonus must be >= 0 and provisional-width > 0")
         if not self.seed:
             raise LeagueError("the seed must not be empty")
+        check_executor(self.executor, self.ray_address)
 
     def to_json(self) -> dict[str, Any]:
         """The settings as stored: the policy's keys flat among the others, as ever."""
@@ -99,3 +107,20 @@ class LeagueConfig:
         except ValueError as exc:
             raise LeagueError(str(exc)) from None
         return LeagueConfig(policy=policy, **{k: v for k, v in data.items() if k in known})
+
+
+def check_executor(executor: str, ray_address: str) -> None:
+    """Refuses an executor or Ray address the league cannot play on, in one line.
+
+    Raises:
+        LeagueError: naming the setting, what is wrong and what it takes.
+    """
+    if executor not in tuple(ExecutorKind):
+        raise LeagueError(f'executor must be "local" or "ray", not {executor!r}')
+    if not isinstance(ray_address, str) or (
+        ray_address and ray_address != "auto" and not SERVER_PATTERN.fullmatch(ray_address)
+    ):
+        raise LeagueError(
+            f'ray-address must be "host:port" of the Ray head, "auto", or "" for a one-machine Ray, '
+            f"not {ray_address!r}"
+        )

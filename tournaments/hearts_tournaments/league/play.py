@@ -11,7 +11,9 @@ block's number), played (its ``table_size`` rotations, ``concurrency`` tables at
 stored in one transaction with the online rating update and any quarantine. A block cut short
 (Ctrl-C, ``kill -9``, a lost referee) is not stored; the next ``run`` plans the same block again.
 Games are played on the arena (:class:`hearts_tournaments.arena.local.Arena`), as a tournament's
-are: a table over the admin API, one sandboxed bot process per seat, ``AwaitTable``.
+are: a table over the admin API, one sandboxed bot process per seat, ``AwaitTable``; with
+``executor = "ray"``, each game is a Ray task played by some node's own arena
+(:mod:`.cluster`), and this loop, on the driver, alone writes the database.
 """
 
 from __future__ import annotations
@@ -36,11 +38,13 @@ from hearts_tournaments.arena.local import Arena, ArenaError
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.arena.sandbox import SandboxError, SandboxKind, require_bwrap
 from hearts_tournaments.arena.snapshot import SnapshotError, check_snapshot
-from hearts_tournaments.league.config import LeagueConfig, LeagueError
+from hearts_tournaments.league.cluster import NodeLeague
+from hearts_tournaments.league.config import LeagueConfig, LeagueError, check_executor
 from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeting_counts
 from hearts_tournaments.league.ratings import TableRow, official_table, online_update
 from hearts_tournaments.league.store import ACTIVE, PENDING, LeagueStore, Snapshot, Version
-from hearts_tournaments.tournament.config import TournamentConfig
+from hearts_tournaments.tournament.config import ExecutorKind, TournamentConfig
+from hearts_tournaments.tournament.executors import ExecutorError, RayExecutor
 from hearts_tournaments.tournament.runner import Terminated, until_terminated
 from hearts_tournaments.tournament.signing import SigningError, signing_key_for
 from hearts_tournaments.tournament.store import store_patiently
@@ -166,13 +170,26 @@ def run_league(
     stop: StopAfter,
     concurrency: int = 1,
     emit: Callable[[str], None] = lambda line: None,
+    executor: str | None = None,
+    ray_address: str | None = None,
 ) -> int:
     """Plays blocks until ``stop``; returns the blocks this run stored.
 
+    Args:
+        store: The league.
+        stop: When to stop.
+        concurrency: Tables at once within a block (sizes a Ray started here, too).
+        emit: Where the lines about validations and blocks go.
+        executor: ``local`` or ``ray`` (default: the league's setting).
+        ray_address: The Ray cluster (default: the league's setting).
+
     Raises:
-        LeagueError: another ``run`` holds the league, the referee failed, or a bounded run has
-            fewer than two active versions to play.
+        LeagueError: another ``run`` holds the league, the referee or a Ray node failed, a
+            bad executor, or a bounded run has fewer than two active versions to play.
     """
+    kind = executor if executor is not None else store.config.executor
+    address = ray_address if ray_address is not None else store.config.ray_address
+    check_executor(kind, address)
     playable = [v for v in store.snapshot().versions if v.status in (ACTIVE, PENDING)]
     if not stop.forever and len({v.entrant for v in playable}) < 2:
         raise LeagueError(NOT_ENOUGH)
@@ -186,7 +203,7 @@ def run_league(
             store.sign_with(signing_key_for(store.folder))
         except SigningError as exc:
             raise LeagueError(str(exc)) from None
-        loop = _Loop(store, stop, max(1, concurrency), emit)
+        loop = _Loop(store, stop, max(1, concurrency), emit, ExecutorKind(kind), address)
         try:
             asyncio.run(until_terminated(loop.run()))
         except Terminated:
@@ -197,10 +214,22 @@ def run_league(
         return loop.stored
 
 
+#: Where a league's games are played: this machine's arena, or a Ray cluster's nodes.
+Executor = Arena | RayExecutor
+
+
 class _Loop:
     def __init__(
-        self, store: LeagueStore, stop: StopAfter, concurrency: int, emit: Callable[[str], None]
+        self,
+        store: LeagueStore,
+        stop: StopAfter,
+        concurrency: int,
+        emit: Callable[[str], None],
+        kind: ExecutorKind = ExecutorKind.LOCAL,
+        ray_address: str = "",
     ) -> None:
+        self.kind = kind
+        self.ray_address = ray_address
         self.store = store
         self.config = store.config
         self.stop = stop
@@ -214,13 +243,18 @@ class _Loop:
         self.tconfig = tournament_config(store)
 
     async def run(self) -> None:
-        arena = Arena(self.tconfig, self.store.folder, note_processes=False)
+        executor: Executor
+        if self.kind is ExecutorKind.RAY:
+            work = NodeLeague.of(self.tconfig)
+            executor = RayExecutor(work, self.store.folder, self.ray_address, self.concurrency)
+        else:
+            executor = Arena(self.tconfig, self.store.folder, note_processes=False)
         try:
-            async with arena:
-                await self._loop(arena)
+            async with executor:
+                await self._loop(executor)
         except grpc.aio.AioRpcError as exc:
             raise LeagueError(f"the referee failed: {exc.code().name}: {exc.details()}") from None
-        except ArenaError as exc:
+        except (ArenaError, ExecutorError) as exc:
             raise LeagueError(str(exc)) from None
 
     def _done(self) -> bool:
@@ -236,7 +270,7 @@ class _Loop:
             )
         return False
 
-    async def _loop(self, arena: Arena) -> None:
+    async def _loop(self, arena: Executor) -> None:
         while not self._done():
             snapshot = self.store.snapshot()
             pending = [v for v in snapshot.versions if v.status == PENDING]
@@ -254,12 +288,16 @@ class _Loop:
                 raise LeagueError(NOT_ENOUGH)
             await self._block(order, snapshot, arena)
 
-    def _arena_for(self, arena: Arena, specs: list[BotSpec]) -> Arena:
-        """The arena, playing ``specs`` from its next game on (between blocks, never during one)."""
-        arena.config = dataclasses.replace(self.tconfig, bots=tuple(specs))
+    def _arena_for(self, arena: Executor, specs: list[BotSpec]) -> Executor:
+        """The executor, playing ``specs`` from its next game on (between blocks, never during one)."""
+        config = dataclasses.replace(self.tconfig, bots=tuple(specs))
+        if isinstance(arena, RayExecutor):
+            arena.work = NodeLeague.of(config)  # their snapshots go with each game's task
+        else:
+            arena.config = config
         return arena
 
-    async def _validate(self, version: Version, arena: Arena) -> None:
+    async def _validate(self, version: Version, arena: Executor) -> None:
         n = self.config.table_size
         seed = derive_seed(self.config.seed, "validate", version.id)
         game = ScheduledGame(
@@ -330,7 +368,7 @@ class _Loop:
             check_snapshot(spec.name, spec.snapshot, bot_files(spec))
             self.checked.add(spec.snapshot)
 
-    async def _block(self, order: tuple[str, ...], snapshot: Snapshot, arena: Arena) -> None:
+    async def _block(self, order: tuple[str, ...], snapshot: Snapshot, arena: Executor) -> None:
         number = self.store.next_block()
         specs = {v.id: v.spec for v in snapshot.versions}
         for vid in dict.fromkeys(order):

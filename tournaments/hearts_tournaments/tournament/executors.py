@@ -6,11 +6,19 @@ the referee, its seeds) and returns its :class:`~hearts_tournaments.arena.outcom
 
 - ``local`` (:class:`~.runner.Arena`, the default; it lives beside the code that plays a
   game): the runner's own referee and sandboxed bot processes. Ray is never imported.
-- ``ray`` (:class:`RayExecutor`): each game is a Ray task. The task runs on some node, where it
-  starts a ``Arena`` of its own (a referee on a Unix socket in a private folder, the
-  bots in their sandboxes, their logs in a temporary folder), plays the one game and returns the
-  outcome and the bots' logs to the driver, which commits the game and writes the logs. Bots
-  never cross the network: each talks to the referee of its own node.
+- ``ray`` (:class:`RayExecutor`): each game is a Ray task (:func:`play_on_node`). The task runs
+  on some node, where it starts an ``Arena`` of its own (a referee on a Unix socket in a
+  private folder, the bots in their sandboxes, their logs in a temporary folder), plays the one
+  game and returns the outcome and the bots' logs to the driver, which commits the game and
+  writes the logs. Bots never cross the network: each talks to the referee of its own node.
+
+The node task serves a tournament and a league alike: besides the job it is given a
+:class:`NodeWork`, which makes the arena's settings on the node and names the snapshot folders
+the node needs. A tournament's (:class:`NodeTournament`) is its config text, parsed again on the
+node, whose files travel as the Ray job's working directory; a league's
+(:class:`hearts_tournaments.league.cluster.NodeLeague`) is its game settings with the block's
+versions, whose snapshots travel through Ray's object store (:mod:`hearts_tournaments.arena.shipping`),
+put there once per run and checked against their digests on the node.
 
 Exactly once: Ray retries a task whose worker or node dies (up to ``max_retries`` times) but
 never one that raised, and an ``ObjectRef`` yields one value however many attempts ran; the
@@ -19,8 +27,8 @@ second game with the same key). A game lost with its node is played again from t
 elsewhere, with the same seeds, so deterministic bots play it the same way. A lost node's bots
 do not linger: bwrap runs each with ``--die-with-parent``, so they end with their worker.
 
-Only the game's seeds reach a node, never the tournament's deal secret; the admin token of the
-node's referee is drawn on the node.
+Only the game's seeds reach a node, never the tournament's (or league's) deal secret nor its
+database; the admin token of the node's referee is drawn on the node.
 """
 
 from __future__ import annotations
@@ -38,10 +46,11 @@ from typing import TYPE_CHECKING, Any, Protocol, Self
 from hearts_server.logs import get_logger
 from hearts_tournaments.arena.folders import private_folder
 from hearts_tournaments.arena.job import GameJob
-from hearts_tournaments.arena.local import Arena, ArenaError
+from hearts_tournaments.arena.local import Arena, ArenaError, Settings
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.arena.sandbox import SandboxError
-from hearts_tournaments.arena.snapshot import SnapshotError
+from hearts_tournaments.arena.shipping import PackedSnapshot, pack, unpack
+from hearts_tournaments.arena.snapshot import STORE, SnapshotError
 from hearts_tournaments.tournament.config import ConfigError, parse_config
 from hearts_tournaments.tournament.snapshots import check_sandbox, snapshot_bots
 
@@ -105,6 +114,30 @@ class NodeResult:
     attempt_pid: int
 
 
+class NodeWork(Protocol):
+    """What a node is given besides the job: how to make the arena's settings there.
+
+    It crosses to the node with every task (pickled): it must hold no secret (the deal
+    secret stays with the driver; the job carries the game's seeds).
+    """
+
+    def shipped(self) -> tuple[Path, ...]:
+        """The snapshot folders, on the driver, that travel with each job (packed once a run)."""
+        ...
+
+    def settings_on_node(self, output: Path) -> Settings:
+        """The arena's settings on the node.
+
+        Args:
+            output: The task's private folder; the shipped snapshots are unpacked in
+                ``output/snapshots/DIGEST`` before this is called.
+
+        Raises:
+            ConfigError, SandboxError, SnapshotError: the node cannot play with them.
+        """
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class NodeTournament:
     """What every node needs to play the tournament's games: its config, and where to read it.
@@ -121,27 +154,43 @@ class NodeTournament:
     name: str
     base_dir: str
 
+    def shipped(self) -> tuple[Path, ...]:
+        """Nothing: the config folder is the Ray job's working directory."""
+        return ()
 
-def play_on_node(tournament: NodeTournament, job: GameJob) -> NodeResult:
+    def settings_on_node(self, output: Path) -> Settings:
+        """The config parsed on the node, its command bots playing the node's own snapshots."""
+        base_dir = Path(self.base_dir) if self.base_dir else Path.cwd()
+        config = parse_config(self.config_text, base_dir, default_name=self.name)
+        check_sandbox(config, output)
+        # The node's own copy of what the driver shipped, taken before its game starts.
+        config, _ = snapshot_bots(config, output)
+        return config
+
+
+def play_on_node(work: NodeWork, job: GameJob, *shipped: PackedSnapshot) -> NodeResult:
     """Plays one game on this node: a referee and sandboxed bots of its own (a Ray task).
 
+    Args:
+        work: The tournament's or the league's settings, as the node makes them.
+        job: The game and its seeds.
+        shipped: The snapshots ``work`` names (Ray hands the task their values).
+
     Raises:
-        ExecutorError: if this node cannot play it (bad config here, bwrap missing, referee
-            failed); Ray does not retry it.
+        ExecutorError: if this node cannot play it (bad config here, bwrap missing, a shipped
+            snapshot that does not match its digest, referee failed); Ray does not retry it.
     """
     # Imported here: this runs on a node (Ray is imported only there and by the Ray executor).
     import grpc
     import ray
 
-    base_dir = Path(tournament.base_dir) if tournament.base_dir else Path.cwd()
     node_id = ray.get_runtime_context().get_node_id()
     try:
-        config = parse_config(tournament.config_text, base_dir, default_name=tournament.name)
         with tempfile.TemporaryDirectory(prefix="hearts-node-") as folder:
             output = Path(folder)
-            check_sandbox(config, output)
-            # The node's own copy of what the driver shipped, taken before its game starts.
-            config, _ = snapshot_bots(config, output)
+            for packed in shipped:
+                unpack(packed, output / STORE)
+            config = work.settings_on_node(output)
 
             async def play() -> GameOutcome:
                 async with Arena(config, output) as host:
@@ -192,30 +241,46 @@ class RayExecutor:
     """The ``ray`` executor: every game a Ray task on some node of the cluster.
 
     Args:
-        config: The tournament's configuration.
-        config_text: Its text (each node parses it again).
+        work: What each node is given besides the job (:class:`NodeWork`); :attr:`work` may be
+            replaced between games (a league does, between blocks).
         output: The driver's output folder (the bots' logs are written there).
         ray_address: The cluster (``host:port`` of the head, ``auto``), or empty to start a
             Ray on this machine with ``concurrency`` CPUs. When Ray is already initialised in
             this process, that connection is used (and left open): its job's runtime
-            environment must then give the nodes the config folder (Ray uploads a folder only
-            at ``ray.init``).
+            environment must then give the nodes what ``runtime_env`` would (Ray uploads a
+            folder only at ``ray.init``).
         concurrency: Tables at once; sizes a Ray started here.
+        runtime_env: The Ray job's runtime environment (a tournament's config folder as its
+            working directory; none for a league, whose snapshots travel with the jobs).
     """
 
     def __init__(
-        self, config: TournamentConfig, config_text: str, output: Path, ray_address: str, concurrency: int
+        self,
+        work: NodeWork,
+        output: Path,
+        ray_address: str,
+        concurrency: int,
+        runtime_env: dict[str, Any] | None = None,
     ) -> None:
-        self.config = config
-        self.config_text = config_text
+        self.work = work
         self.output = output
         self.ray_address = ray_address
         self.concurrency = concurrency
+        self.runtime_env = runtime_env or {}
         self.address = f"ray:{ray_address or 'local'}"
         self._ray: Any = None
         self._remote: Any = None
         self._owned = False
-        self._tournament = NodeTournament(config_text, config.name, "")
+        #: The object-store reference of each snapshot folder packed by this run.
+        self._packed: dict[Path, Any] = {}
+
+    @classmethod
+    def for_tournament(
+        cls, config: TournamentConfig, config_text: str, output: Path, ray_address: str, concurrency: int
+    ) -> RayExecutor:
+        """The executor of a tournament: its config text for the nodes, its folder shipped."""
+        work = NodeTournament(config_text, config.name, "")
+        return cls(work, output, ray_address, concurrency, tournament_runtime_env(config, output))
 
     async def __aenter__(self) -> Self:
         try:
@@ -226,10 +291,9 @@ class RayExecutor:
                 "pip install 'cancellation-hearts[ray]'"
             ) from None
         self._ray = ray
-        runtime_env = self._runtime_env()
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {
-                "runtime_env": runtime_env,
+                "runtime_env": self.runtime_env,
                 "logging_level": "WARNING",
                 "log_to_driver": False,
                 "configure_logging": False,
@@ -263,22 +327,6 @@ class RayExecutor:
         log.info("ray_connected", address=self.address, resources=self._ray.cluster_resources())
         return self
 
-    def _runtime_env(self) -> dict[str, Any]:
-        """Ships the config folder to the nodes as the tasks' working directory.
-
-        Not when every bot is built in (nothing to ship): the nodes then read nothing but the
-        config text. The output folder is never shipped, were it inside the config folder.
-        """
-        self._tournament = NodeTournament(self.config_text, self.config.name, "")
-        if all(spec.builtin for spec in self.config.bots):
-            return {}
-        excludes = list(SHIP_EXCLUDES)
-        base = self.config.base_dir.resolve()
-        output = self.output.resolve()
-        if output.is_relative_to(base):
-            excludes.append("/" + output.relative_to(base).as_posix())
-        return {"working_dir": str(base), "excludes": excludes}
-
     async def __aexit__(
         self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
     ) -> None:
@@ -294,7 +342,9 @@ class RayExecutor:
         """
         ray = self._ray
         key = job.game.key
-        ref = self._remote.remote(self._tournament, job)
+        work = self.work
+        shipped = [await self._ship(folder) for folder in work.shipped()]
+        ref = self._remote.remote(work, job, *shipped)
         try:
             result: NodeResult = await ref
         except asyncio.CancelledError:
@@ -314,6 +364,21 @@ class RayExecutor:
         log.info("game_played_on_node", key=key, node=result.node_id[:12], pid=result.attempt_pid)
         return result.outcome
 
+    async def _ship(self, folder: Path) -> Any:
+        """The object-store reference of the snapshot in ``folder``, packed and put once a run.
+
+        Raises:
+            ExecutorError: the snapshot cannot be read.
+        """
+        ref = self._packed.get(folder)
+        if ref is None:
+            try:
+                packed = await asyncio.to_thread(pack, folder)
+            except SnapshotError as exc:
+                raise ExecutorError(str(exc)) from None
+            ref = self._packed[folder] = self._ray.put(packed)
+        return ref
+
     def _write_logs(self, logs: tuple[tuple[str, bytes], ...]) -> None:
         """Writes a node's bot logs under the driver's ``logs/`` (organiser only, like locally)."""
         root = self.output / "logs"
@@ -325,3 +390,19 @@ class RayExecutor:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             with os.fdopen(fd, "ab") as handle:
                 handle.write(data)
+
+
+def tournament_runtime_env(config: TournamentConfig, output: Path) -> dict[str, Any]:
+    """Ships the config folder to the nodes as the tasks' working directory.
+
+    Not when every bot is built in (nothing to ship): the nodes then read nothing but the
+    config text. The output folder is never shipped, were it inside the config folder.
+    """
+    if all(spec.builtin for spec in config.bots):
+        return {}
+    excludes = list(SHIP_EXCLUDES)
+    base = config.base_dir.resolve()
+    out = output.resolve()
+    if out.is_relative_to(base):
+        excludes.append("/" + out.relative_to(base).as_posix())
+    return {"working_dir": str(base), "excludes": excludes}

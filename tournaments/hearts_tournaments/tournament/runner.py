@@ -76,6 +76,8 @@ log = get_logger(__name__)
 #: background while it plays (below, computing them takes a fraction of a second: the web
 #: does it itself).
 BACKGROUND_SNAPSHOT_GAMES = 200
+
+
 def external_token_missing(server: str) -> str:
     """The one line that says an external referee's admin token is missing, and how to give it."""
     return (
@@ -256,7 +258,9 @@ class _Runner:
         executor: GameExecutor
         if kind is ExecutorKind.RAY:
             text = self.store.config_text
-            executor = RayExecutor(self.config, text, self.output, ray_address, self.concurrency)
+            executor = RayExecutor.for_tournament(
+                self.config, text, self.output, ray_address, self.concurrency
+            )
         else:
             executor = Arena(self.config, self.output, self.external_token)
             executor.notify = self.reporter.note
