@@ -17,6 +17,7 @@ from hearts_core.defaults import (
     DEFAULT_JOIN_TIMEOUT_MS,
     DEFAULT_MAX_FAULTS,
     DEFAULT_TIME_BANK_MS,
+    MAX_LIVE_TABLES,
 )
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, Rules
 from hearts_core.view import build_view
@@ -65,11 +66,6 @@ def settings_from_pb(config: apb.TableConfig, defaults: ServerDefaults) -> Table
         join_timeout_ms=config.join_timeout_ms or defaults.join_timeout_ms,
         label=config.label,
     )
-
-
-#: Tables waiting or playing at once, server-wide (``hearts serve --max-tables``); past it
-#: CreateTable fails with RESOURCE_EXHAUSTED. The runner plays at most 256 tables at once.
-MAX_LIVE_TABLES = 256
 
 
 #: After a table ends, the referee hands the memory freed to the system this many seconds later

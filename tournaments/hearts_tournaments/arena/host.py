@@ -246,6 +246,28 @@ async def _grace(
         await asyncio.sleep(GRACE_POLL_S)
 
 
+def invitation_lines(line: str) -> list[str]:
+    """The invitation :func:`host_games` emits first (one JSON line), as a person reads it."""
+    invitation = json.loads(line)
+    lines = [
+        f"referee listening on {invitation['address']}",
+        f"                 and on {invitation['unix']} (as in a tournament's sandbox)",
+    ]
+    lines += [f"  seat {seat['seat']}: {seat['command']}" for seat in invitation["seats"]]
+    if not invitation["seats"]:
+        lines.append("  (no external seats: built-in bots only)")
+    lines.append("waiting for the bots...")
+    return lines
+
+
+def result_line(game: dict[str, Any]) -> str:
+    """One finished game's summary (an item of what :func:`host_games` returns), as a person reads it."""
+    return (
+        f"game {game['game_id']}: totals {game['totals']} winners {game['winners']} "
+        f"faults {game['faults']} bot errors {game['bot_errors']} record {game['record']}"
+    )
+
+
 def _invitation(address: str, unix: str, table_id: str, token_files: dict[int, Path]) -> dict[str, Any]:
     """What the user needs to seat their bots: the addresses (TCP, and the Unix socket a
     tournament's bot gets), and per external seat its token file."""
