@@ -20,25 +20,7 @@ from hearts_tournaments.tournament.config import parse_config
 from hearts_tournaments.tournament.folder import create_tournament, open_tournament
 from hearts_tournaments.tournament.schedule import make_schedule
 from hearts_tournaments.tournament.store import PARTIAL_SUFFIX, Store
-
-HANG_BOT = """
-import os
-import time
-
-from hearts_client import Bot, run
-from hearts_client.sdk import read_token
-
-
-class Hang(Bot):
-    def choose_pass(self, view):
-        time.sleep(3600)
-
-    def choose_play(self, view):
-        time.sleep(3600)
-
-
-run(Hang(), os.environ["HEARTS_SERVER"], read_token(None, os.environ["HEARTS_TOKEN_FILE"]))
-"""
+from tests.shared import HANG_BOT
 
 
 def _config(tmp_path: Path, extra_bots: str = "") -> Path:
