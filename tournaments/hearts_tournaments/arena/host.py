@@ -1,11 +1,11 @@
 """``hearts host``: try a bot against the built-in ones on a local referee.
 
 It starts a referee server on a free port (and a private Unix socket), creates one table through
-the admin API, starts
-the built-in bots exactly as the tournament runner does (:class:`~hearts_tournaments.arena.entrants.BotProcess`:
-in their sandbox, reaching the referee through the Unix socket, each token in a file), prints the
-address and, for every ``external`` seat, the path of a file holding its token, waits for those
-bots, plays the games and writes each game record to ``DIR/<game_id>.json``.
+the admin API, starts the built-in bots exactly as the tournament runner does
+(:class:`~hearts_tournaments.arena.entrants.BotProcess`: in their sandbox, reaching the referee
+through the Unix socket, each token in a file), prints the address and, for every ``external``
+seat, the path of a file holding its token, waits for those bots, plays the games and writes
+each game record to ``DIR/<game_id>.json``.
 
 Tokens never appear on a command line or in the output, where other processes and logs could
 read them: each external seat's token is written to its own 0600 file in a private (0700)
@@ -234,7 +234,10 @@ GRACE_POLL_S = 0.05
 
 
 async def _grace(
-    admin: agrpc.AdminServiceAsyncStub, metadata: tuple[tuple[str, str], ...], table_id: str, external: set[int]
+    admin: agrpc.AdminServiceAsyncStub,
+    metadata: tuple[tuple[str, str], ...],
+    table_id: str,
+    external: set[int],
 ) -> None:
     """Waits (at most HOST_GRACE_S) until every external seat has been told every game's end."""
     loop = asyncio.get_running_loop()
