@@ -1,5 +1,6 @@
-"""What several test files use: a bot that hangs, a witness of a bot's decisions, a ``python``
-shim the sandbox cannot run, and the browser the web tests drive.
+"""What several test files use: the small tournaments' bots and a played game's outcome, a bot
+that hangs, a witness of a bot's decisions, a ``python`` shim the sandbox cannot run, and the
+browser the web tests drive.
 
 The browser itself is the ``browser`` fixture of ``tests/conftest.py`` (one per test module).
 """
@@ -18,6 +19,54 @@ from hearts_client.bot import Bot
 from hearts_core.cards import Card
 from hearts_core.rules import MoonChoice
 from hearts_core.view import View
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.tournament.schedule import Schedule
+
+#: The bots of the small real tournaments (a config's ``[[bots]]`` tables): built-ins, a careful
+#: one and a random one.
+CAREFUL_AND_DICE = """
+[[bots]]
+name = "careful"
+builtin = "heuristic"
+
+[[bots]]
+name = "dice"
+builtin = "random"
+"""
+#: The same and a second random bot.
+CAREFUL_AND_TWO_DICE = (
+    CAREFUL_AND_DICE
+    + """
+[[bots]]
+name = "dice2"
+builtin = "random"
+"""
+)
+
+
+def outcome(
+    schedule: Schedule, index: int, totals: list[int], retired: tuple[int, ...] = (), hands: int = 4
+) -> GameOutcome:
+    """The outcome of the schedule's game ``index`` as if played to ``totals`` (lowest wins),
+    the seats in ``retired`` retired (five faults each)."""
+    game = schedule.games[index]
+    low = min(totals)
+    return GameOutcome(
+        key=game.key,
+        game_id=f"g{index}",
+        seats=game.seats,
+        totals=tuple(totals),
+        places=tuple(1 + sum(1 for o in totals if o < t) for t in totals),
+        winners=tuple(s for s, t in enumerate(totals) if t == low),
+        hands=hands,
+        faults=tuple(5 if s in retired else 0 for s in range(len(totals))),
+        retired=tuple(s in retired for s in range(len(totals))),
+        absent=(False,) * len(totals),
+        crashed=(False,) * len(totals),
+        never_answered=(False,) * len(totals),
+        record_json="{}",
+    )
+
 
 #: A bot process that joins and then never answers (its script's source).
 HANG_BOT = """
