@@ -237,10 +237,6 @@ class Refresher:
         self._thread.join()
 
 
-if __name__ == "__main__":
-    sys.exit(_child(sys.argv[1], int(sys.argv[2])))
-
-
 def fresh_snapshot(tournament: Tournament) -> Snapshot:
     """The standings computed from the games stored now, with the fingerprint of those games."""
     store = tournament.store
@@ -256,3 +252,7 @@ def fresh_snapshot(tournament: Tournament) -> Snapshot:
         gauntlet=tournament.config.gauntlet,
     )
     return Snapshot(fingerprint(store, [o.key for o in outcomes]), standings, time.monotonic() - started)
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1], int(sys.argv[2])))
