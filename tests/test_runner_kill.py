@@ -33,8 +33,8 @@ table_size = 6
 deals = 2
 duplicate = false
 seed = 1
-decision_ms = 30000
-time_bank_ms = 60000
+decision_ms = 5000
+time_bank_ms = 10000
 """
         + extra_bots
         + "".join(f'[[bots]]\nname = "r{i}"\nbuiltin = "random"\n' for i in range(6))
@@ -174,7 +174,9 @@ def test_the_bots_die_at_once_when_the_runner_alone_is_killed(tmp_path: Path) ->
     runner = _start(config, tmp_path / "out")
     bots: set[int] = set()
     try:
-        deadline = time.monotonic() + 240  # the pre-flight check waits out the hanger's time bank
+        # The pre-flight check waits out the hanger's time bank (10 s); every game it sits in
+        # lasts at least as long, so its table is there to be seen, however slow the machine.
+        deadline = time.monotonic() + 240
         # Wait for a table's six bot processes (sandboxed built-ins and the unsandboxed hanger).
         while time.monotonic() < deadline:
             bots = {p for p in _descendants(runner.pid) if _alive(p)}
