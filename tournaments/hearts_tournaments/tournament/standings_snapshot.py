@@ -158,10 +158,9 @@ class Refresher:
     """Keeps a folder's snapshot fresh in the background, one computation at a time.
 
     :meth:`poke` says the games changed; a thread then starts a computation in a fresh
-    Python process (``python -m hearts_tournaments.tournament.standings_snapshot``: never a fork of a process with
-    gRPC threads) unless one is running,
-    and after it rests :data:`REST` times as long as it took before the next. Nothing here
-    ever blocks the caller.
+    Python process (``python -m hearts_tournaments.tournament.standings_snapshot``: never a fork
+    of a process with gRPC threads) unless one is running, and after it rests :data:`REST` times
+    as long as it took before the next. Nothing here ever blocks the caller.
 
     Args:
         folder: The tournament folder.
