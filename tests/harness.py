@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,16 @@ async def await_table(address: str, table_id: str, admin_token: str | None = Non
 
 #: How often a waiting test looks at the referee again (an event loop turn; not a guess at speed).
 LOOK_S = 0.002
+
+
+async def until(condition: Callable[[], bool], what: str, timeout: float = 120) -> None:
+    """Waits for ``condition``, an event looked at every loop turn (never a guess at speed)."""
+    try:
+        async with asyncio.timeout(timeout):
+            while not condition():
+                await asyncio.sleep(LOOK_S)
+    except TimeoutError:
+        raise AssertionError(f"never happened: {what}") from None
 
 
 async def time_out_each_decision(server: RefereeServer, table_id: str, seat: int, clock: ManualClock) -> int:

@@ -35,6 +35,7 @@ from tests.harness import (
     running_server,
     sdk_bot,
     time_out_each_decision,
+    until,
 )
 
 PLAYERS = 6
@@ -71,7 +72,11 @@ async def _play(
         adversary = RawSeat(server.address)
         try:
             await scenario(server, table, adversary)
-            if clock is not None:  # from now on, the adversary answers nothing more
+            if clock is not None:
+                # The adversary answers nothing more: once the referee has seen it go, its
+                # decisions wait out their limits on the manual clock.
+                seat = server.registry.tables[table.table_id].seats[ADVERSARY]
+                await until(lambda: seat.connection is None, "the referee saw the adversary go")
                 driver = asyncio.create_task(time_out_each_decision(server, table.table_id, ADVERSARY, clock))
             games = await asyncio.wait_for(asyncio.gather(*bots), 120)
             moved = await asyncio.wait_for(driver, 60) if driver is not None else None

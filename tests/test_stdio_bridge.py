@@ -38,13 +38,13 @@ from hearts_server.server import RefereeServer
 from hearts_server.table.clock import ManualClock
 from tests.conftest import ROOT
 from tests.harness import (
-    LOOK_S,
     await_table,
     create_table,
     load_records,
     running_server,
     sdk_bot,
     time_out_each_decision,
+    until,
 )
 
 PLAYERS = 6
@@ -301,14 +301,6 @@ LATE_FAULTS = 3
 LATE_DECISION_MS = 1000
 
 
-async def _until(condition: Callable[[], bool], what: str, timeout: float = 120) -> None:
-    """Waits for ``condition`` (an event: looked at every loop turn, never a guess at speed)."""
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(LOOK_S)
-    assert condition(), what
-
-
 async def _time_out_held_plays(
     server: RefereeServer, table_id: str, clock: ManualClock, bridge: object, stderr: Path
 ) -> None:
@@ -322,11 +314,11 @@ async def _time_out_held_plays(
         return sum(1 for line in text.splitlines() if line.startswith(word))
 
     for n in range(1, LATE_FAULTS + 1):
-        await _until(lambda n=n: lines("ASKED") >= n and lines("REJECTED") >= n - 1, f"play {n} asked")
-        await _until(lambda: seat.pending is not None, f"play {n} open")
+        await until(lambda n=n: lines("ASKED") >= n and lines("REJECTED") >= n - 1, f"play {n} asked")
+        await until(lambda: seat.pending is not None, f"play {n} open")
         asked = seat.pending
         await clock.advance(table.settings.decision_ms / 1000)
-        await _until(lambda asked=asked: seat.pending is not asked, f"play {n} timed out")
+        await until(lambda asked=asked: seat.pending is not asked, f"play {n} timed out")
 
 
 def test_a_late_answer_is_not_taken_for_the_next_decision(tmp_path: Path) -> None:
@@ -383,8 +375,11 @@ QUITTERS = {
 async def _time_out_once_the_bridge_left(
     server: RefereeServer, table_id: str, clock: ManualClock, bridge: asyncio.Task[BridgeStats], stderr: Path
 ) -> None:
-    """Once the bridge has left the table, times the seat out each time the referee waits for it."""
+    """Once the bridge has left the table and the referee has seen it go, times the seat out
+    each time the referee waits for it."""
     await asyncio.wait({bridge})
+    seat = server.registry.tables[table_id].seats[STDIO_SEAT]
+    await until(lambda: seat.connection is None, "the referee saw the bridge go")
     await time_out_each_decision(server, table_id, STDIO_SEAT, clock)
 
 
