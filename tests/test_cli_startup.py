@@ -12,10 +12,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import pytest
+import typer
+import typer.main
+from typer.testing import CliRunner
 
+from hearts_tournaments.cli.common import MARKUP_MODE
+from hearts_tournaments.cli.lazy import LazyGroup, SubApp
 from tests.conftest import VECTORS
 
 #: Modules the bare command must not import (a prefix covers the package's submodules).
@@ -52,7 +58,11 @@ from typer.testing import CliRunner
 from hearts_tournaments.cli.main import app
 if sys.argv[1] == "eager":
     for name, sub in app.info.cls.sub_apps.items():
-        app.add_typer(sub.load(), name=name)
+        loaded = sub.load()
+        if isinstance(loaded, typer.Typer):
+            app.add_typer(loaded, name=name)
+        else:
+            app.command(name)(loaded)
 root = typer.main.get_command(app)
 
 def paths(group, path=()):
@@ -137,5 +147,44 @@ def test_every_help_reads_as_when_every_sub_app_was_imported_up_front() -> None:
 def test_each_stand_in_carries_its_sub_app_s_own_help() -> None:
     from hearts_tournaments.cli.main import app
 
+    root: Any = typer.main.get_command(app)
     for name, sub in app.info.cls.sub_apps.items():  # type: ignore[union-attr]
-        assert sub.help == sub.load().info.help, name
+        assert root.commands[name].help == sub.help, name  # the stand-in, before loading
+        assert root.load(name).help == sub.help, name  # the real one
+
+
+def _help(app: typer.Typer, *args: str) -> str:
+    result = CliRunner().invoke(app, [*args, "--help"], env={"COLUMNS": "100"}, terminal_width=100)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+#: tests/lazy_command.py's docstring, as its stand-in carries it.
+HELLO_HELP = "Say hello.\n\nA second paragraph, shown by its own --help only."
+
+
+def test_a_single_command_loads_when_it_runs_and_reads_as_when_eager() -> None:
+    from tests.lazy_command import hello
+
+    def other() -> None:
+        """Another command."""
+
+    def top() -> None:
+        """A root with one command of its own and one loaded when it runs."""
+
+    class Root(LazyGroup):
+        sub_apps: ClassVar[Mapping[str, SubApp]] = {"hello": SubApp("tests.lazy_command:hello", HELLO_HELP)}
+
+    lazy = typer.Typer(cls=Root, rich_markup_mode=MARKUP_MODE, add_completion=False)
+    eager = typer.Typer(rich_markup_mode=MARKUP_MODE, add_completion=False)
+    for root in (lazy, eager):
+        root.callback()(top)
+        root.command()(other)
+    eager.command("hello")(hello)
+    sys.modules.pop("tests.lazy_command")
+    assert _help(lazy) == _help(eager)
+    assert "tests.lazy_command" not in sys.modules  # the root's help did not load it
+    assert _help(lazy, "hello") == _help(eager, "hello")
+    assert "tests.lazy_command" in sys.modules
+    said = CliRunner().invoke(lazy, ["hello", "--name", "lazy"])
+    assert (said.exit_code, said.output) == (0, "hello lazy\n")

@@ -10,7 +10,7 @@ imports the sub-app's module and puts the real group in the stand-in's place, bu
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -22,24 +22,26 @@ from typer.models import TyperInfo
 
 @dataclass(frozen=True, slots=True)
 class SubApp:
-    """A sub-app the root loads when its command runs.
+    """A sub-app (or a single command) the root loads when its command runs.
 
     Attributes:
-        target: ``module:attribute`` of its :class:`typer.Typer`.
-        help: Its help, exactly as the Typer declares it (a test compares the two): the root's
-            ``--help`` shows its first paragraph without importing the module.
+        target: ``module:attribute`` of its :class:`typer.Typer`, or of a command's function.
+        help: Its help, exactly as the Typer (or the function's docstring) declares it (a test
+            compares the two): the root's ``--help`` shows its first paragraph without importing
+            the module.
     """
 
     target: str
 
     help: str
 
-    def load(self) -> typer.Typer:
+    def load(self) -> typer.Typer | Callable[..., Any]:
+        """The Typer, or the command's function, imported."""
         module, _, attribute = self.target.partition(":")
-        app = getattr(importlib.import_module(module), attribute)
-        if not isinstance(app, typer.Typer):  # pragma: no cover - a wrong target is a bug here
-            raise TypeError(f"{self.target} is not a Typer")
-        return app
+        loaded = getattr(importlib.import_module(module), attribute)
+        if not isinstance(loaded, typer.Typer) and not callable(loaded):  # pragma: no cover
+            raise TypeError(f"{self.target} is neither a Typer nor a function")
+        return loaded  # type: ignore[no-any-return]
 
 
 class _StandIn(TyperGroup):
@@ -47,7 +49,8 @@ class _StandIn(TyperGroup):
 
 
 class LazyGroup(TyperGroup):
-    """A root group whose sub-apps (:attr:`sub_apps`, in the order listed) load when resolved.
+    """A root group whose sub-apps and commands (:attr:`sub_apps`, listed after the root's own
+    commands, in their order) load when resolved.
 
     Subclass it with ``sub_apps`` set and give the subclass as ``typer.Typer(cls=...)``.
     """
@@ -66,12 +69,22 @@ class LazyGroup(TyperGroup):
         command = self.commands.get(name)
         sub = self.sub_apps.get(name)
         if isinstance(command, _StandIn) and sub is not None:
-            command = typer.main.get_group_from_info(
-                TyperInfo(sub.load(), name=name),
-                pretty_exceptions_short=True,  # the root's, as add_typer passes it
-                suggest_commands=self.suggest_commands,
-                rich_markup_mode=self.rich_markup_mode,
-            )
+            loaded = sub.load()
+            if isinstance(loaded, typer.Typer):  # as app.add_typer(loaded, name=name) builds it
+                command = typer.main.get_group_from_info(
+                    TyperInfo(loaded, name=name),
+                    pretty_exceptions_short=True,  # the root's, as add_typer passes it
+                    suggest_commands=self.suggest_commands,
+                    rich_markup_mode=self.rich_markup_mode,
+                )
+            else:  # as app.command(name)(loaded) builds it
+                holder = typer.Typer()
+                holder.command(name)(loaded)
+                command = typer.main.get_command_from_info(
+                    holder.registered_commands[0],
+                    pretty_exceptions_short=True,
+                    rich_markup_mode=self.rich_markup_mode,
+                )
             self.commands[name] = command
         return command
 
