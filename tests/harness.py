@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from hearts_client.sdk import run_async, safe_answer
 from hearts_core.defaults import TablePolicy
 from hearts_protocol.transport import own_channel
 from hearts_server.server import RefereeServer, make_server
+from hearts_server.table.clock import ManualClock
 
 PLAY_METHOD = "/cancellation_hearts.v1.RefereeService/Play"
 
@@ -67,6 +68,42 @@ async def await_table(address: str, table_id: str, admin_token: str | None = Non
             apb.AwaitTableRequest(table_id=table_id), timeout=300, metadata=admin_metadata(admin_token)
         )
         return response.table
+
+
+#: How often a waiting test looks at the referee again (an event loop turn; not a guess at speed).
+LOOK_S = 0.002
+
+
+async def until(condition: Callable[[], bool], what: str, timeout: float = 120) -> None:
+    """Waits for ``condition``, an event looked at every loop turn (never a guess at speed)."""
+    try:
+        async with asyncio.timeout(timeout):
+            while not condition():
+                await asyncio.sleep(LOOK_S)
+    except TimeoutError:
+        raise AssertionError(f"never happened: {what}") from None
+
+
+async def time_out_each_decision(server: RefereeServer, table_id: str, seat: int, clock: ManualClock) -> int:
+    """Times ``seat`` out, on the table's manual clock, each time it is asked, until the table ends.
+
+    The clock moves on by the decision limit only when ``seat`` is the one seat the table waits
+    for, read from the referee's own state: no other seat's deadline can fall due, however slow
+    the machine, and nothing waits for real time. Returns how many times it moved the clock.
+    """
+    table = server.registry.tables[table_id]
+    limit_s = table.settings.decision_ms / 1000
+    moved = 0
+    while not table.done.is_set():
+        asked = table.seats[seat].pending
+        if asked is not None and all(s.pending is None for s in table.seats if s.index != seat):
+            await clock.advance(limit_s)
+            moved += 1
+            while table.seats[seat].pending is asked and not table.done.is_set():
+                await asyncio.sleep(LOOK_S)
+        else:
+            await asyncio.sleep(LOOK_S)
+    return moved
 
 
 def sdk_bot(address: str, token: str, name: str = "heuristic", seed: str = "1") -> asyncio.Task[int]:

@@ -15,6 +15,7 @@ import pytest
 
 from hearts_tournaments.arena.sandbox import find_bwrap
 from hearts_tournaments.cli.doctor import CHROMIUM, TOOLCHAINS
+from tests.shared import shim_folder
 
 
 def doctor(path: str) -> dict[str, Any]:
@@ -49,15 +50,7 @@ def test_doctor_checks_toolchains_chromium_the_sdk_and_python_on_path(tmp_path: 
     assert "imports the SDK" in checks["python on PATH"]["detail"]
 
     # A shim: it works outside, but runs a file the sandbox does not show.
-    hidden = tmp_path / "hidden"
-    hidden.mkdir()
-    real = hidden / "realpython"
-    real.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
-    real.chmod(0o755)
-    shims = tmp_path / "shims"
-    shims.mkdir()
-    (shims / "python").write_text(f'#!/bin/sh\nexec {real} "$@"\n')
-    (shims / "python").chmod(0o755)
+    shims = shim_folder(tmp_path)
     shimmed = doctor(f"{shims}{os.pathsep}{os.environ['PATH']}")["python on PATH"]
     assert shimmed["available"] is False
     assert "does not start in the sandbox" in shimmed["detail"] and "realpython" in shimmed["detail"]

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.tournament.config import GAUNTLET_KEYS, ConfigError, parse_config
 from hearts_tournaments.tournament.gauntlet import (
     GauntletSpec,
@@ -18,31 +17,11 @@ from hearts_tournaments.tournament.gauntlet import (
     gauntlet_verdict,
 )
 from hearts_tournaments.tournament.results import compute_standings
-from hearts_tournaments.tournament.schedule import Schedule
 from hearts_tournaments.tournament.stats import SprtSettings, SprtVerdict
 from tests.conftest import ROOT, hearts
+from tests.shared import CAREFUL_AND_DICE, outcome
 
 FIELD = ["f1", "f2", "f3"]
-
-
-def played(schedule: Schedule, index: int, totals: list[int]) -> GameOutcome:
-    game = schedule.games[index]
-    n = len(totals)
-    return GameOutcome(
-        key=game.key,
-        game_id=f"g{index}",
-        seats=game.seats,
-        totals=tuple(totals),
-        places=tuple(1 + sum(1 for o in totals if o < t) for t in totals),
-        winners=tuple(s for s, t in enumerate(totals) if t == min(totals)),
-        hands=5,
-        faults=(0,) * n,
-        retired=(False,) * n,
-        absent=(False,) * n,
-        crashed=(False,) * n,
-        never_answered=(False,) * n,
-        record_json="{}",
-    )
 
 
 def test_the_candidate_sits_at_every_deal_and_the_field_takes_turns() -> None:
@@ -65,7 +44,7 @@ def test_advantages_are_paired_per_deal_and_count_complete_deals_only() -> None:
     for game in schedule.games:
         # The candidate always first; the field's seats in seat order behind it.
         totals = [0 if bot == "cand" else 10 + seat for seat, bot in enumerate(game.seats)]
-        outcomes.append(played(schedule, game.index, totals))
+        outcomes.append(outcome(schedule, game.index, totals, hands=5))
     # The field's five seats take places 2..6: mean 4; the candidate's 1: advantage 3.
     assert deal_advantages(schedule, outcomes, "cand") == [3.0, 3.0, 3.0]
     # Deal 1 missing a game: only deal 0 counts, although deal 2 is complete.
@@ -81,7 +60,7 @@ def test_a_clearly_better_candidate_is_accepted_and_reported() -> None:
         # First or second, alternately: a clear, noisy advantage.
         lead = 0 if game.deal % 2 else 11
         totals = [lead if bot == "cand" else 10 + seat for seat, bot in enumerate(game.seats)]
-        outcomes.append(played(schedule, game.index, totals))
+        outcomes.append(outcome(schedule, game.index, totals, hands=5))
     result = gauntlet_verdict(schedule, outcomes, spec)
     assert result.verdict is SprtVerdict.H1 and result.stopped_at == 4
     standings = compute_standings(
@@ -100,15 +79,7 @@ def test_a_clearly_better_candidate_is_accepted_and_reported() -> None:
     assert standings.gauntlet is not None and "H1 accepted after 4 deals" in standings.gauntlet.line()
 
 
-BOTS = """
-[[bots]]
-name = "careful"
-builtin = "heuristic"
-
-[[bots]]
-name = "dice"
-builtin = "random"
-"""
+BOTS = CAREFUL_AND_DICE
 
 
 def test_the_gauntlet_section_reads_and_its_mistakes_name_the_key() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -15,40 +14,13 @@ from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS, make_bot
 from hearts_client.bots.heuristic import HeuristicBot
 from hearts_client.bots.ismcts import IsmctsBot
-from hearts_core.cards import Card
 from hearts_core.local import play_game
-from hearts_core.rules import MoonChoice, Rules
+from hearts_core.rules import Rules
 from hearts_core.state import State
-from hearts_core.view import View
 from hearts_tournaments.arena.host import bot_command
 from tests.conftest import hearts
 from tests.harness import await_table, create_table, running_server, sdk_bot
-
-
-class Witness:
-    """Checks every decision of a bot against its View."""
-
-    def __init__(self, bot: Bot) -> None:
-        self.bot = bot
-        self.passes = self.plays = 0
-
-    def choose_pass(self, view: View) -> Sequence[Card]:
-        cards = list(self.bot.choose_pass(view))
-        assert len(cards) == 3
-        hand = view.hand.copy()
-        for card in cards:
-            hand.remove(card)  # raises if not held (copies counted)
-        self.passes += 1
-        return cards
-
-    def choose_play(self, view: View) -> Card:
-        card = self.bot.choose_play(view)
-        assert card in view.legal
-        self.plays += 1
-        return card
-
-    def choose_moon(self, view: View) -> MoonChoice:
-        return self.bot.choose_moon(view)
+from tests.shared import Witness
 
 
 @pytest.mark.parametrize("players", [6, 8, 11])

@@ -80,7 +80,7 @@ def test_nothing_above_the_referee_reaches_into_its_internals() -> None:
     ``hearts serve`` and the seat replay are public)."""
     internal = ("hearts_server.registry", "hearts_server.service", "hearts_server.table")
     public = {"hearts_server.table.settings"}
-    public_names = {"ServerDefaults", "MAX_LIVE_TABLES"}
+    public_names: set[str] = set()
     wrong = []
     for path in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -20,41 +20,19 @@ from hearts_client.bots.montecarlo import (
 )
 from hearts_client.rollout import Position, policy_card, rollout
 from hearts_client.sampler import WorldSampler
-from hearts_core.cards import Card
 from hearts_core.deal import deal_hand
 from hearts_core.local import play_game
 from hearts_core.rules import MoonChoice, Rules
 from hearts_core.state import Phase, State
-from hearts_core.view import View, build_view
-
-
-class LegalityWitness:
-    """Passes a bot's decisions through, checking each play against the View's legal cards."""
-
-    def __init__(self, bot: Bot) -> None:
-        self.bot = bot
-        self.plays = 0
-
-    def choose_pass(self, view: View) -> Sequence[Card]:
-        cards = self.bot.choose_pass(view)
-        assert len(cards) == 3
-        return cards
-
-    def choose_play(self, view: View) -> Card:
-        card = self.bot.choose_play(view)
-        assert card in view.legal
-        self.plays += 1
-        return card
-
-    def choose_moon(self, view: View) -> MoonChoice:
-        return self.bot.choose_moon(view)
+from hearts_core.view import build_view
+from tests.shared import Witness
 
 
 @pytest.mark.parametrize("players", [6, 8, 11])
 def test_montecarlo_plays_whole_games_legally(players: int) -> None:
     rules = Rules(players=players, target_score=40)
     seats = [
-        LegalityWitness(MonteCarloBot(seat, worlds=2) if seat % 3 == 0 else HeuristicBot(seat))
+        Witness(MonteCarloBot(seat, worlds=2) if seat % 3 == 0 else HeuristicBot(seat))
         for seat in range(players)
     ]
     state = play_game(rules, f"mc-{players}", seats)

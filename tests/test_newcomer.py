@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.shared import shim_folder
 
 DOC = ROOT / "docs" / "WRITING_A_BOT.md"
 
@@ -40,19 +41,6 @@ def bot_env(folder: Path) -> Path:
     ).stdout.strip()  # fmt: skip
     Path(theirs, "hearts-sdk.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
     return folder
-
-
-def shim_folder(tmp_path: Path) -> Path:
-    """A ``python`` on PATH that works outside the sandbox and not inside (as pyenv's shims)."""
-    hidden = tmp_path / "hidden"
-    hidden.mkdir()
-    (hidden / "realpython").write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
-    (hidden / "realpython").chmod(0o755)
-    shims = tmp_path / "shims"
-    shims.mkdir()
-    (shims / "python").write_text(f'#!/bin/sh\nexec {hidden / "realpython"} "$@"\n')
-    (shims / "python").chmod(0o755)
-    return shims
 
 
 def hearts(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -49,7 +49,8 @@ GIVEN_ARGS = [
 def click_command(*names: str) -> Any:
     command: Any = typer.main.get_command(app)
     for name in names:
-        command = command.commands[name]
+        # The root loads its sub-apps lazily (cli/lazy.py): load the one asked for.
+        command = command.load(name) if hasattr(command, "load") else command.commands[name]
     return command
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, hearts
+from tests.shared import shim_folder
 from tests.web_server import get, web_server
 
 GOOD_BOT = """
@@ -51,16 +52,8 @@ def broken_field(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "far_bot.py").write_text(GOOD_BOT)
-    hidden = tmp_path / "hidden"
-    hidden.mkdir()
-    real = hidden / "realpython"
-    real.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
-    real.chmod(0o755)
-    shims = tmp_path / "shims"
-    shims.mkdir()
+    shims = shim_folder(tmp_path)
     shim = shims / "python"
-    shim.write_text(f'#!/bin/sh\nexec {real} "$@"\n')
-    shim.chmod(0o755)
     python = json.dumps(sys.executable)
     config = cfg / "field.toml"
     config.write_text(

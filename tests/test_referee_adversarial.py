@@ -6,6 +6,10 @@ others are unaffected, the record verifies, and the server stays up. Each kind o
 end-to-end test here; their variations (exact deadlines, the time bank, retirement, illegal
 answers until the deadline, reconnection within and past the grace) run in milliseconds on a
 manual clock in ``test_table_clock.py``.
+
+One test waits real decision limits out: the hanging bot, timed by the client itself. The others
+whose adversary goes silent (a crash, a flood that closes its stream) run the real server on a
+manual clock that moves on only when the adversary is the one seat the referee waits for.
 """
 
 from __future__ import annotations
@@ -22,7 +26,17 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_core.replay import replay, verify_seed
 from hearts_server.server import RefereeServer
-from tests.harness import RawSeat, create_table, legal_answer, load_records, running_server, sdk_bot
+from hearts_server.table.clock import ManualClock
+from tests.harness import (
+    RawSeat,
+    create_table,
+    legal_answer,
+    load_records,
+    running_server,
+    sdk_bot,
+    time_out_each_decision,
+    until,
+)
 
 PLAYERS = 6
 ADVERSARY = 2
@@ -34,9 +48,18 @@ SLACK_S = 5.0
 Scenario = Callable[[RefereeServer, Any, RawSeat], Awaitable[None]]
 
 
-async def _play(tmp_path: Path, scenario: Scenario, **config: Any) -> dict[str, Any]:
-    """Runs one table with an adversary in seat ADVERSARY; returns its game record."""
+async def _play(
+    tmp_path: Path, scenario: Scenario, clock: ManualClock | None = None, **config: Any
+) -> dict[str, Any]:
+    """Runs one table with an adversary in seat ADVERSARY; returns its game record.
+
+    With a manual ``clock``, once the scenario is over (the adversary will answer nothing more) the
+    referee's deadlines pass only when the adversary is the one seat it waits for
+    (:func:`~tests.harness.time_out_each_decision`): a timeout in no time, and no other seat's
+    deadline ever falls due; the record then says how often the clock moved on.
+    """
     async with running_server(tmp_path) as server:
+        server.registry.clock = clock
         names = ["heuristic"] * PLAYERS
         names[ADVERSARY] = "adversary"
         table = await create_table(server.address, names, seed="adversarial", **{**FAST, **config})
@@ -45,12 +68,22 @@ async def _play(tmp_path: Path, scenario: Scenario, **config: Any) -> dict[str, 
             for seat in table.seats
             if seat.seat != ADVERSARY
         ]
+        driver = None
         adversary = RawSeat(server.address)
         try:
             await scenario(server, table, adversary)
+            if clock is not None:
+                # The adversary answers nothing more: once the referee has seen it go, its
+                # decisions wait out their limits on the manual clock.
+                seat = server.registry.tables[table.table_id].seats[ADVERSARY]
+                await until(lambda: seat.connection is None, "the referee saw the adversary go")
+                driver = asyncio.create_task(time_out_each_decision(server, table.table_id, ADVERSARY, clock))
             games = await asyncio.wait_for(asyncio.gather(*bots), 120)
+            moved = await asyncio.wait_for(driver, 60) if driver is not None else None
         finally:
             await adversary.close()
+            if driver is not None:
+                driver.cancel()
         assert games == [1] * (PLAYERS - 1)
         await _assert_serving(server.address)
     (record,) = load_records(tmp_path)
@@ -60,6 +93,8 @@ async def _play(tmp_path: Path, scenario: Scenario, **config: Any) -> dict[str, 
     assert verify_seed(record) == []
     # The well-behaved seats never faulted.
     assert all(f["seat"] == ADVERSARY for f in record["faults"])
+    if moved is not None:
+        record["clock_moved"] = moved
     return record
 
 
@@ -83,9 +118,11 @@ def test_bot_crashing_mid_hand_is_played_by_default_rule_and_retired(tmp_path: P
             adversary.send(legal_answer(request))
         await adversary.close()  # crash: the connection drops mid-hand and never comes back
 
-    record = asyncio.run(_play(tmp_path, scenario))
+    record = asyncio.run(_play(tmp_path, scenario, ManualClock()))
     kinds = {f["kind"] for f in record["faults"]}
     assert kinds == {"disconnected"}
+    # Each fault was the referee waiting out one decision limit (on the manual clock).
+    assert record["clock_moved"] == FAST["max_faults"]
     assert record["result"]["retired"] == [ADVERSARY]
     assert record["result"]["faults"][ADVERSARY] >= FAST["max_faults"]
     referee_moves = [d for d in record["decisions"] if d["seat"] == ADVERSARY and d.get("by_referee")]
@@ -279,7 +316,7 @@ def test_a_flood_closes_the_stream_and_the_game_goes_on(tmp_path: Path) -> None:
         status["code"] = await adversary.code()
         status["details"] = await adversary.call.details()
 
-    record = asyncio.run(_play(tmp_path, scenario))
+    record = asyncio.run(_play(tmp_path, scenario, ManualClock()))
     # The referee ends the stream with RESOURCE_EXHAUSTED, as documented (never INTERNAL).
     assert status["code"] == grpc.StatusCode.RESOURCE_EXHAUSTED, status
     assert record["faults"][0]["kind"] == "flood"

@@ -19,7 +19,7 @@ from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_client.bots import make_bot
 from hearts_client.sdk import run_async
-from tests.harness import RawSeat, legal_answer, running_server
+from tests.harness import LOOK_S, RawSeat, legal_answer, running_server
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -172,7 +172,11 @@ def test_binds_that_cannot_be_honoured_are_refused_with_a_clear_status(tmp_path:
             # A second stream for a session that has one is refused; the first is undisturbed.
             first = RawSeat(server.address)
             first.join(session.token)
-            await asyncio.sleep(0.2)
+            # Once the referee has the first stream (its state says so, however slow the machine).
+            attached = server.registry.session_by_token(session.token)
+            async with asyncio.timeout(60):
+                while attached is None or not attached.streaming:
+                    await asyncio.sleep(LOOK_S)
             second = RawSeat(server.address)
             second.join(session.token)
             out.append((await second.code(), ""))

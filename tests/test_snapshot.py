@@ -30,6 +30,7 @@ from hearts_tournaments.tournament.standings_snapshot import (
     snapshot_path,
 )
 from hearts_tournaments.tournament.store import Store
+from tests.shared import CAREFUL_AND_TWO_DICE
 from tests.web_server import get, web_server
 from tests.web_store import add_games, config_text, create
 
@@ -47,19 +48,8 @@ sandbox = "none"
 
 [gauntlet]
 candidate = "careful"
-
-[[bots]]
-name = "careful"
-builtin = "heuristic"
-
-[[bots]]
-name = "dice"
-builtin = "random"
-
-[[bots]]
-name = "dice2"
-builtin = "random"
 """
+CONFIG += CAREFUL_AND_TWO_DICE
 BUILTIN = {"hero": "heuristic", "rando": "random", "other": "random"}
 TARGET = 20
 

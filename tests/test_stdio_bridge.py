@@ -15,6 +15,7 @@ import logging
 import shutil
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,8 +34,18 @@ from hearts_client.stdio_bridge import (
 )
 from hearts_client.stdio_protocol import MAX_LINE_BYTES
 from hearts_core.replay import replay
+from hearts_server.server import RefereeServer
+from hearts_server.table.clock import ManualClock
 from tests.conftest import ROOT
-from tests.harness import await_table, create_table, load_records, running_server, sdk_bot
+from tests.harness import (
+    await_table,
+    create_table,
+    load_records,
+    running_server,
+    sdk_bot,
+    time_out_each_decision,
+    until,
+)
 
 PLAYERS = 6
 STDIO_SEAT = 3
@@ -75,7 +86,20 @@ class _Records(logging.Handler):
         self.records.append(record)
 
 
-async def _play(tmp_path: Path, command: list[str], **config: Any) -> Played:
+#: Drives a table on a manual clock while it plays: given the server, the table's id, the
+#: clock, the bridge's task and the bot's stderr file.
+Driver = Callable[[RefereeServer, str, ManualClock, "asyncio.Task[BridgeStats]", Path], Awaitable[object]]
+
+
+async def _play(
+    tmp_path: Path,
+    command: list[str],
+    clock: ManualClock | None = None,
+    drive: Driver | None = None,
+    **config: Any,
+) -> Played:
+    """One table, the stdio bot in seat STDIO_SEAT; with a manual ``clock`` (the referee's), the
+    ``drive`` coroutine moves it on while the table plays."""
     records = tmp_path / "records"
     stderr_path = tmp_path / "bot.stderr"
     bridge_log = _Records()
@@ -85,6 +109,7 @@ async def _play(tmp_path: Path, command: list[str], **config: Any) -> Played:
         stack.callback(sdk_logger.removeHandler, bridge_log)
         logs = stack.enter_context(structlog.testing.capture_logs())
         async with running_server(records) as server:
+            server.registry.clock = clock
             names = ["heuristic"] * PLAYERS
             names[STDIO_SEAT] = "stdio"
             table = await create_table(server.address, names, seed="stdio", **{**GAME, **config})
@@ -102,6 +127,9 @@ async def _play(tmp_path: Path, command: list[str], **config: Any) -> Played:
                 bridge = asyncio.create_task(
                     run_bridge(pipes, server.address, tokens[STDIO_SEAT], name="stdio")
                 )
+                if clock is not None and drive is not None:
+                    driving = drive(server, table.table_id, clock, bridge, stderr_path)
+                    stack.callback(asyncio.ensure_future(driving).cancel)
                 done = await await_table(server.address, table.table_id)
                 assert done.status == apb.TABLE_STATUS_DONE
                 stats = await asyncio.wait_for(bridge, 60)
@@ -242,8 +270,9 @@ def test_a_hanging_bot_is_faulted_on_time_and_retired(tmp_path: Path) -> None:
     assert {d.get("by_referee") for d in played.decisions} == {"timeout", "retired"}
 
 
-#: Answers each decision only once the next one has been asked: late by construction (the
-#: referee timed the first out before it could ask the second), whatever the machine's speed.
+#: Answers each play only once the next one has been asked: late by construction (the referee
+#: timed the first out before it could ask the second). Passes and moon choices are answered at
+#: once, so that while it holds a play it is the one seat the referee waits for.
 LATE_BOT = """
 import json, sys
 
@@ -254,23 +283,62 @@ for line in sys.stdin:
         print("REJECTED", message["code"], message["id"], file=sys.stderr, flush=True)
     if message["type"] != "decide":
         continue
-    if held is not None:
-        print(json.dumps(held), flush=True)  # the previous decision's answer, now too late
     answer = {"pass": message["view"]["hand"][:3], "play": (message["legal"] or [""])[0],
               "moon": "self_minus_26"}[message["kind"]]
-    held = {"id": message["id"], message["kind"]: answer}
+    if message["kind"] != "play":
+        print(json.dumps({"id": message["id"], message["kind"]: answer}), flush=True)
+        continue
+    if held is not None:
+        print(json.dumps(held), flush=True)  # the previous play's answer, now too late
+    held = {"id": message["id"], "play": answer}
+    print("ASKED", message["id"], file=sys.stderr, flush=True)
 """
+LATE_FAULTS = 3
+#: The bridge keeps its own time (real, from the request's time_left_ms): it gives up on a held
+#: play after this long and then passes the next request on; its window for the next play is
+#: as long, ample for the bot to write one line. The referee's deadlines pass only when the test
+#: moves its manual clock on.
+LATE_DECISION_MS = 1000
+
+
+async def _time_out_held_plays(
+    server: RefereeServer, table_id: str, clock: ManualClock, bridge: object, stderr: Path
+) -> None:
+    """Times out each play LATE_BOT holds, once the bridge has told it its previous late answer
+    was stale: each late answer reaches the bridge while the next play is open, by events."""
+    table = server.registry.tables[table_id]
+    seat = table.seats[STDIO_SEAT]
+
+    def lines(word: str) -> int:
+        text = stderr.read_text(errors="replace") if stderr.exists() else ""
+        return sum(1 for line in text.splitlines() if line.startswith(word))
+
+    for n in range(1, LATE_FAULTS + 1):
+        await until(lambda n=n: lines("ASKED") >= n and lines("REJECTED") >= n - 1, f"play {n} asked")
+        await until(lambda: seat.pending is not None, f"play {n} open")
+        asked = seat.pending
+        await clock.advance(table.settings.decision_ms / 1000)
+        await until(lambda asked=asked: seat.pending is not asked, f"play {n} timed out")
 
 
 def test_a_late_answer_is_not_taken_for_the_next_decision(tmp_path: Path) -> None:
-    played = asyncio.run(_play(tmp_path, _python_bot(tmp_path, LATE_BOT), decision_time_ms=300, max_faults=5))
-    assert [f["kind"] for f in played.faults] == ["timeout"] * 5
-    # Each late answer reached the bridge while the next decision was open: each was told back
-    # as stale, and none went to the referee.
-    assert played.stats.answers == 0
-    assert played.stats.rejected_by_bridge >= 4
+    played = asyncio.run(
+        _play(
+            tmp_path,
+            _python_bot(tmp_path, LATE_BOT),
+            ManualClock(),
+            _time_out_held_plays,
+            decision_time_ms=LATE_DECISION_MS,
+            max_faults=LATE_FAULTS,
+        )
+    )
+    assert [f["kind"] for f in played.faults] == ["timeout"] * LATE_FAULTS
+    # Each late answer reached the bridge while the next play was open: each was told back as
+    # stale, and none went to the referee. The last play held is never sent: the seat retired.
+    assert played.stats.answers == played.stats.decisions - LATE_FAULTS
+    assert played.stats.rejected_by_bridge == LATE_FAULTS - 1
     told = [line.split()[1] for line in played.stderr.splitlines() if line.startswith("REJECTED")]
-    assert len(told) >= 4 and set(told) == {"STALE_REQUEST"}, told
+    assert told == ["STALE_REQUEST"] * (LATE_FAULTS - 1), told
 
 
 FLOODS = {
@@ -304,9 +372,21 @@ QUITTERS = {
 }
 
 
+async def _time_out_once_the_bridge_left(
+    server: RefereeServer, table_id: str, clock: ManualClock, bridge: asyncio.Task[BridgeStats], stderr: Path
+) -> None:
+    """Once the bridge has left the table and the referee has seen it go, times the seat out
+    each time the referee waits for it."""
+    await asyncio.wait({bridge})
+    seat = server.registry.tables[table_id].seats[STDIO_SEAT]
+    await until(lambda: seat.connection is None, "the referee saw the bridge go")
+    await time_out_each_decision(server, table_id, STDIO_SEAT, clock)
+
+
 @pytest.mark.parametrize("quitter", sorted(QUITTERS))
 def test_a_bot_that_quits_leaves_its_seat_to_the_referee(tmp_path: Path, quitter: str) -> None:
-    played = asyncio.run(_play(tmp_path, _python_bot(tmp_path, QUITTERS[quitter]), max_faults=2))
+    bot = _python_bot(tmp_path, QUITTERS[quitter])
+    played = asyncio.run(_play(tmp_path, bot, ManualClock(), _time_out_once_the_bridge_left, max_faults=2))
     assert played.stats.closed_stdout
     assert played.stats.decisions <= 1 and played.stats.answers == 0
     # The bridge left the table: the referee saw a seat gone, not a seat too slow.

@@ -7,25 +7,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import hearts
-
-HANG_BOT = """
-import os
-import time
-
-from hearts_client import Bot, run
-from hearts_client.sdk import read_token
-
-
-class Hang(Bot):
-    def choose_pass(self, view):
-        time.sleep(3600)
-
-    def choose_play(self, view):
-        time.sleep(3600)
-
-
-run(Hang(), os.environ["HEARTS_SERVER"], read_token(None, os.environ["HEARTS_TOKEN_FILE"]))
-"""
+from tests.shared import HANG_BOT
 
 
 def test_crashing_missing_and_hanging_bots_are_played_for_and_quarantined(tmp_path: Path) -> None:

@@ -28,30 +28,9 @@ from hearts_tournaments.tournament.results import (
 from hearts_tournaments.tournament.schedule import Schedule, make_schedule
 from hearts_tournaments.tournament.store import Store, StoreError
 from tests.conftest import ROOT
+from tests.shared import outcome
 
 BOTS = ["ace", "bee", "cat"]
-
-
-def outcome(
-    schedule: Schedule, index: int, totals: list[int], retired: tuple[int, ...] = (), hands: int = 4
-) -> GameOutcome:
-    game = schedule.games[index]
-    low = min(totals)
-    return GameOutcome(
-        key=game.key,
-        game_id=f"g{index}",
-        seats=game.seats,
-        totals=tuple(totals),
-        places=tuple(1 + sum(1 for o in totals if o < t) for t in totals),
-        winners=tuple(s for s, t in enumerate(totals) if t == low),
-        hands=hands,
-        faults=tuple(5 if s in retired else 0 for s in range(len(totals))),
-        retired=tuple(s in retired for s in range(len(totals))),
-        absent=(False,) * len(totals),
-        crashed=(False,) * len(totals),
-        never_answered=(False,) * len(totals),
-        record_json="{}",
-    )
 
 
 def standings_of(

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.forget import forget_games
+from tests.shared import CAREFUL_AND_TWO_DICE
 
 BASE = """
 [tournament]
@@ -26,19 +27,8 @@ max_hands = 1
 concurrency = 2
 decision_ms = 5000
 sandbox = "none"
-{extra}
-[[bots]]
-name = "careful"
-builtin = "heuristic"
-
-[[bots]]
-name = "dice"
-builtin = "random"
-
-[[bots]]
-name = "dice2"
-builtin = "random"
-"""
+{extra}"""
+BASE += CAREFUL_AND_TWO_DICE
 GAUNTLET = """
 [gauntlet]
 candidate = "careful"

@@ -14,11 +14,9 @@ Skipped without Chromium or Playwright, except under CI=true, where that fails.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,19 +25,8 @@ import pytest
 from hearts_core.rules import PassDirection
 from tests.conftest import hearts
 from tests.forget import forget_games
+from tests.shared import WAIT_MS
 from tests.web_server import get, web_server
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-#: Milliseconds; generous, the machine is shared.
-WAIT_MS = 120_000
 
 CONFIG = """\
 [tournament]
@@ -58,28 +45,6 @@ builtin = "heuristic"
 name = "random"
 builtin = "random"
 """
-
-
-def _missing(what: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} is needed for the browser tests (CI=true)")
-    pytest.skip(f"{what} is not installed")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("playwright (pip install playwright)")
-    if not CHROMIUM.exists():
-        _missing(f"Chromium ({CHROMIUM}: apt-get install -y chromium)")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture(scope="module")

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import hearts
-from tests.test_web_browser import ARGS, CHROMIUM, WAIT_MS, _missing
+from tests.shared import WAIT_MS
 from tests.web_server import web_server
 
 CONFIG = """\
@@ -42,22 +41,6 @@ def config(folder: Path, size: int, output: Path) -> Path:
     path = folder / f"t{size}.toml"
     path.write_text(CONFIG.format(size=size, output=output, bots=bots))
     return path
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("playwright (pip install playwright)")
-    if not CHROMIUM.exists():
-        _missing(f"Chromium ({CHROMIUM}: apt-get install -y chromium)")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture(scope="module")

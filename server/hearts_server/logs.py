@@ -2,6 +2,9 @@
 
 Console output on a terminal, JSON lines otherwise; ``--log-format`` forces either. The
 standard library's logging (grpcio's included) goes through the same pipeline.
+
+structlog (and the rich it brings) is imported by the functions, not by this module: a command
+that only names a :class:`LogFormat` (``hearts --help``) does not pay for it.
 """
 
 from __future__ import annotations
@@ -10,8 +13,6 @@ import enum
 import logging
 import sys
 from typing import Any
-
-import structlog
 
 
 class LogFormat(enum.StrEnum):
@@ -29,6 +30,8 @@ def configure_logging(fmt: LogFormat | str = LogFormat.AUTO, level: str = "INFO"
         fmt: ``console``, ``json`` or ``auto`` (console when stderr is a terminal).
         level: The lowest level written.
     """
+    import structlog
+
     fmt = LogFormat(fmt)
     if fmt is LogFormat.AUTO:
         fmt = LogFormat.CONSOLE if sys.stderr.isatty() else LogFormat.JSON
@@ -78,4 +81,6 @@ def get_logger(name: str) -> Any:
     Getting a logger configures nothing (a library never does): entry points call
     :func:`configure_logging`; until one does, structlog's defaults apply.
     """
+    import structlog
+
     return structlog.get_logger(name)

@@ -10,7 +10,7 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
-from hearts_core.defaults import DEFAULT_POLICY, TablePolicy
+from hearts_core.defaults import DEFAULT_POLICY, MAX_LIVE_TABLES, TablePolicy
 from hearts_core.view import build_view
 from hearts_server.logs import get_logger
 from hearts_server.sessions import Session
@@ -21,9 +21,6 @@ from hearts_server.table.table import ViewBuilder
 log = get_logger(__name__)
 
 
-#: Tables waiting or playing at once, server-wide (``hearts serve --max-tables``); past it
-#: CreateTable fails with RESOURCE_EXHAUSTED. The runner plays at most 256 tables at once.
-MAX_LIVE_TABLES = 256
 
 
 #: After a table ends, the referee hands the memory freed to the system this many seconds later

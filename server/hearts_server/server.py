@@ -30,10 +30,10 @@ from cancellation_hearts.v1 import (
     spectator_service_pb2_grpc,
 )
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
-from hearts_core.defaults import TablePolicy
+from hearts_core.defaults import MAX_LIVE_TABLES, TablePolicy
 from hearts_protocol.transport import MAX_CALLS_PER_CONNECTION
 from hearts_server.logs import get_logger
-from hearts_server.registry import MAX_LIVE_TABLES, Registry
+from hearts_server.registry import Registry
 from hearts_server.service import AdminServicer, RefereeServicer, SpectatorServicer
 
 log = get_logger(__name__)

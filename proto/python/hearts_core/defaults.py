@@ -92,3 +92,6 @@ DEFAULT_DECISION_MS: Final = DEFAULT_POLICY.decision_ms
 DEFAULT_TIME_BANK_MS: Final = DEFAULT_POLICY.time_bank_ms
 DEFAULT_MAX_FAULTS: Final = DEFAULT_POLICY.max_faults
 DEFAULT_JOIN_TIMEOUT_MS: Final = DEFAULT_POLICY.join_timeout_ms
+#: Tables waiting or playing at once, server-wide (``hearts serve --max-tables``); past it
+#: CreateTable fails with RESOURCE_EXHAUSTED. The runner plays at most 256 tables at once.
+MAX_LIVE_TABLES: Final = 256

@@ -1,12 +1,11 @@
 """``hearts host``: try a bot against the built-in ones on a local referee.
 
 It starts a referee server on a free port (and a private Unix socket), creates one table through
-the admin API, starts
-the built-in bots exactly as the arena does
-(:class:`~hearts_tournaments.arena.entrants.BotProcess`:
-in their sandbox, reaching the referee through the Unix socket, each token in a file), prints the
-address and, for every ``external`` seat, the path of a file holding its token, waits for those
-bots, plays the games and writes each game record to ``DIR/<game_id>.json``.
+the admin API, starts the built-in bots exactly as the arena does
+(:class:`~hearts_tournaments.arena.entrants.BotProcess`: in their sandbox, reaching the referee
+through the Unix socket, each token in a file), prints the address and, for every ``external``
+seat, the path of a file holding its token, waits for those bots, plays the games and writes
+each game record to ``DIR/<game_id>.json``.
 
 Tokens never appear on a command line or in the output, where other processes and logs could
 read them: each external seat's token is written to its own 0600 file in a private (0700)
@@ -248,6 +247,28 @@ async def _grace(told: Callable[[], Awaitable[Sequence[bool]]], external: set[in
         if all(seats[i] for i in external if i < len(seats)) or loop.time() >= until:
             return
         await asyncio.sleep(GRACE_POLL_S)
+
+
+def invitation_lines(line: str) -> list[str]:
+    """The invitation :func:`host_games` emits first (one JSON line), as a person reads it."""
+    invitation = json.loads(line)
+    lines = [
+        f"referee listening on {invitation['address']}",
+        f"                 and on {invitation['unix']} (as in a tournament's sandbox)",
+    ]
+    lines += [f"  seat {seat['seat']}: {seat['command']}" for seat in invitation["seats"]]
+    if not invitation["seats"]:
+        lines.append("  (no external seats: built-in bots only)")
+    lines.append("waiting for the bots...")
+    return lines
+
+
+def result_line(game: dict[str, Any]) -> str:
+    """One finished game's summary (an item of what :func:`host_games` returns), as a person reads it."""
+    return (
+        f"game {game['game_id']}: totals {game['totals']} winners {game['winners']} "
+        f"faults {game['faults']} bot errors {game['bot_errors']} record {game['record']}"
+    )
 
 
 def _invitation(address: str, unix: str, table_id: str, token_files: dict[int, Path]) -> dict[str, Any]:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import typer
 
@@ -18,12 +19,13 @@ from hearts_core.defaults import (
     DEFAULT_JOIN_TIMEOUT_MS,
     DEFAULT_MAX_FAULTS,
     DEFAULT_TIME_BANK_MS,
+    MAX_LIVE_TABLES,
 )
 from hearts_core.rules import DEFAULT_TARGET_SCORE
 from hearts_server.logs import LogFormat, configure_logging
-from hearts_server.registry import MAX_LIVE_TABLES
 from hearts_tournaments.arena.sandbox import SandboxError, SandboxKind
 from hearts_tournaments.cli.common import MARKUP_MODE, fail, plain_help
+from hearts_tournaments.cli.lazy import LazyGroup, SubApp
 from hearts_tournaments.cli.policy_options import (
     DecisionMsOption,
     JoinTimeoutMsOption,
@@ -31,10 +33,39 @@ from hearts_tournaments.cli.policy_options import (
     TimeBankMsOption,
     table_policy,
 )
-from hearts_tournaments.cli.tournament import tournament_app
+
+
+class _Hearts(LazyGroup):
+    """The root: ``tournament``, ``league`` and ``web`` load when their command runs."""
+
+    # A single command (``submit``) lists with the root's own commands, before the sub-apps.
+    sub_apps: ClassVar[Mapping[str, SubApp]] = {
+        "submit": SubApp(
+            "hearts_tournaments.cli.portal:submit",
+            "Pack FOLDER and submit it as your next version; prints its status until active or error."
+            "\n\nExit 0 once active, 1 on error, 2 for a refused upload or a bad argument.",
+        ),
+        "tournament": SubApp(
+            "hearts_tournaments.cli.tournament:tournament_app",
+            "Round-robin tournaments over the referee server: run, resume, report.",
+        ),
+        "league": SubApp(
+            "hearts_tournaments.cli.league:league_app",
+            "A continuous league: entrants added, updated and retired while games go on.",
+        ),
+        "web": SubApp(
+            "hearts_tournaments.cli.web:web_app",
+            "A tournament's leaderboard, games and replays in the browser: `hearts web DIR` serves it live.",
+        ),
+    }
+
+
+#: Commands that print their results and log nothing: they skip setting up the log (structlog).
+QUIET_COMMANDS = frozenset({"replay", "play", "doctor"})
 
 plain_help()
 app = typer.Typer(
+    cls=_Hearts,
     rich_markup_mode=MARKUP_MODE,
     name="hearts",
     help="Cancellation Hearts: referee server, bots and round-robin tournaments.",
@@ -65,6 +96,7 @@ def _version(shown: bool) -> None:
 
 @app.callback()
 def _main(
+    ctx: typer.Context,
     show_version: Annotated[
         bool,
         typer.Option("--version", is_eager=True, callback=_version, help="Print the version and exit."),
@@ -79,7 +111,8 @@ def _main(
         str, typer.Option("--log-level", help="Lowest log level written to stderr.")
     ] = "INFO",
 ) -> None:
-    configure_logging(log_format, log_level)
+    if ctx.invoked_subcommand not in QUIET_COMMANDS:
+        configure_logging(log_format, log_level)
 
 
 @app.command()
@@ -99,45 +132,22 @@ def replay(
     revealed seed does not match its commitment or its deals is reported on stderr and the
     command exits 1.
     """
-    from hearts_core.record import RecordFileError
-    from hearts_core.replay import read_for_replay, verify_seed
-    from hearts_core.replay import replay as replay_record
+    from hearts_tournaments.arena.replay import ReplayError, replay_file
 
     status = 0
     for path in files:
         try:
-            record = read_for_replay(path)
-        except RecordFileError as exc:
+            replayed = replay_file(path, seat)
+        except ReplayError as exc:
             typer.echo(f"hearts: error: {exc}", err=True)
             status = 2
             continue
-        # Everything a file prints is built first: a file that turns out bad half-way prints
-        # nothing on stdout, and the files after it are still replayed.
-        try:
-            if seat is not None:
-                from hearts_server.redacted import redacted_replay
-
-                lines = [json.dumps(line, separators=(",", ":")) for line in redacted_replay(record, seat)]
-                problems: list[str] = []
-            else:
-                lines = [json.dumps(replay_record(record), separators=(",", ":"))]
-                problems = list(verify_seed(record))
-        except ValueError as exc:  # --seat: not a seat, or the record is not a legal game
-            typer.echo(f"hearts: error: {path}: {_short(exc)}", err=True)
-            status = 2
-            continue
-        for line in lines:
+        for line in replayed.lines:
             typer.echo(line)
-        for problem in problems:
+        for problem in replayed.problems:
             typer.echo(f"hearts: error: {path}: {problem}", err=True)
             status = max(status, 1)
     raise typer.Exit(status)
-
-
-def _short(exc: BaseException) -> str:
-    """An exception as one short line."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= 200 else text[:197] + "..."
 
 
 @app.command()
@@ -159,38 +169,17 @@ def play(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the final totals.")] = False,
 ) -> None:
     """Play one game in-process between built-in bots and print it readably."""
-    from hearts_client.bots import make_bot
-    from hearts_core.errors import HeartsError
-    from hearts_core.local import play_game
-    from hearts_core.record import RECORD_VERSION, GameRecord, HandRecord, write_text_durably
-    from hearts_core.rules import Rules
+    from hearts_tournaments.arena.inprocess import PlayError, play_builtin, write_record
     from hearts_tournaments.cli.printing import print_game
 
     names = [b.strip() for b in bots.split(",") if b.strip()]
-    if not names:
-        raise fail("--bots needs at least one bot name")
     try:
-        rules = Rules(players=players, target_score=target_score)
-        seats = [names[i % len(names)] for i in range(players)]
-        entrants = [make_bot(name, f"{seed}/{i}") for i, name in enumerate(seats)]
-    except (HeartsError, ValueError) as exc:
+        game = play_builtin(names, players=players, seed=seed, target_score=target_score)
+    except PlayError as exc:
         raise fail(str(exc)) from None
-    state = play_game(rules, seed, entrants)
-    print_game(state, seats, quiet=quiet)
+    print_game(game.state, game.seats, quiet=quiet)
     if record is not None:
-        from hearts_core.deal import seed_commitment
-
-        written = GameRecord(
-            record_version=RECORD_VERSION,
-            players=rules.players,
-            target_score=rules.target_score,
-            max_hands=rules.max_hands,
-            hands=tuple(HandRecord.of(h) for h in state.results),
-            bots=tuple(seats),
-            seed=seed,
-            seed_commitment=seed_commitment(seed),
-        )
-        write_text_durably(record, written.to_text())
+        write_record(record, game)
         typer.echo(f"game record written to {record}")
 
 
@@ -380,7 +369,14 @@ def host(
     import asyncio
 
     from hearts_core.errors import HeartsError
-    from hearts_tournaments.arena.host import HostError, HostOptions, host_games, parse_seats
+    from hearts_tournaments.arena.host import (
+        HostError,
+        HostOptions,
+        host_games,
+        invitation_lines,
+        parse_seats,
+        result_line,
+    )
 
     try:
         parsed = parse_seats(seats)
@@ -405,17 +401,8 @@ def host(
     )
 
     def emit(line: str) -> None:
-        if as_json:
-            typer.echo(line)
-            return
-        invitation = json.loads(line)
-        typer.echo(f"referee listening on {invitation['address']}")
-        typer.echo(f"                 and on {invitation['unix']} (as in a tournament's sandbox)")
-        for seat in invitation["seats"]:
-            typer.echo(f"  seat {seat['seat']}: {seat['command']}")
-        if not invitation["seats"]:
-            typer.echo("  (no external seats: built-in bots only)")
-        typer.echo("waiting for the bots...")
+        for shown in [line] if as_json else invitation_lines(line):
+            typer.echo(shown)
 
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     try:
@@ -426,10 +413,7 @@ def host(
         typer.echo(json.dumps({"games": results}))
     else:
         for game in results:
-            typer.echo(
-                f"game {game['game_id']}: totals {game['totals']} winners {game['winners']} "
-                f"faults {game['faults']} bot errors {game['bot_errors']} record {game['record']}"
-            )
+            typer.echo(result_line(game))
 
 
 @app.command()
@@ -508,21 +492,6 @@ def doctor(
         f"{'runner:':<22} sandbox {choice['sandbox']}, memory cap by the {choice['memory_cap']}, "
         f"rlimits by {choice['rlimits']}"
     )
-
-
-app.add_typer(tournament_app, name="tournament")
-
-from hearts_tournaments.cli.league import league_app  # noqa: E402
-
-app.add_typer(league_app, name="league")
-
-from hearts_tournaments.cli.web import web_app  # noqa: E402
-
-app.add_typer(web_app, name="web")
-
-from hearts_tournaments.cli.portal import submit  # noqa: E402
-
-app.command("submit")(submit)
 
 
 def main() -> None:

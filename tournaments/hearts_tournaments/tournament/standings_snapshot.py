@@ -158,11 +158,9 @@ class Refresher:
     """Keeps a folder's snapshot fresh in the background, one computation at a time.
 
     :meth:`poke` says the games changed; a thread then starts a computation in a fresh
-    Python process (``python -m hearts_tournaments.tournament.standings_snapshot``: never a fork of
-    a process with
-    gRPC threads) unless one is running,
-    and after it rests :data:`REST` times as long as it took before the next. Nothing here
-    ever blocks the caller.
+    Python process (``python -m hearts_tournaments.tournament.standings_snapshot``: never a fork
+    of a process with gRPC threads) unless one is running, and after it rests :data:`REST` times
+    as long as it took before the next. Nothing here ever blocks the caller.
 
     Args:
         folder: The tournament folder.
@@ -238,10 +236,6 @@ class Refresher:
         self._thread.join()
 
 
-if __name__ == "__main__":
-    sys.exit(_child(sys.argv[1], int(sys.argv[2])))
-
-
 def fresh_snapshot(tournament: Tournament) -> Snapshot:
     """The standings computed from the games stored now, with the fingerprint of those games."""
     store = tournament.store
@@ -257,3 +251,7 @@ def fresh_snapshot(tournament: Tournament) -> Snapshot:
         gauntlet=tournament.config.gauntlet,
     )
     return Snapshot(fingerprint(store, [o.key for o in outcomes]), standings, time.monotonic() - started)
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1], int(sys.argv[2])))

@@ -1,0 +1,168 @@
+"""What several test files use: the small tournaments' bots and a played game's outcome, a bot
+that hangs, a witness of a bot's decisions, a ``python`` shim the sandbox cannot run, and the
+browser the web tests drive.
+
+The browser itself is the ``browser`` fixture of ``tests/conftest.py`` (one per test module).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hearts_client.bot import Bot
+from hearts_core.cards import Card
+from hearts_core.rules import MoonChoice
+from hearts_core.view import View
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.tournament.schedule import Schedule
+
+#: The bots of the small real tournaments (a config's ``[[bots]]`` tables): built-ins, a careful
+#: one and a random one.
+CAREFUL_AND_DICE = """
+[[bots]]
+name = "careful"
+builtin = "heuristic"
+
+[[bots]]
+name = "dice"
+builtin = "random"
+"""
+#: The same and a second random bot.
+CAREFUL_AND_TWO_DICE = (
+    CAREFUL_AND_DICE
+    + """
+[[bots]]
+name = "dice2"
+builtin = "random"
+"""
+)
+
+
+def outcome(
+    schedule: Schedule, index: int, totals: list[int], retired: tuple[int, ...] = (), hands: int = 4
+) -> GameOutcome:
+    """The outcome of the schedule's game ``index`` as if played to ``totals`` (lowest wins),
+    the seats in ``retired`` retired (five faults each)."""
+    game = schedule.games[index]
+    low = min(totals)
+    return GameOutcome(
+        key=game.key,
+        game_id=f"g{index}",
+        seats=game.seats,
+        totals=tuple(totals),
+        places=tuple(1 + sum(1 for o in totals if o < t) for t in totals),
+        winners=tuple(s for s, t in enumerate(totals) if t == low),
+        hands=hands,
+        faults=tuple(5 if s in retired else 0 for s in range(len(totals))),
+        retired=tuple(s in retired for s in range(len(totals))),
+        absent=(False,) * len(totals),
+        crashed=(False,) * len(totals),
+        never_answered=(False,) * len(totals),
+        record_json="{}",
+    )
+
+
+#: A bot process that joins and then never answers (its script's source).
+HANG_BOT = """
+import os
+import time
+
+from hearts_client import Bot, run
+from hearts_client.sdk import read_token
+
+
+class Hang(Bot):
+    def choose_pass(self, view):
+        time.sleep(3600)
+
+    def choose_play(self, view):
+        time.sleep(3600)
+
+
+run(Hang(), os.environ["HEARTS_SERVER"], read_token(None, os.environ["HEARTS_TOKEN_FILE"]))
+"""
+
+
+class Witness:
+    """Passes a bot's decisions through, checking each against its View: three cards passed,
+    each held (copies counted), every play legal; counts them."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.passes = self.plays = 0
+
+    def choose_pass(self, view: View) -> Sequence[Card]:
+        cards = list(self.bot.choose_pass(view))
+        assert len(cards) == 3
+        hand = view.hand.copy()
+        for card in cards:
+            hand.remove(card)  # raises if not held (copies counted)
+        self.passes += 1
+        return cards
+
+    def choose_play(self, view: View) -> Card:
+        card = self.bot.choose_play(view)
+        assert card in view.legal
+        self.plays += 1
+        return card
+
+    def choose_moon(self, view: View) -> MoonChoice:
+        return self.bot.choose_moon(view)
+
+
+def shim_folder(tmp_path: Path) -> Path:
+    """A folder whose ``python`` works outside the sandbox and not inside (as pyenv's shims): a
+    script that execs a file in a folder the sandbox does not show."""
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    real = hidden / "realpython"
+    real.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    real.chmod(0o755)
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    (shims / "python").write_text(f'#!/bin/sh\nexec {real} "$@"\n')
+    (shims / "python").chmod(0o755)
+    return shims
+
+
+#: Debian's Chromium, which Playwright drives (apt-get install -y chromium).
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+#: Milliseconds; generous, the machine is shared.
+WAIT_MS = 120_000
+
+
+def missing(what: str) -> None:
+    """Skips for a missing browser toolchain, or fails under CI=true, where nothing may skip."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} is needed for the browser tests (CI=true)")
+    pytest.skip(f"{what} is not installed")
+
+
+def launch_browser() -> Iterator[Any]:
+    """Headless Chromium through Playwright, closed at the end (the ``browser`` fixture)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing("playwright (pip install playwright)")
+    if not CHROMIUM.exists():
+        missing(f"Chromium ({CHROMIUM}: apt-get install -y chromium)")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
