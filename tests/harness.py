@@ -92,7 +92,7 @@ async def time_out_each_decision(server: RefereeServer, table_id: str, seat: int
     the machine, and nothing waits for real time. Returns how many times it moved the clock.
     """
     table = server.registry.tables[table_id]
-    limit_s = table.settings.decision_ms / 1000
+    limit_s = table.settings.policy.decision_ms / 1000
     moved = 0
     while not table.done.is_set():
         asked = table.seats[seat].pending

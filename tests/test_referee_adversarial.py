@@ -24,6 +24,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
+from hearts_core.record import GameRecord
 from hearts_core.replay import replay, verify_seed
 from hearts_server.server import RefereeServer
 from hearts_server.table.clock import ManualClock
@@ -90,7 +91,7 @@ async def _play(
     outcome = replay(record)
     assert outcome["error"] is None
     assert outcome["totals"] == record["result"]["totals"]
-    assert verify_seed(record) == []
+    assert verify_seed(GameRecord.from_json(record)) == []
     # The well-behaved seats never faulted.
     assert all(f["seat"] == ADVERSARY for f in record["faults"])
     if moved is not None:

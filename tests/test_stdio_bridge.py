@@ -317,7 +317,7 @@ async def _time_out_held_plays(
         await until(lambda n=n: lines("ASKED") >= n and lines("REJECTED") >= n - 1, f"play {n} asked")
         await until(lambda: seat.pending is not None, f"play {n} open")
         asked = seat.pending
-        await clock.advance(table.settings.decision_ms / 1000)
+        await clock.advance(table.settings.policy.decision_ms / 1000)
         await until(lambda asked=asked: seat.pending is not asked, f"play {n} timed out")
 
 
