@@ -485,10 +485,6 @@ def test_backends_agree() -> None:
                 cb.play_out("random")
                 assert ca.hand_scores_history() == cb.hand_scores_history()
                 ca, cb = a.clone(), b.clone()
-                if b.phase == python.PASS and b.passed(b.current_player):
-                    # The heuristic pass ranks the hand as dealt and takes its k-th card: after
-                    # random passes it may name a card already passed (both backends; untested).
-                    continue
                 ca.play_out("heuristic", hands=1)
                 cb.play_out("heuristic", hands=1)
                 assert ca.hand_scores_history() == cb.hand_scores_history()

@@ -85,15 +85,21 @@ pub fn heuristic_pass_cards(hand: Hand) -> [u8; 3] {
     [ranked[0].1, ranked[1].1, ranked[2].1]
 }
 
+/// The heuristic's next pass for the seat passing: the first of `HeuristicBot.choose_pass`'s
+/// cards for the hand as dealt that the seat has not passed yet (copies counted). After its own
+/// passes that is simply the next of its three; after passes chosen otherwise (a random or
+/// callable policy) it skips the ones already gone instead of naming a card no longer held.
 fn heuristic_pass(game: &Game) -> u8 {
     let seat = game.current_player().unwrap_or(0);
     // The hand as dealt: what is held plus what this seat already chose to pass.
-    let mut hand = game.hand(seat);
-    let chosen = game.passed_cards(seat);
-    for &c in chosen {
-        hand.add(c);
+    let mut dealt = game.hand(seat);
+    let mut gone = Hand::default();
+    for &c in game.passed_cards(seat) {
+        dealt.add(c);
+        gone.add(c);
     }
-    heuristic_pass_cards(hand)[chosen.len()]
+    let choice = heuristic_pass_cards(dealt);
+    *choice.iter().find(|&&c| !gone.remove(c)).unwrap_or(&choice[2])
 }
 
 /// The moon alert of `rollout._threat`: the one seat holding every visible point, if enough.
