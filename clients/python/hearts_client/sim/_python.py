@@ -46,8 +46,8 @@ _GOLDEN: Final = 0x9E3779B97F4A7C15
 
 
 def obs_size(players: int) -> int:
-    """The length of one observation (``docs/SIMULATOR.md``, "Observation"): ``216 + 59 * players``."""
-    return 216 + 59 * players
+    """The length of one observation (``docs/SIMULATOR.md``, "Observation"): ``320 + 60 * players``."""
+    return 320 + 60 * players
 
 
 OBS_SIZE = obs_size
@@ -385,6 +385,11 @@ class Game:
                 self._received[self._target(seat)] = list(self._passes[seat])
             self._passer = n
             self.phase = PLAY
+
+    def _know_pass(self, seat: int, passed: Sequence[int], received: Sequence[int]) -> None:
+        # A game started after the passes (from_view): the seat's own pass as it knows it.
+        self._passes[seat] = sorted(int(c) for c in passed)
+        self._received[seat] = sorted(int(c) for c in received)
 
     def _target(self, seat: int) -> int:
         return (seat + (1 if self.hand_index % 2 == 0 else -1)) % self.players
@@ -1052,7 +1057,14 @@ class Game:
                 if v >> suit & 1:
                     out[base + 2 * n + 4 * r + suit] = 1.0
             out[base + 6 * n + r] = f32((self._once[s].bit_count() + self._twice[s].bit_count()) / hs)
-        tail = base + 7 * n
+        known = base + 7 * n
+        for c in self._passes[seat]:
+            out[known + c] += 1.0
+        for c in self._received[seat]:
+            out[known + 52 + c] += 1.0
+        if self._kitty_taker >= 0:
+            out[known + 104 + (self._kitty_taker - seat) % n] = 1.0
+        tail = known + 104 + n
         out[tail + (self.hand_index % 2)] = 1.0
         out[tail + 2 + self.phase] = 1.0
         if self.current_player == seat:

@@ -207,6 +207,8 @@ pub struct Game {
     kitty_points: i32,
     passes: [[u8; PASS_COUNT]; MAX_PLAYERS],
     passed: [u8; MAX_PLAYERS],
+    /// What each seat received this hand (empty until the passes are delivered).
+    received: [Hand; MAX_PLAYERS],
     pass_seat: u8,
     trick: [u8; MAX_PLAYERS],
     trick_len: u8,
@@ -270,6 +272,7 @@ impl Game {
             kitty_points: 0,
             passes: [[0; PASS_COUNT]; MAX_PLAYERS],
             passed: [0; MAX_PLAYERS],
+            received: [Hand::default(); MAX_PLAYERS],
             pass_seat: 0,
             trick: [0; MAX_PLAYERS],
             trick_len: 0,
@@ -463,6 +466,25 @@ impl Game {
     pub fn passed_cards(&self, seat: usize) -> &[u8] {
         &self.passes[seat][..self.passed[seat] as usize]
     }
+    /// The cards `seat` received this hand (empty until the passes are delivered).
+    pub fn received(&self, seat: usize) -> Hand {
+        self.received[seat]
+    }
+
+    /// Records what `seat` passed and received this hand in a game started after the passes
+    /// ([`Game::resume_playing`]), so that its observation shows them as in the real game.
+    pub fn set_known_pass(&mut self, seat: usize, passed: &[u8], received: Hand) -> Result<(), String> {
+        if seat >= self.rules.players || passed.len() > PASS_COUNT || received.len() as usize > PASS_COUNT {
+            return Err(format!("a seat passes and receives at most {PASS_COUNT} cards"));
+        }
+        if passed.iter().any(|&c| c >= 52) {
+            return Err("a passed card is not a card".into());
+        }
+        self.passes[seat][..passed.len()].copy_from_slice(passed);
+        self.passed[seat] = passed.len() as u8;
+        self.received[seat] = received;
+        Ok(())
+    }
     pub fn last_trick(&self) -> &TrickEnd {
         &self.last_trick
     }
@@ -555,6 +577,7 @@ impl Game {
         self.kitty = kitty;
         self.kitty_points = kitty.points();
         self.passed = [0; MAX_PLAYERS];
+        self.received = [Hand::default(); MAX_PLAYERS];
         self.pass_seat = 0;
         self.trick_len = 0;
         self.tricks_done = 0;
@@ -620,10 +643,11 @@ impl Game {
     pub fn check_play(&self, card: u8) -> Result<(), IllegalAction> {
         let player = self.to_play as usize;
         if self.phase != Phase::Play {
-            return Err(IllegalAction::new(Illegal::OutOfTurn, "no card is expected now").at(
+            let message = if self.phase == Phase::Over { "the game is over" } else { "no card is expected now" };
+            return Err(IllegalAction::new(Illegal::OutOfTurn, message).at(
                 Some(self.hand_index),
-                Some(self.plays_in_hand as i64),
-                Some(player as i64),
+                None,
+                self.current_player().map(|s| s as i64),
             ));
         }
         let (h, p, s) = self.here(player);
@@ -789,6 +813,7 @@ impl Game {
             let target = if left { (seat + 1) % n } else { (seat + n - 1) % n };
             for k in 0..PASS_COUNT {
                 self.hands[target].put(self.passes[seat][k]);
+                self.received[target].put(self.passes[seat][k]);
             }
         }
         self.phase = Phase::Play;

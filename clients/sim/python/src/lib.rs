@@ -369,6 +369,12 @@ impl Game {
         Ok(ints(self.inner.passed_cards(seat).to_vec()))
     }
 
+    /// The cards `seat` received this hand, sorted (empty until the passes are delivered).
+    fn received(&self, seat: usize) -> PyResult<Vec<u16>> {
+        self.check_seat(seat)?;
+        Ok(ints(self.inner.received(seat).cards()))
+    }
+
     /// The last completed trick (at the start of a hand, the previous hand's last): (leader,
     /// cards in playing order, winner or None when set aside); None before any trick completes.
     fn last_trick(&self) -> Option<(usize, Vec<u16>, Option<usize>)> {
@@ -663,6 +669,7 @@ struct ViewStart {
     passing: bool,
     seat: usize,
     passed: Vec<u8>,
+    received: Vec<u8>,
     hand_index: i64,
     totals: Vec<i64>,
     history: Vec<[i32; MAX_PLAYERS]>,
@@ -707,6 +714,7 @@ fn view_start(view: &Bound<'_, PyAny>, seed: Option<&Bound<'_, PyAny>>) -> PyRes
         passing: phase == "passing",
         seat: view.getattr("seat")?.extract()?,
         passed: view.getattr("passed")?.extract()?,
+        received: view.getattr("received")?.extract()?,
         hand_index: view.getattr("hand_index")?.extract()?,
         totals: view.getattr("totals")?.extract()?,
         history,
@@ -754,6 +762,8 @@ fn game_from_view(start: &ViewStart, world: &[Hand], kitty: Hand) -> Result<Core
         kitty,
     )
     .map_err(err)?;
+    // The seat's own pass, as it knows it: its observation shows what it passed and received.
+    game.set_known_pass(start.seat, &start.passed, hand_from(&start.received))?;
     for &(_, c) in &start.plays {
         game.play(c).map_err(err)?;
     }
