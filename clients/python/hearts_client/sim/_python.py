@@ -624,6 +624,12 @@ class Game:
         else:
             raise IllegalAction("OUT_OF_TURN", "the game is over", self.hand_index)
 
+    def step(self, action: int) -> list[int]:
+        """Applies ``action`` as :meth:`apply_action` and returns the legal actions after it
+        (the fast path for Python stepping: one call per decision)."""
+        self.apply_action(action)
+        return _cards_of(self.legal_mask())
+
     def _plays(self) -> int:
         return len(self._tricks) * self.players + len(self._trick)
 

@@ -207,11 +207,15 @@ pub struct Game {
     kitty_points: i32,
     passes: [[u8; PASS_COUNT]; MAX_PLAYERS],
     passed: [u8; MAX_PLAYERS],
+    /// Bit per seat that has passed all three this hand.
+    pass_done: u16,
     /// What each seat received this hand (empty until the passes are delivered).
     received: [Hand; MAX_PLAYERS],
     pass_seat: u8,
     trick: [u8; MAX_PLAYERS],
     trick_len: u8,
+    /// The trick in progress as a multiset (at most two copies of a card).
+    trick_hand: Hand,
     leader: u8,
     led: u8,
     seen: u64,
@@ -272,10 +276,12 @@ impl Game {
             kitty_points: 0,
             passes: [[0; PASS_COUNT]; MAX_PLAYERS],
             passed: [0; MAX_PLAYERS],
+            pass_done: 0,
             received: [Hand::default(); MAX_PLAYERS],
             pass_seat: 0,
             trick: [0; MAX_PLAYERS],
             trick_len: 0,
+            trick_hand: Hand::default(),
             leader: 0,
             led: 0,
             seen: 0,
@@ -362,6 +368,17 @@ impl Game {
 
     fn deal_next(&mut self) {
         let index = self.hand_index + 1;
+        if self.preset.is_none() {
+            // The common case, without allocating: straight into an array of hands.
+            let n = self.rules.players;
+            let mut hands = [Hand::default(); MAX_PLAYERS];
+            let kitty = match self.deal_mode {
+                DealMode::Referee => crate::deal::deal_hand_into(n, &self.seed, index as u32, &mut hands),
+                DealMode::Fast => crate::deal::fast_deal_into(n, self.seed_hash, index as u32, &mut hands),
+            };
+            self.begin_hand(&hands[..n], kitty);
+            return;
+        }
         let deal = self.deal_for(index);
         self.begin_hand(&deal.hands, deal.kitty);
     }
@@ -577,6 +594,7 @@ impl Game {
         self.kitty = kitty;
         self.kitty_points = kitty.points();
         self.passed = [0; MAX_PLAYERS];
+        self.pass_done = 0;
         self.received = [Hand::default(); MAX_PLAYERS];
         self.pass_seat = 0;
         self.trick_len = 0;
@@ -752,15 +770,19 @@ impl Game {
         self.passes[seat][k] = card;
         self.passed[seat] += 1;
         if self.passed[seat] as usize == PASS_COUNT {
-            self.advance_pass_seat();
+            self.seat_passed(seat);
         }
     }
 
-    fn advance_pass_seat(&mut self) {
-        let n = self.rules.players;
-        match (0..n).find(|&s| (self.passed[s] as usize) < PASS_COUNT) {
-            Some(s) => self.pass_seat = s as u8,
-            None => self.deliver_passes(),
+    /// `seat` has passed its three: the lowest seat still to pass is next, or the passes go.
+    #[inline]
+    fn seat_passed(&mut self, seat: usize) {
+        self.pass_done |= 1 << seat;
+        let waiting = !self.pass_done & ((1u16 << self.rules.players) - 1);
+        if waiting == 0 {
+            self.deliver_passes();
+        } else {
+            self.pass_seat = waiting.trailing_zeros() as u8;
         }
     }
 
@@ -802,7 +824,7 @@ impl Game {
         self.hands[seat] = held;
         self.passes[seat].copy_from_slice(cards_);
         self.passed[seat] = PASS_COUNT as u8;
-        self.advance_pass_seat();
+        self.seat_passed(seat);
         Ok(())
     }
 
@@ -843,8 +865,10 @@ impl Game {
             self.seen = 0;
             self.dup = 0;
             self.trick_points = 0;
+            self.trick_hand = Hand::default();
             self.leader = player as u8;
         }
+        self.trick_hand.put(card);
         if suit == self.led {
             if self.seen & bit != 0 {
                 self.dup |= bit;
@@ -868,12 +892,7 @@ impl Game {
     fn finish_trick(&mut self) {
         let n = self.rules.players;
         // The trick's cards join the waiting ones (two copies at most of any card in all).
-        let mut trick = Hand::default();
-        for &c in &self.trick[..n] {
-            let bit = 1u64 << c;
-            trick.twice |= trick.once & bit;
-            trick.once |= bit;
-        }
+        let trick = self.trick_hand;
         self.pending.twice |= trick.twice | (self.pending.once & trick.once);
         self.pending.once |= trick.once;
         self.pending_points += self.trick_points;

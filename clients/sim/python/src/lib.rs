@@ -292,6 +292,14 @@ impl Game {
         self.inner.apply_action(a).map_err(|e| illegal(py, &e))
     }
 
+    /// The fast path for Python stepping: applies `action` as apply_action does (the same
+    /// errors, the game unchanged on one) and returns the legal actions after it.
+    fn step<'py>(&mut self, py: Python<'py>, action: i64) -> PyResult<Bound<'py, PyList>> {
+        let a = check_action(action)?;
+        self.inner.apply_action(a).map_err(|e| illegal(py, &e))?;
+        PyList::new(py, Bits(self.inner.legal_mask()))
+    }
+
     /// `seat` passes three cards at once (the seat must not have passed any yet).
     fn apply_pass(&mut self, py: Python<'_>, seat: i64, cards: Vec<i64>) -> PyResult<()> {
         if !(0..self.inner.players() as i64).contains(&seat) {
@@ -505,9 +513,12 @@ impl Game {
         let n = obs_size(self.inner.players());
         let buffer = PyBuffer::<f32>::get(buf)?;
         writable(&buffer, n, "observation_into")?;
-        let mut tmp = vec![0f32; n];
-        write_observation(&self.inner, seat, &mut tmp);
-        buffer.copy_from_slice(py, &tmp)
+        // SAFETY: `writable` checked a writable, C-contiguous float32 buffer of `n` items, and
+        // the GIL is held, so nothing else writes it while this slice lives.
+        let out = unsafe { std::slice::from_raw_parts_mut(buffer.buf_ptr().cast::<f32>(), n) };
+        write_observation(&self.inner, seat, out);
+        let _ = py;
+        Ok(())
     }
 
     /// `seat`'s observation as a numpy float32 array (a list when numpy is not installed).
