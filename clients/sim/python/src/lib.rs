@@ -1006,19 +1006,19 @@ impl VecGame {
         py.allow_threads(|| {
             let mut hands = 0;
             for (i, (g, ep)) in games.iter_mut().zip(episodes.iter_mut()).enumerate() {
-                for _ in 0..n_steps {
+                let mut left = n_steps;
+                while left > 0 {
                     let before = g.hands_done();
-                    let mut rng = g.rng;
-                    if let Some(a) = policy::random_action(g, &mut rng) {
-                        g.rng = rng;
-                        g.apply_legal(a);
-                    }
+                    let done = policy::random_steps(g, left, false);
                     hands += (g.hands_done() - before) as u64;
+                    left -= done;
                     if g.is_over() {
                         *ep += 1;
                         let mut fresh = Core::with_deal(rules, &format!("{seed}/{i}/{ep}"), mode);
-                        fresh.rng = rng;
+                        fresh.rng = g.rng;
                         *g = fresh;
+                    } else if done == 0 {
+                        break;
                     }
                 }
             }
