@@ -589,3 +589,24 @@ def test_simulator_rollouts_equal_the_sdk_rollouts(sim: ModuleType) -> None:
                 assert value.of_scores(game.hand_scores_history()[-1]) == expected
                 compared += 1
     assert compared > 100
+
+
+def test_step_is_apply_action_then_legal_actions(sim: ModuleType) -> None:
+    """The fast path ``step(a)``: the same game as ``apply_action(a)``, the legal actions after it."""
+    rng = random.Random(21)
+    for index in range(6):
+        players = 6 + index
+        a, b = sim.Game(players, index, max_hands=2), sim.Game(players, index, max_hands=2)
+        legal = a.legal_actions()
+        while not b.is_over():
+            action = rng.choice(legal)
+            wrong = next(x for x in range(54) if x not in legal)
+            with pytest.raises(sim.IllegalAction) as caught:
+                a.step(wrong)
+            with pytest.raises(sim.IllegalAction) as expected:
+                b.apply_action(wrong)
+            assert caught.value.code == expected.value.code
+            legal = a.step(action)
+            b.apply_action(action)
+            assert legal == b.legal_actions() and a.current_player == b.current_player
+        assert a.is_over() and legal == [] and a.totals() == b.totals()
