@@ -336,7 +336,9 @@ def test_observation_layout(sim: ModuleType) -> None:
         assert list(buf[known + 52 : known + 104]) == [float(game.received(me).count(c)) for c in range(52)]
         taker = game.kitty_taker
         kitty = buf[known + 104 : known + 104 + players]
-        assert list(kitty) == [float(taker is not None and (taker - me) % players == r) for r in range(players)]
+        assert list(kitty) == [
+            float(taker is not None and (taker - me) % players == r) for r in range(players)
+        ]
         seen["passed"] += bool(game.passed(me))
         seen["received"] += bool(game.received(me))
         seen["taker"] += taker is not None

@@ -28,7 +28,13 @@ def _attempt(game: Any, sim: Any, call: Callable[[Any], None]) -> tuple[str, Any
 
 def _state(game: Any) -> tuple[Any, ...]:
     n = game.players
-    return (game.phase, game.current_player, game.legal_actions(), [game.hand(s) for s in range(n)], game.trick())
+    return (
+        game.phase,
+        game.current_player,
+        game.legal_actions(),
+        [game.hand(s) for s in range(n)],
+        game.trick(),
+    )
 
 
 def _illegal_calls(game: Any, rng: random.Random) -> list[Callable[[Any], None]]:

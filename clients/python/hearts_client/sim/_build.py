@@ -302,7 +302,7 @@ def from_view(game_cls: type[G], view: View, world: World, seed: str | int = "")
     # knows a pass, its own (what it passed and what it received).
     passes: list[list[int]] = [[] for _ in range(n)]
     game = game_cls.from_hands(n, hands, [int(c) for c in world.kitty], passes=passes, **common)  # type: ignore[attr-defined]
-    game._know_pass(view.seat, [int(c) for c in view.passed], [int(c) for c in view.received])  # type: ignore[attr-defined]
+    game._know_pass(view.seat, [int(c) for c in view.passed], [int(c) for c in view.received])
     try:
         for seat, card in played:
             if game.current_player != seat:

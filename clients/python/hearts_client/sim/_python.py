@@ -64,7 +64,12 @@ class IllegalAction(ValueError):
     """
 
     def __init__(
-        self, code: str, message: str, hand: int | None = None, play: int | None = None, seat: int | None = None
+        self,
+        code: str,
+        message: str,
+        hand: int | None = None,
+        play: int | None = None,
+        seat: int | None = None,
     ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
@@ -647,7 +652,9 @@ class Game:
             suit = _SUITS[self._led]
             if not bit & suit and once & suit:
                 raise IllegalAction(
-                    "MUST_FOLLOW_SUIT", f"{CARDS[card]} does not follow {Suit(self._led).name.lower()}", *where
+                    "MUST_FOLLOW_SUIT",
+                    f"{CARDS[card]} does not follow {Suit(self._led).name.lower()}",
+                    *where,
                 )
         elif not self._tricks:
             if bit & POINT_MASK and once & _NON_POINT:
@@ -705,7 +712,9 @@ class Game:
                 raise IllegalAction("OUT_OF_TURN", "the game is over", *where)
             raise IllegalAction("OUT_OF_TURN", f"seat {seat} may not pass now", *where)
         if len(cards) != PASS_COUNT:
-            raise IllegalAction("BAD_PASS_COUNT", f"pass exactly {PASS_COUNT} cards, not {len(cards)}", *where)
+            raise IllegalAction(
+                "BAD_PASS_COUNT", f"pass exactly {PASS_COUNT} cards, not {len(cards)}", *where
+            )
         once, twice = self._once[seat], self._twice[seat]
         for card in cards:
             if not isinstance(card, int) or not 0 <= card < 52:

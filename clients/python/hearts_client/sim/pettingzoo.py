@@ -1,7 +1,8 @@
 """A PettingZoo AEC environment of Cancellation Hearts, on :mod:`hearts_client.sim`.
 
 ``env(players=8, seed=0)`` gives the wrapped environment (PettingZoo's order-enforcing
-wrapper; a bad action raises the simulator's ``IllegalAction`` itself), ``raw_env`` the bare one. Install the extra:
+wrapper; a bad action raises the simulator's ``IllegalAction`` itself), ``raw_env`` the bare
+one. Install the extra:
 ``pip install 'cancellation-hearts-sdk[pettingzoo]'``.
 
 * Agents ``player_0`` .. ``player_{N-1}`` are the seats; the agent to act is the simulator's
@@ -160,7 +161,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         over = game.is_over()
         if game.hand_index != hand or over:  # a hand ended: each seat gets minus its score
             scores = game.last_hand()["scores"]
-            self.rewards = {a: -float(score) for a, score in zip(self.possible_agents, scores)}
+            self.rewards = {a: -float(score) for a, score in zip(self.possible_agents, scores, strict=True)}
             self._rewarded = True
             self._accumulate_rewards()
         if over:
