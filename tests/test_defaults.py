@@ -32,7 +32,9 @@ def option_defaults(*command: str) -> dict[str, Any]:
     """The defaults of a ``hearts`` command's options, by parameter name."""
     click_command: Any = typer.main.get_command(app)
     for name in command:
-        click_command = click_command.commands[name]
+        # The root loads its sub-apps lazily (cli/lazy.py): load the one asked for.
+        loaded = click_command.load(name) if hasattr(click_command, "load") else None
+        click_command = loaded or click_command.commands[name]
     return {p.name: p.default for p in click_command.params}
 
 
