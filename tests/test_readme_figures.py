@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from bench.schedule import measure
@@ -39,3 +40,23 @@ def test_the_schedule_row_of_12_bots_at_6_seats_is_what_bench_schedule_measures(
     figures = [measure(12, 6, 15, mode) for mode in seatings]
     assert [int(x) for x in spans[0]] == figures[0]["pairs"]
     assert [[int(a), int(b)] for a, b in spans[1:]] == [f["left_neighbour_games"] for f in figures]
+
+
+def test_the_strength_coverage_row_quotes_the_json_the_bench_printed() -> None:
+    # Real games take minutes: the bench's --json output of the command in the row is kept in
+    # bench/figures/, and the row must quote its coverage at every deal count.
+    header = next(
+        line for line in README.splitlines() if line.startswith("| coverage of the nominal 95% strength")
+    )
+    command = header.split(" | ")[2]
+    assert "bench/intervals.py --model engine --measure strength --trials 300" in command
+    printed = json.loads((ROOT / "bench" / "figures" / "intervals_engine_strength.json").read_text())
+    assert (printed["model"], printed["measure"]) == ("engine", "strength")
+    assert {c["trials"] for c in printed["coverage"]} == {300}
+    shown = [
+        float(x) for x in re.findall(r"(\d+\.\d)%", row("coverage of the nominal 95% strength").split("(")[0])
+    ]
+    measured = [round(100 * c["new_coverage"], 1) for c in printed["coverage"]]
+    assert [c["deals"] for c in printed["coverage"]] == [2, 4, 6, 12]
+    assert shown == measured
+    assert all(93.0 <= x <= 97.0 for x in measured), measured

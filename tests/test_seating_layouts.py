@@ -16,16 +16,14 @@ from collections.abc import Sequence
 
 import pytest
 
-from hearts_tournaments.schedule import LABELS, game_positions, SeatingMode
+from hearts_tournaments.schedule import LABELS, SeatingMode, game_positions
 
 card = pytest.importorskip("pysat.card")
 formula = pytest.importorskip("pysat.formula")
 solvers = pytest.importorskip("pysat.solvers")
 
 
-def square_search(
-    n: int, steps: dict[int, tuple[int, int]], least: int = 1
-) -> list[tuple[int, ...]] | None:
+def square_search(n: int, steps: dict[int, tuple[int, int]], least: int = 1) -> list[tuple[int, ...]] | None:
     """A Latin square of ``n`` games in which, for each ``k`` of ``steps`` mapped to
     ``(most, missing)``, every ordered pair is ``k`` seats apart at most ``most`` times and at
     most ``missing`` pairs fewer than ``least`` times; None when the solver proves there is none.
@@ -71,7 +69,8 @@ def square_search(
                     flag = int(pool.id(("short", k, p, q)))
                     short.append(flag)
                     clauses.extend(
-                        [flag, *c] for c in card.CardEnc.atleast(
+                        [flag, *c]
+                        for c in card.CardEnc.atleast(
                             lits=near, bound=least, vpool=pool, encoding=card.EncType.seqcounter
                         ).clauses
                     )
@@ -106,7 +105,9 @@ def check(square: Sequence[Sequence[int]], k: int, most: int, missing: int) -> N
 
 
 @pytest.mark.parametrize("size", [3, 5, 7])
-def test_at_an_odd_size_up_to_seven_no_latin_square_makes_every_table_mate_a_left_neighbour(size: int) -> None:
+def test_at_an_odd_size_up_to_seven_no_latin_square_makes_every_table_mate_a_left_neighbour(
+    size: int,
+) -> None:
     # Not even with no upper bound on the counts: some ordered pair is never left neighbours.
     assert square_search(size, {1: (size, 0)}) is None
 

@@ -126,9 +126,12 @@ SUGGEST_TRIES = 4
 #: bot of its table as its left neighbour once or twice over a deal's games (the mean is
 #: n / (n - 1), so that is within one of it); two seats left misses n or 2n ordered pairs. At 7, 9
 #: and 11 no labels can (the n differences would sum to 0 mod n, as the non-zero residues
-#: already do, so the extra one would be 0) and no Latin square at all could at 5 (every one of
-#: them counted) nor, by an exact solver, at 7: one difference, n ordered pairs of the table, is
-#: never left neighbours in the deal, and every other pair once or twice. Across deals the
+#: already do, so the extra one would be 0): one difference, n ordered pairs of the table, is
+#: never left neighbours in the deal, and every other pair once or twice. No Latin square at all
+#: does better at 3, 5 or 7 seats under that bound: a SAT solver proves that some pair is never
+#: left neighbours at all three, and that at 7 with every pair at most twice one and two seats
+#: left at least 7 pairs are missing (tests/test_seating_layouts.py; 4 missing needs a pair
+#: thrice two seats left). At 9 and 11 it found no answer either way. Across deals the
 #: neighbour search (:func:`_arrange`) spreads those pairs over different bots.
 LABELS: dict[int, tuple[int, ...]] = {
     6: (0, 1, 4, 3, 5, 2),
