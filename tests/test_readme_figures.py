@@ -60,3 +60,21 @@ def test_the_strength_coverage_row_quotes_the_json_the_bench_printed() -> None:
     assert [c["deals"] for c in printed["coverage"]] == [2, 4, 6, 12]
     assert shown == measured
     assert all(93.0 <= x <= 97.0 for x in measured), measured
+
+
+def test_the_scheduled_position_bias_row_quotes_the_json_the_bench_printed() -> None:
+    header = next(line for line in README.splitlines() if line.startswith("| position bias as scheduled"))
+    assert "bench/seating.py --deals 40 --scheduled" in header.split(" | ")[2]
+    printed = json.loads((ROOT / "bench" / "figures" / "seating_scheduled.json").read_text())
+    assert printed["scheduled"] is True
+    rows = {(r["table_size"], r["seating"]): r for r in printed["rows"]}
+    cell = row("position bias as scheduled")
+    quoted = re.findall(
+        r"(\d+)(?: seats)?:? ([\d.]+) → ([\d.]+) \((?:spread )?([\d.]+), (?:noise )?([\d.]+)\)", cell
+    )
+    assert [int(q[0]) for q in quoted] == [6, 7, 9, 11]
+    for size, rotate, permute, spread, noise in quoted:
+        before, after = rows[(int(size), "rotate")], rows[(int(size), "permute")]
+        assert [rotate, permute] == [f"{before['bias']:.2f}", f"{after['bias']:.2f}"]
+        assert [spread, noise] == [f"{after['spread']:.2f}", f"{after['noise']:.2f}"]
+        assert after["bias"] < 0.15  # the aim: the default seating at noise level
