@@ -180,3 +180,29 @@ def test_neighbours_within_one_is_proven_impossible_only_for_the_reasons_given()
     balance = make_schedule([f"b{i}" for i in range(20)], 6, 3, "1").balance()
     assert balance.neighbours_impossible == few and not balance.neighbours_within_one
     assert "neighbours within one is provably impossible" in balance.lines()[-1]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_printed_per_deal_line_is_what_a_printed_deal_gives_and_names_its_proof(
+    tmp_path: Path, size: int
+) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(config_text(size, size, 2))
+    result = CliRunner().invoke(app, ["tournament", "schedule", str(config)])
+    assert result.exit_code == 0, result.output
+    (line,) = [line for line in result.stdout.splitlines() if "within a deal:" in line]
+    games = printed_games(tmp_path, size, size, 2)["d000"]
+    mates = sorted(set(games[0]))
+    pairs = [(a, b) for a in mates for b in mates if a != b]
+    for offset, name in ((1, "left"), (2, "two seats left")):
+        counts = [lefts(games, offset)[p] for p in pairs]
+        never = sum(1 for c in counts if c == 0)
+        shown = re.search(
+            rf"\b{name} (\d+)\.\.(\d+) games(?:, (\d+) of the (\d+) ordered pairs never)?", line
+        )
+        assert shown is not None, line
+        assert (int(shown.group(1)), int(shown.group(2))) == (min(counts), max(counts))
+        assert int(shown.group(3) or 0) == never
+    # Where a deal misses left neighbours, the line says why no layouts do better.
+    if size % 2:
+        assert "no labelling" in line or "SAT proof" in line, line

@@ -258,6 +258,8 @@ class Balance:
             one and two seats left), or 0 with fewer bots than seats (copies count too).
         neighbours_impossible: Why neighbour counts within one of the mean are provably
             impossible (see :func:`neighbour_feasibility`), or None.
+        per_deal: What a deal's games give on their own, and why no layouts do better (see
+            :func:`per_deal_neighbours`), or None without duplicate.
     """
 
     games: int
@@ -277,6 +279,7 @@ class Balance:
     spread_two_impossible: bool = False
     neighbour_mean: float = 0.0
     neighbours_impossible: str | None = None
+    per_deal: str | None = None
 
     @property
     def neighbour_band(self) -> tuple[int, int]:
@@ -333,6 +336,7 @@ class Balance:
                 "mean": self.neighbour_mean,
                 "within_one": self.neighbours_within_one,
                 "impossible": self.neighbours_impossible,
+                "per_deal": self.per_deal,
             },
         }
 
@@ -358,6 +362,7 @@ class Balance:
             spread_two_impossible=data.get("spread_two_impossible", False),
             neighbour_mean=data.get("neighbours", {}).get("mean", 0.0),
             neighbours_impossible=data.get("neighbours", {}).get("impossible"),
+            per_deal=data.get("neighbours", {}).get("per_deal"),
         )
 
     def lines(self) -> list[str]:
@@ -398,12 +403,14 @@ class Balance:
                 )
             else:
                 judged = f"({within}): neighbours within one was not found, nor proven impossible"
+        per_deal = [f"within a deal: {self.per_deal}"] if self.per_deal else []
         return [
             f"{self.games} games on {self.deals} deals; each bot sits at {min(deals)}..{max(deals)} "
             f"deals' tables, holding {min(seats)}..{max(seats)} seats in all",
             f"every pair of bots shares a table on {self.pair_min}..{self.pair_max} deals ({pairs})",
             f"a bot's games per seat position differ by at most {self.seat_spread}: deals, seats, pairs "
             f"and seat positions {verdict}",
+            *per_deal,
             f"{counts} {judged}",
         ]
 
@@ -731,6 +738,7 @@ def balance_of(
         and _spread_two_impossible(b, n, len(seatings)),
         neighbour_mean=mean,
         neighbours_impossible=neighbour_feasibility(b, n, len(seatings), duplicate) if b >= n else None,
+        per_deal=per_deal_neighbours(n, seating) if duplicate and b >= n else None,
     )
 
 
@@ -759,6 +767,41 @@ def neighbour_feasibility(bots: int, table_size: int, deals: int, duplicate: boo
             f"pairs are never neighbours, fewer than {low}"
         )
     return None
+
+
+#: What a SAT solver proved about every Latin square of positions, per table size (see
+#: tests/test_seating_layouts.py, which fails if a better square exists).
+LAYOUT_PROOFS: dict[int, str] = {
+    6: "no Latin square of positions has both one and two seats left within one (a SAT proof)",
+    7: (
+        "no Latin square of positions has every table-mate as left neighbour, nor fewer than 7 "
+        "ordered pairs never with no pair thrice one or two seats apart (a SAT proof)"
+    ),
+    9: (
+        "no labelling has every table-mate as left neighbour (its differences would sum to 0 "
+        "mod 9); other Latin squares neither found nor ruled out"
+    ),
+    11: (
+        "no labelling has every table-mate as left neighbour (its differences would sum to 0 "
+        "mod 11); other Latin squares neither found nor ruled out"
+    ),
+}
+
+
+def per_deal_neighbours(table_size: int, seating: SeatingMode) -> str:
+    """A deal's neighbour counts over its own games (one and two seats left, ordered pairs of
+    its positions), and why no layouts do better where that is known (:data:`LAYOUT_PROOFS`)."""
+    n = table_size
+    layouts = game_positions(n, True, seating)
+    parts = []
+    for k, name in ((1, "left"), (2, "two seats left")):
+        counts = Counter((g[s], g[(s + k) % n]) for g in layouts for s in range(n))
+        values = [counts[(p, q)] for p in range(n) for q in range(n) if p != q]
+        never = sum(1 for v in values if v == 0)
+        missing = f", {never} of the {len(values)} ordered pairs never" if never else ""
+        parts.append(f"{name} {min(values)}..{max(values)} games{missing}")
+    why = f"; {LAYOUT_PROOFS[n]}" if seating is SeatingMode.PERMUTE and n in LAYOUT_PROOFS else ""
+    return f"seating {seating.value} at {n} seats, {', '.join(parts)}{why}"
 
 
 def game_key(deal: int, rotation: int | None) -> str:
