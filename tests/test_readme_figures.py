@@ -78,3 +78,13 @@ def test_the_scheduled_position_bias_row_quotes_the_json_the_bench_printed() -> 
         assert [rotate, permute] == [f"{before['bias']:.2f}", f"{after['bias']:.2f}"]
         assert [spread, noise] == [f"{after['spread']:.2f}", f"{after['noise']:.2f}"]
         assert after["bias"] < 0.15  # the aim: the default seating at noise level
+
+
+def test_the_nine_seat_position_bias_row_quotes_the_json_the_bench_printed() -> None:
+    cell = row("position bias at 9 seats")
+    for name, kept in (("one order", "seating_9_fixed.json"), ("as scheduled", "seating_9_scheduled.json")):
+        printed = json.loads((ROOT / "bench" / "figures" / kept).read_text())
+        biases = {r["seating"]: r["bias"] for r in printed["rows"] if r["table_size"] == 9}
+        shown = re.search(rf"{name}: ([\d.]+) / ([\d.]+) / ([\d.]+)", cell)
+        assert shown is not None, cell
+        assert list(shown.groups()) == [f"{biases[m.value]:.2f}" for m in SeatingMode]

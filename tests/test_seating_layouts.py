@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from hearts_tournaments.layouts import SQUARES
 from hearts_tournaments.schedule import LABELS, SeatingMode, game_positions
 
 card = pytest.importorskip("pysat.card")
@@ -143,3 +144,13 @@ def test_at_seven_seats_the_permute_labels_miss_the_fewest_left_pairs_with_no_pa
     labels = game_positions(7, True, SeatingMode.PERMUTE)
     check(labels, 1, 2, 7)
     check(labels, 2, 2, 7)
+
+
+def test_the_stored_square_of_nine_seats_gives_every_table_mate_as_left_neighbour_once_or_twice() -> None:
+    # Recounted from the data the balanced seating uses; no labelling can do this at 9.
+    square = SQUARES[9]
+    check(square, 1, 2, 0)
+    check(square, 2, 4, 24)
+    assert game_positions(9, True, SeatingMode.BALANCED) == [tuple(g) for g in square]
+    # The symmetry it was found with: game r + 3 seats p + 3 where game r seats p.
+    assert all(square[(r + 3) % 9][s] == (square[r][s] + 3) % 9 for r in range(9) for s in range(9))

@@ -73,16 +73,19 @@ def test_a_deals_games_give_every_table_mate_as_left_neighbour_within_one_of_the
             for offset in (1, 2):
                 counts = lefts(games, offset)
                 assert sum(counts[p] for p in pairs) == size * size
-                # Twice at most, but two seats left at 8 seats, where some pairs are thrice.
-                most = 3 if (size, offset) == (8, 2) else 2
+                # Twice at most, but two seats left at 8 seats, where some pairs are thrice,
+                # and at 9, whose square (left within one) has some four times.
+                most = {(8, 2): 3, (9, 2): 4}.get((size, offset), 2)
                 assert max(counts[p] for p in pairs) <= most, (deal, bots, offset)
                 never = [p for p in pairs if counts[p] == 0]
-                if size % 2 == 0 and offset == 1:
+                if offset == 1 and size in (6, 8, 9, 10):
                     assert not never, (deal, bots)
                 else:
-                    # Impossible at odd sizes (the tests below): one label difference, n
-                    # ordered pairs, is missing; two seats left misses n pairs (2n at 8 seats).
-                    assert len(never) <= size * (1 if size % 2 else 2), (deal, bots, offset, never)
+                    # Impossible at 7 (tests/test_seating_layouts.py) and for labels at 11:
+                    # one label difference, n ordered pairs, is missing; two seats left misses
+                    # n pairs (2n at 8 seats; 24 of 72 with the square of 9).
+                    bound = 24 if (size, offset) == (9, 2) else size * (1 if size % 2 else 2)
+                    assert len(never) <= bound, (deal, bots, offset, never)
 
 
 def circular_lefts(rows: list[tuple[int, ...]]) -> Counter[tuple[int, int]]:
@@ -204,5 +207,6 @@ def test_the_printed_per_deal_line_is_what_a_printed_deal_gives_and_names_its_pr
         assert (int(shown.group(1)), int(shown.group(2))) == (min(counts), max(counts))
         assert int(shown.group(3) or 0) == never
     # Where a deal misses left neighbours, the line says why no layouts do better.
-    if size % 2:
+    if size in (7, 11):
         assert "no labelling" in line or "SAT proof" in line, line
+    assert f"seating balanced at {size} seats" in line

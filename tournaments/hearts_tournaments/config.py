@@ -152,9 +152,11 @@ class TournamentConfig:
         max_hands: Each game also ends after this many hands.
         output: The folder for the database, records and logs.
         duplicate: Play each deal once per rotation of its table's seats.
-        seating: How a duplicate deal's games seat its bots: ``permute`` (the default: a
-            different order in every game, so neighbours vary) or ``rotate`` (the same order
-            turned; the default before, which a tournament stored then keeps).
+        seating: How a duplicate deal's games seat its bots: ``balanced`` (the default: the
+            solver's layouts where better ones were found, else ``permute``'s), ``permute`` (a
+            different order in every game, so neighbours vary; the default before) or
+            ``rotate`` (the same order turned; the default before that). A tournament stored
+            keeps its own.
         decision_ms: The referee's limit per decision.
         time_bank_ms: Thinking time per seat per game.
         max_faults: Faults that retire a seat for the rest of a game.

@@ -9,7 +9,10 @@ How a deal's games seat its bots (:class:`SeatingMode`, with ``duplicate``):
 
 * ``rotate``: game ``r`` moves the bot of position ``p`` to seat ``p + r``. Every bot keeps the
   same neighbours in all the deal's games.
-* ``permute`` (the default): game ``r`` seats position ``p`` where the label
+* ``balanced`` (the default): the layouts of :data:`hearts_tournaments.layouts.SQUARES`
+  where a solver found better ones (9 seats: every table-mate a left neighbour once or twice),
+  else those of ``permute``.
+* ``permute``: game ``r`` seats position ``p`` where the label
   ``LABELS[n][p] - r`` sits, a Latin square (every bot still holds every seat once) whose rows
   change the order around the table: over a deal's games a bot has every other bot of its table
   as its left neighbour once or twice at even sizes (at odd sizes all but one label difference:
@@ -65,6 +68,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hearts_core.deal import derive_seed
+from hearts_tournaments.layouts import NOTES, SQUARES
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -148,11 +152,12 @@ class SeatingMode(enum.StrEnum):
 
     ROTATE = "rotate"
     PERMUTE = "permute"
+    BALANCED = "balanced"
 
 
-#: The seating of a config that does not name one (``rotate`` before: a tournament stored then
-#: keeps it, see :func:`hearts_tournaments.runner.open_tournament`).
-DEFAULT_SEATING = SeatingMode.PERMUTE
+#: The seating of a config that does not name one (``rotate``, then ``permute`` before: a
+#: tournament stored then keeps its own, see :func:`hearts_tournaments.runner.open_tournament`).
+DEFAULT_SEATING = SeatingMode.BALANCED
 
 
 @dataclass(frozen=True, slots=True)
@@ -800,7 +805,10 @@ def per_deal_neighbours(table_size: int, seating: SeatingMode) -> str:
         never = sum(1 for v in values if v == 0)
         missing = f", {never} of the {len(values)} ordered pairs never" if never else ""
         parts.append(f"{name} {min(values)}..{max(values)} games{missing}")
-    why = f"; {LAYOUT_PROOFS[n]}" if seating is SeatingMode.PERMUTE and n in LAYOUT_PROOFS else ""
+    labelled = seating is SeatingMode.PERMUTE or (seating is SeatingMode.BALANCED and n not in SQUARES)
+    why = f"; {LAYOUT_PROOFS[n]}" if labelled and n in LAYOUT_PROOFS else ""
+    if seating is SeatingMode.BALANCED and n in NOTES:
+        why = f"; {NOTES[n]}"
     return f"seating {seating.value} at {n} seats, {', '.join(parts)}{why}"
 
 
@@ -818,6 +826,8 @@ def game_positions(table_size: int, duplicate: bool, seating: SeatingMode) -> li
     n = table_size
     if not duplicate:
         return [tuple(range(n))]
+    if seating is SeatingMode.BALANCED and n in SQUARES:
+        return [tuple(layout) for layout in SQUARES[n]]
     if seating is SeatingMode.ROTATE or n not in LABELS:
         return [tuple((s - r) % n for s in range(n)) for r in range(n)]
     label = LABELS[n]
