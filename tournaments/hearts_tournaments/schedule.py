@@ -135,7 +135,9 @@ SUGGEST_TRIES = 4
 #: does better at 3, 5 or 7 seats under that bound: a SAT solver proves that some pair is never
 #: left neighbours at all three, and that at 7 with every pair at most twice one and two seats
 #: left at least 7 pairs are missing (tests/test_seating_layouts.py; 4 missing needs a pair
-#: thrice two seats left). At 9 and 11 it found no answer either way. Across deals the
+#: thrice two seats left). At 9 it found a square that does (with a symmetry of order 3: the
+#: ``balanced`` seating's, :data:`hearts_tournaments.layouts.SQUARES`); at 11 it found no answer
+#: either way. Across deals the
 #: neighbour search (:func:`_arrange`) spreads those pairs over different bots.
 LABELS: dict[int, tuple[int, ...]] = {
     6: (0, 1, 4, 3, 5, 2),
@@ -784,7 +786,7 @@ LAYOUT_PROOFS: dict[int, str] = {
     ),
     9: (
         "no labelling has every table-mate as left neighbour (its differences would sum to 0 "
-        "mod 9); other Latin squares neither found nor ruled out"
+        "mod 9); the square of seating balanced does"
     ),
     11: (
         "no labelling has every table-mate as left neighbour (its differences would sum to 0 "
