@@ -154,3 +154,10 @@ def test_the_stored_square_of_nine_seats_gives_every_table_mate_as_left_neighbou
     assert game_positions(9, True, SeatingMode.BALANCED) == [tuple(g) for g in square]
     # The symmetry it was found with: game r + 3 seats p + 3 where game r seats p.
     assert all(square[(r + 3) % 9][s] == (square[r][s] + 3) % 9 for r in range(9) for s in range(9))
+
+
+@pytest.mark.timeout(900)
+def test_at_eight_seats_no_latin_square_has_both_neighbours_within_one() -> None:
+    # Left within one holds (the labels); two seats left as well is impossible, as at 6.
+    check(game_positions(8, True, SeatingMode.PERMUTE), 1, 2, 0)
+    assert square_search(8, {1: (2, 0), 2: (2, 0)}) is None

@@ -780,6 +780,7 @@ def neighbour_feasibility(bots: int, table_size: int, deals: int, duplicate: boo
 #: tests/test_seating_layouts.py, which fails if a better square exists).
 LAYOUT_PROOFS: dict[int, str] = {
     6: "no Latin square of positions has both one and two seats left within one (a SAT proof)",
+    8: "no Latin square of positions has both one and two seats left within one (a SAT proof)",
     7: (
         "no Latin square of positions has every table-mate as left neighbour, nor fewer than 7 "
         "ordered pairs never with no pair thrice one or two seats apart (a SAT proof)"
