@@ -9,7 +9,10 @@ How a deal's games seat its bots (:class:`SeatingMode`, with ``duplicate``):
 
 * ``rotate``: game ``r`` moves the bot of position ``p`` to seat ``p + r``. Every bot keeps the
   same neighbours in all the deal's games.
-* ``permute`` (the default): game ``r`` seats position ``p`` where the label
+* ``balanced`` (the default): the layouts of :data:`hearts_tournaments.tournament.layouts.SQUARES`
+  where a solver found better ones (9 seats: every table-mate a left neighbour once or twice),
+  else those of ``permute``.
+* ``permute``: game ``r`` seats position ``p`` where the label
   ``LABELS[n][p] - r`` sits, a Latin square (every bot still holds every seat once) whose rows
   change the order around the table: over a deal's games a bot has every other bot of its table
   as its left neighbour once or twice at even sizes (at odd sizes all but one label difference:
@@ -66,6 +69,7 @@ import numpy.typing as npt
 
 from hearts_core.deal import derive_seed
 from hearts_tournaments.arena.job import ScheduledGame
+from hearts_tournaments.tournament.layouts import NOTES, SQUARES
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -127,9 +131,14 @@ SUGGEST_TRIES = 4
 #: bot of its table as its left neighbour once or twice over a deal's games (the mean is
 #: n / (n - 1), so that is within one of it); two seats left misses n or 2n ordered pairs. At 7, 9
 #: and 11 no labels can (the n differences would sum to 0 mod n, as the non-zero residues
-#: already do, so the extra one would be 0) and no Latin square at all could at 5 (every one of
-#: them counted) nor, by an exact solver, at 7: one difference, n ordered pairs of the table, is
-#: never left neighbours in the deal, and every other pair once or twice. Across deals the
+#: already do, so the extra one would be 0): one difference, n ordered pairs of the table, is
+#: never left neighbours in the deal, and every other pair once or twice. No Latin square at all
+#: does better at 3, 5 or 7 seats under that bound: a SAT solver proves that some pair is never
+#: left neighbours at all three, and that at 7 with every pair at most twice one and two seats
+#: left at least 7 pairs are missing (tests/test_seating_layouts.py; 4 missing needs a pair
+#: thrice two seats left). At 9 it found a square that does (with a symmetry of order 3: the
+#: ``balanced`` seating's, :data:`hearts_tournaments.tournament.layouts.SQUARES`); at 11 it found no answer
+#: either way. Across deals the
 #: neighbour search (:func:`_arrange`) spreads those pairs over different bots.
 LABELS: dict[int, tuple[int, ...]] = {
     6: (0, 1, 4, 3, 5, 2),
@@ -146,11 +155,12 @@ class SeatingMode(enum.StrEnum):
 
     ROTATE = "rotate"
     PERMUTE = "permute"
+    BALANCED = "balanced"
 
 
-#: The seating of a config that does not name one (``rotate`` before: a tournament stored then
-#: keeps it, see :func:`hearts_tournaments.tournament.runner.open_tournament`).
-DEFAULT_SEATING = SeatingMode.PERMUTE
+#: The seating of a config that does not name one (``rotate``, then ``permute`` before: a
+#: tournament stored then keeps its own, see :func:`hearts_tournaments.tournament.folder.open_tournament`).
+DEFAULT_SEATING = SeatingMode.BALANCED
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +243,8 @@ class Balance:
             one and two seats left), or 0 with fewer bots than seats (copies count too).
         neighbours_impossible: Why neighbour counts within one of the mean are provably
             impossible (see :func:`neighbour_feasibility`), or None.
+        per_deal: What a deal's games give on their own, and why no layouts do better (see
+            :func:`per_deal_neighbours`), or None without duplicate.
     """
 
     games: int
@@ -252,6 +264,7 @@ class Balance:
     spread_two_impossible: bool = False
     neighbour_mean: float = 0.0
     neighbours_impossible: str | None = None
+    per_deal: str | None = None
 
     @property
     def neighbour_band(self) -> tuple[int, int]:
@@ -308,6 +321,7 @@ class Balance:
                 "mean": self.neighbour_mean,
                 "within_one": self.neighbours_within_one,
                 "impossible": self.neighbours_impossible,
+                "per_deal": self.per_deal,
             },
         }
 
@@ -333,6 +347,7 @@ class Balance:
             spread_two_impossible=data.get("spread_two_impossible", False),
             neighbour_mean=data.get("neighbours", {}).get("mean", 0.0),
             neighbours_impossible=data.get("neighbours", {}).get("impossible"),
+            per_deal=data.get("neighbours", {}).get("per_deal"),
         )
 
     def lines(self) -> list[str]:
@@ -373,12 +388,14 @@ class Balance:
                 )
             else:
                 judged = f"({within}): neighbours within one was not found, nor proven impossible"
+        per_deal = [f"within a deal: {self.per_deal}"] if self.per_deal else []
         return [
             f"{self.games} games on {self.deals} deals; each bot sits at {min(deals)}..{max(deals)} "
             f"deals' tables, holding {min(seats)}..{max(seats)} seats in all",
             f"every pair of bots shares a table on {self.pair_min}..{self.pair_max} deals ({pairs})",
             f"a bot's games per seat position differ by at most {self.seat_spread}: deals, seats, pairs "
             f"and seat positions {verdict}",
+            *per_deal,
             f"{counts} {judged}",
         ]
 
@@ -706,6 +723,7 @@ def balance_of(
         and _spread_two_impossible(b, n, len(seatings)),
         neighbour_mean=mean,
         neighbours_impossible=neighbour_feasibility(b, n, len(seatings), duplicate) if b >= n else None,
+        per_deal=per_deal_neighbours(n, seating) if duplicate and b >= n else None,
     )
 
 
@@ -736,6 +754,45 @@ def neighbour_feasibility(bots: int, table_size: int, deals: int, duplicate: boo
     return None
 
 
+#: What a SAT solver proved about every Latin square of positions, per table size (see
+#: tests/test_seating_layouts.py, which fails if a better square exists).
+LAYOUT_PROOFS: dict[int, str] = {
+    6: "no Latin square of positions has both one and two seats left within one (a SAT proof)",
+    8: "no Latin square of positions has both one and two seats left within one (a SAT proof)",
+    7: (
+        "no Latin square of positions has every table-mate as left neighbour, nor fewer than 7 "
+        "ordered pairs never with no pair thrice one or two seats apart (a SAT proof)"
+    ),
+    9: (
+        "no labelling has every table-mate as left neighbour (its differences would sum to 0 "
+        "mod 9); the square of seating balanced does"
+    ),
+    11: (
+        "no labelling has every table-mate as left neighbour (its differences would sum to 0 "
+        "mod 11); other Latin squares neither found nor ruled out"
+    ),
+}
+
+
+def per_deal_neighbours(table_size: int, seating: SeatingMode) -> str:
+    """A deal's neighbour counts over its own games (one and two seats left, ordered pairs of
+    its positions), and why no layouts do better where that is known (:data:`LAYOUT_PROOFS`)."""
+    n = table_size
+    layouts = game_positions(n, True, seating)
+    parts = []
+    for k, name in ((1, "left"), (2, "two seats left")):
+        counts = Counter((g[s], g[(s + k) % n]) for g in layouts for s in range(n))
+        values = [counts[(p, q)] for p in range(n) for q in range(n) if p != q]
+        never = sum(1 for v in values if v == 0)
+        missing = f", {never} of the {len(values)} ordered pairs never" if never else ""
+        parts.append(f"{name} {min(values)}..{max(values)} games{missing}")
+    labelled = seating is SeatingMode.PERMUTE or (seating is SeatingMode.BALANCED and n not in SQUARES)
+    why = f"; {LAYOUT_PROOFS[n]}" if labelled and n in LAYOUT_PROOFS else ""
+    if seating is SeatingMode.BALANCED and n in NOTES:
+        why = f"; {NOTES[n]}"
+    return f"seating {seating.value} at {n} seats, {', '.join(parts)}{why}"
+
+
 def game_key(deal: int, rotation: int | None) -> str:
     """The stable name of a game: ``d003-r02``, or ``d003`` when deals are not rotated."""
     return f"d{deal:03d}" if rotation is None else f"d{deal:03d}-r{rotation:02d}"
@@ -750,6 +807,8 @@ def game_positions(table_size: int, duplicate: bool, seating: SeatingMode) -> li
     n = table_size
     if not duplicate:
         return [tuple(range(n))]
+    if seating is SeatingMode.BALANCED and n in SQUARES:
+        return [tuple(layout) for layout in SQUARES[n]]
     if seating is SeatingMode.ROTATE or n not in LABELS:
         return [tuple((s - r) % n for s in range(n)) for r in range(n)]
     label = LABELS[n]
