@@ -22,13 +22,12 @@ from hearts_tournaments.tournament.schedule import (
     Balance,
     Schedule,
     SeatingMode,
-    _necessary,
-    _small_design,
     game_positions,
     make_schedule,
     pair_feasibility,
     suggest_deals,
 )
+from hearts_tournaments.tournament.schedule.tables import _necessary, _small_design
 
 
 def names(count: int) -> list[str]:

@@ -1,48 +1,22 @@
-"""Statistics for tournaments and leagues: intervals, paired differences, ratings, the SPRT.
-
-Plain functions on plain values (numbers keyed by deal, finishing places per game), with no
-knowledge of the tournament store, so that tournaments, leagues and benchmarks share them.
-
-* :func:`cluster_mean`: a mean over *clusters* (a deal and all its rotations is one cluster),
-  with a Student-t interval on the cluster-robust standard error. With equally sized clusters
-  this is exactly the t interval over the cluster means; it needs at least two clusters.
-* :func:`paired_difference`: the mean of per-deal differences between two bots over the deals
-  both played, its t interval and the likelihood of superiority (the probability, under a flat
-  prior and a normal model of the deal differences, that the true difference is below zero).
-* :func:`fit_plackett_luce` and :func:`bootstrap_plackett_luce`: a batch Plackett-Luce fit of
-  every game's finishing order (Newton's method on the log-posterior, ties handled as Breslow does in
-  survival models), with a weak prior so that it always converges, and intervals from a
-  bootstrap over clusters. The fit depends on the set of games only, never on their order.
-  :func:`strength_difference` is the interval of two bots' difference from the same
-  resamples (the covariance kept): whether two bots are separated by the model.
-* :func:`sprt`: a sequential probability ratio test on paired per-deal results (the normal
-  approximation with an estimated variance that fishtest and fastchess use for two players),
-  for gauntlets that stop as soon as the candidate is known to be stronger by ``h1`` or not
-  better than ``h0``.
-
-Every function is deterministic: bootstraps take a seed, and sums run in the order given.
-"""
+"""The Plackett-Luce ranking key: a batch fit of every game's finishing order, bootstrapped over
+clusters for its intervals, and the difference of two bots from the same resamples."""
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import TypeVar
 
-K = TypeVar("K", bound=Hashable)
+from hearts_tournaments.tournament.stats.intervals import CONFIDENCE, MIN_CLUSTERS, Interval, t_quantile
 
-#: Two-sided confidence level used unless a caller asks for another.
-CONFIDENCE = 0.95
 #: Clusters up to which a bootstrap resample is refitted in full rather than by one Newton
 #: step: there the one-step standard errors are too small (coverage 91.9% / 92.6% at 2 / 4 deals
 #: of real games against 94.1% / 95.2% at 6 / 12; bench/intervals.py --model engine --measure
 #: strength).
 FULL_REFIT_CLUSTERS = 8
-#: The fewest clusters (deals) an interval can be estimated from.
-MIN_CLUSTERS = 2
+
+
 #: The prior's pull: a strength interval also reaches ``t * se`` beyond the fit with this
 #: share of the prior (see :func:`bootstrap_plackett_luce`). The prior shrinks every strength
 #: towards the reference, most with few games, a bias no bootstrap of the same fit sees: at 2
@@ -51,222 +25,20 @@ MIN_CLUSTERS = 2
 PULL_PRIOR_SHARE = 0.1
 
 
-@dataclass(frozen=True, slots=True)
-class Interval:
-    """A confidence interval ``[low, high]``."""
-
-    low: float
-    high: float
-
-    def to_json(self, digits: int = 6) -> list[float]:
-        """``[low, high]``, rounded."""
-        return [round(self.low, digits), round(self.high, digits)]
-
-    def overlaps(self, other: Interval) -> bool:
-        """Whether the two intervals share a point."""
-        return self.low <= other.high and other.low <= self.high
-
-    def contains(self, value: float) -> bool:
-        """Whether ``value`` lies in the interval (ends included)."""
-        return self.low <= value <= self.high
-
-    def clipped(self, low: float | None = None, high: float | None = None) -> Interval:
-        """The interval cut to the range a quantity can take (which keeps its coverage)."""
-        new_low = self.low if low is None else max(self.low, low)
-        new_high = self.high if high is None else min(self.high, high)
-        return Interval(new_low, max(new_low, new_high))
-
-    @property
-    def width(self) -> float:
-        """``high - low``."""
-        return self.high - self.low
-
-
-@dataclass(frozen=True, slots=True)
-class Estimate:
-    """A mean over clusters with its interval.
-
-    Attributes:
-        mean: The estimate (None without data).
-        interval: Its confidence interval, or None with fewer than :data:`MIN_CLUSTERS`
-            clusters (it cannot be estimated).
-        clusters: Clusters (deals) the estimate rests on.
-        standard_error: The cluster-robust standard error, or None with fewer than two
-            clusters.
-    """
-
-    mean: float | None
-    interval: Interval | None
-    clusters: int
-    standard_error: float | None
-
-
-# --- Student's t distribution -------------------------------------------------------------
-
-
-def _beta_continued_fraction(a: float, b: float, x: float) -> float:
-    """The continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 400):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _regularized_beta(a: float, b: float, x: float) -> float:
-    """``I_x(a, b)``, the regularized incomplete beta function."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _beta_continued_fraction(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _beta_continued_fraction(b, a, 1.0 - x) / b
-
-
-def t_cdf(t: float, df: float) -> float:
-    """The cumulative distribution function of Student's t with ``df`` degrees of freedom."""
-    if math.isinf(t):
-        return 1.0 if t > 0 else 0.0
-    tail = 0.5 * _regularized_beta(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t > 0 else tail
-
-
-def t_quantile(p: float, df: float) -> float:
-    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (bisection, to 1e-12).
-
-    Raises:
-        ValueError: unless ``0 < p < 1`` and ``df > 0``.
-    """
-    if not 0.0 < p < 1.0 or df <= 0:
-        raise ValueError(f"t_quantile needs 0 < p < 1 and df > 0, not p={p}, df={df}")
-    if p == 0.5:
-        return 0.0
-    if p < 0.5:
-        return -t_quantile(1.0 - p, df)
-    low, high = 0.0, 1.0
-    while t_cdf(high, df) < p:
-        low, high = high, high * 2.0
-    for _ in range(200):
-        mid = (low + high) / 2.0
-        if t_cdf(mid, df) < p:
-            low = mid
-        else:
-            high = mid
-        if high - low < 1e-12 * max(1.0, high):
-            break
-    return (low + high) / 2.0
-
-
-# --- Means over clusters ------------------------------------------------------------------
-
-
-def cluster_mean(clusters: Sequence[tuple[float, float]], confidence: float = CONFIDENCE) -> Estimate:
-    """A ratio mean over clusters with a Student-t interval.
-
-    Each cluster is ``(total, count)``: e.g. one deal's places summed over a bot's seats in all
-    its rotations, and the number of those seats. The mean is ``sum(total) / sum(count)``; its
-    standard error is the cluster-robust (linearised ratio) one,
-    ``sqrt(C / (C - 1) * sum((total_c - mean * count_c) ** 2)) / sum(count)``, and the interval
-    is ``mean -+ t(C - 1) * se``. With equal counts this is the textbook t interval over the
-    cluster means. Clusters with a zero count are ignored.
-
-    Args:
-        clusters: ``(total, count)`` per cluster.
-        confidence: Two-sided confidence level.
-
-    Returns:
-        The estimate; its interval is None with fewer than :data:`MIN_CLUSTERS` clusters.
-    """
-    used = [(t, n) for t, n in clusters if n > 0]
-    if not used:
-        return Estimate(None, None, 0, None)
-    count = sum(n for _, n in used)
-    mean = sum(t for t, _ in used) / count
-    c = len(used)
-    if c < MIN_CLUSTERS:
-        return Estimate(mean, None, c, None)
-    squares = sum((t - mean * n) ** 2 for t, n in used)
-    se = math.sqrt(c / (c - 1) * squares) / count
-    half = t_quantile(1 - (1 - confidence) / 2, c - 1) * se
-    return Estimate(mean, Interval(mean - half, mean + half), c, se)
-
-
-@dataclass(frozen=True, slots=True)
-class PairedDifference:
-    """The mean of per-cluster differences ``a - b`` over the clusters both sides have.
-
-    Attributes:
-        clusters: Shared clusters (deals).
-        mean: The mean difference (None when no cluster is shared).
-        interval: Its t interval, or None with fewer than :data:`MIN_CLUSTERS` shared clusters.
-        below_zero: The likelihood of superiority of ``a`` when lower is better: the
-            probability that the true mean difference is below zero, ``F_t(-mean / se; C - 1)``
-            (a flat prior on a normal mean). 0.5 when the differences are all zero; None with
-            fewer than two shared clusters.
-    """
-
-    clusters: int
-    mean: float | None
-    interval: Interval | None
-    below_zero: float | None
-
-
-def paired_difference(
-    a: Mapping[K, float], b: Mapping[K, float], confidence: float = CONFIDENCE
-) -> PairedDifference:
-    """The paired difference ``a - b`` over the keys (deals) both mappings hold.
-
-    Args:
-        a: A value per cluster, e.g. bot A's mean place on each deal it played.
-        b: The same for bot B.
-        confidence: Two-sided confidence level.
-    """
-    differences = [a[k] - b[k] for k in a if k in b]
-    c = len(differences)
-    if not c:
-        return PairedDifference(0, None, None, None)
-    mean = sum(differences) / c
-    if c < MIN_CLUSTERS:
-        return PairedDifference(c, mean, None, None)
-    variance = sum((d - mean) ** 2 for d in differences) / (c - 1)
-    se = math.sqrt(variance / c)
-    if se == 0.0:
-        below = 1.0 if mean < 0 else 0.0 if mean > 0 else 0.5
-        return PairedDifference(c, mean, Interval(mean, mean), below)
-    half = t_quantile(1 - (1 - confidence) / 2, c - 1) * se
-    return PairedDifference(c, mean, Interval(mean - half, mean + half), t_cdf(-mean / se, c - 1))
-
-
-# --- Plackett-Luce ------------------------------------------------------------------------
 
 #: One game's result: ``(bot, place)`` per seat, 1 = best; equal places are ties. A bot may
 #: hold several seats.
 PlacedGame = Sequence[tuple[str, int]]
 
+
 #: Virtual games each bot wins and loses against a reference of strength 1 (the prior).
 PRIOR_GAMES = 1.0
+
+
 #: Newton's method stops when no log-strength moves by more than this.
 TOLERANCE = 1e-10
+
+
 #: ... or after this many iterations.
 MAX_ITERATIONS = 200
 
@@ -639,130 +411,3 @@ def percentile_interval(values: Sequence[float], confidence: float = CONFIDENCE)
     low = ordered[max(0, math.ceil(tail * len(ordered)) - 1)]
     high = ordered[min(len(ordered) - 1, math.ceil((1 - tail) * len(ordered)) - 1)]
     return Interval(low, high)
-
-
-# --- The sequential probability ratio test -------------------------------------------------
-
-
-class SprtVerdict(StrEnum):
-    """Where a sequential test stands."""
-
-    H0 = "H0"  # accepted: the candidate is not better by ``h1`` (its advantage is ``h0`` or less)
-    H1 = "H1"  # accepted: the candidate is better by ``h1`` or more
-    CONTINUE = "continue"  # not decided yet: play more deals
-
-
-@dataclass(frozen=True, slots=True)
-class SprtSettings:
-    """A sequential test of the candidate's advantage per deal.
-
-    The advantage of a deal is a paired result in which higher is better for the candidate,
-    e.g. the field's mean place minus the candidate's mean place on that deal (the unit of
-    ``h0`` and ``h1``: places). The bounds play the role of cutechess-cli's elo0 and elo1.
-
-    Attributes:
-        h0: The advantage under the null hypothesis (e.g. 0: no better than the field).
-        h1: The advantage under the alternative (e.g. 0.25 places a deal); above ``h0``.
-        alpha: The chance of accepting H1 when H0 holds.
-        beta: The chance of accepting H0 when H1 holds.
-        min_deals: No verdict before this many deals (the variance is estimated from them).
-    """
-
-    h0: float = 0.0
-    h1: float = 0.25
-    alpha: float = 0.05
-    beta: float = 0.05
-    min_deals: int = 16
-
-    def __post_init__(self) -> None:
-        if not self.h1 > self.h0:
-            raise ValueError(f"h1 must be above h0, not h0={self.h0}, h1={self.h1}")
-        if not (0 < self.alpha < 0.5 and 0 < self.beta < 0.5):
-            raise ValueError(f"alpha and beta must be between 0 and 0.5, not {self.alpha}, {self.beta}")
-        if self.min_deals < 2:
-            raise ValueError(f"min_deals must be at least 2, not {self.min_deals}")
-
-    @property
-    def lower(self) -> float:
-        """The log-likelihood ratio at or below which H0 is accepted, ``log(beta / (1 - alpha))``."""
-        return math.log(self.beta / (1 - self.alpha))
-
-    @property
-    def upper(self) -> float:
-        """The log-likelihood ratio at or above which H1 is accepted, ``log((1 - beta) / alpha)``."""
-        return math.log((1 - self.beta) / self.alpha)
-
-
-@dataclass(frozen=True, slots=True)
-class SprtResult:
-    """The state of a sequential test after some deals.
-
-    Attributes:
-        verdict: H0, H1 or continue.
-        llr: The log-likelihood ratio of H1 against H0.
-        lower: The H0 bound.
-        upper: The H1 bound.
-        deals: Deals counted.
-        mean: Their mean advantage (None without deals).
-        stopped_at: The deal count at which the verdict was first reached (None while
-            continuing).
-    """
-
-    verdict: SprtVerdict
-    llr: float
-    lower: float
-    upper: float
-    deals: int
-    mean: float | None
-    stopped_at: int | None
-
-
-#: The variance floor of :func:`sprt_llr`, so identical deal results give a finite ratio.
-VARIANCE_FLOOR = 1e-9
-
-
-def sprt_llr(advantages: Sequence[float], h0: float, h1: float) -> float:
-    """The log-likelihood ratio of H1 against H0 for normal deal results (variance estimated).
-
-    ``n * (h1 - h0) * (2 * mean - h0 - h1) / (2 * var)`` with the sample variance of the
-    results (the normal approximation fishtest and fastchess use for two players). Estimating
-    the variance from few deals makes the test a little bolder than ``alpha`` and ``beta`` say
-    (simulated at alpha = beta = 0.05: 7% and 10% wrong verdicts from 8 deals on, 6% and 7.5%
-    from 16, see ``tests/test_stats.py``), hence ``min_deals``. The generalised ratio with the
-    variance estimated under each hypothesis keeps its error rates better, but the misfit of
-    both hypotheses inflates both variances for a candidate far stronger than ``h1``, which
-    then takes many more deals to accept: the wrong trade for a gauntlet.
-    """
-    n = len(advantages)
-    if n < 2:
-        return 0.0
-    mean = sum(advantages) / n
-    variance = max(sum((x - mean) ** 2 for x in advantages) / (n - 1), VARIANCE_FLOOR)
-    return n * (h1 - h0) * (2 * mean - h0 - h1) / (2 * variance)
-
-
-def sprt(advantages: Sequence[float], settings: SprtSettings) -> SprtResult:
-    """Runs the sequential test over deal results in the order they were played.
-
-    The test stops at the first deal count (from ``min_deals`` on) whose log-likelihood ratio
-    crosses a bound; later deals, if any were played, do not change the verdict.
-
-    Args:
-        advantages: The candidate's advantage on each deal, in deal order (higher is better).
-        settings: Hypotheses and error rates.
-    """
-    for n in range(settings.min_deals, len(advantages) + 1):
-        llr = sprt_llr(advantages[:n], settings.h0, settings.h1)
-        if llr >= settings.upper or llr <= settings.lower:
-            verdict = SprtVerdict.H1 if llr >= settings.upper else SprtVerdict.H0
-            return SprtResult(verdict, llr, settings.lower, settings.upper, n, sum(advantages[:n]) / n, n)
-    n = len(advantages)
-    return SprtResult(
-        SprtVerdict.CONTINUE,
-        sprt_llr(advantages, settings.h0, settings.h1),
-        settings.lower,
-        settings.upper,
-        n,
-        sum(advantages) / n if n else None,
-        None,
-    )
