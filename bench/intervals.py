@@ -23,10 +23,11 @@ Three models of the games (``--model``):
   With ``--measure strength`` it is the **strength** intervals' coverage (the ranking key, as
   for ``pl`` below) in real games, the truth being the strength fitted to the whole pool.
 * ``pl``: finishing orders drawn from a Plackett-Luce model with known strengths (``PL_STRENGTH``):
-  the coverage of the **strength** intervals (one-step bootstrap over deals, 200 resamples,
-  with a t quantile). The old standings had no interval for their rating (OpenSkill's
-  mu +- sigma is a posterior spread of an order-dependent online estimate), so there is no
-  old column.
+  the coverage of the **strength** intervals (bootstrap over deals, 200 resamples, with a t
+  quantile, reaching as far past the fit with a tenth of the prior: see
+  :func:`hearts_tournaments.tournament.stats.bootstrap_plackett_luce`). The old standings had no
+  interval for their rating (OpenSkill's mu +- sigma is a posterior spread of an
+  order-dependent online estimate), so there is no old column.
 
 Usage::
 

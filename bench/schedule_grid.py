@@ -31,7 +31,8 @@ from collections import Counter
 from typing import Any
 
 from hearts_core.deal import derive_seed
-from hearts_tournaments.tournament.schedule import _compositions, _pair_spread, pair_feasibility
+from hearts_tournaments.tournament.schedule import pair_feasibility
+from hearts_tournaments.tournament.schedule.tables import _compositions, _pair_spread
 
 #: Table sizes of the grid.
 SIZES = range(6, 12)

@@ -10,11 +10,17 @@ OpenSpiel's Hearts in cards per second (``x_openspiel``). OpenSpiel's figure is
 * ``core_loop``: whole random hands inside the core (``hearts_sim.play_random_hands``), dealt by
   the simulator's fast shuffle; ``core_loop_referee_deal``: the same with the referee's seeded
   deal (SHA-256 and CPython's Mersenne Twister seeding, about half the time of a random hand).
-* ``python_step``: Python chooses every action (``legal_actions``, a uniformly random index from
-  ``random.random``, ``apply_action``), passes included.
-* ``aec_step``: the PettingZoo AEC environment (``hearts_client.sim.pettingzoo``), observation
-  and action mask at every step, a random legal action from the mask; hands counted as actions
-  / 128 (24 passes and 104 cards at 8 players).
+* ``python_step``: Python chooses every action, passes included, through the fast path
+  ``legal = game.step(action)`` (apply the action, get the legal actions after it; a uniformly
+  random index from ``random.random``); ``python_step_apply`` the same with the two calls
+  ``legal_actions()`` and ``apply_action``. Hands are the hands completed (``hand_index``).
+* ``aec_step``: the PettingZoo AEC environment (``hearts_client.sim.pettingzoo.env``, its
+  order-enforcing wrapper included), observation and action mask at every step (``last()``),
+  a random legal action from the mask; hands counted as actions / 128 (24 passes and 104 cards
+  at 8 players). An AEC step is several Python calls, so beside OpenSpiel's C++ loop it is far
+  behind; ``x_openspiel_python`` compares it with OpenSpiel's Hearts stepped the same way from
+  Python (``openspiel_python_cards_per_s``: ``information_state_tensor``,
+  ``legal_actions_mask`` and a random ``apply_action`` at every decision, chance nodes sampled).
 * ``vec``: ``VecGame(256 games).step_random`` in the core, one thread (so it is per core);
   ``vec_numpy`` is the same games stepped from numpy (``legal_masks`` + a random legal action
   per game + ``step``).
@@ -25,9 +31,11 @@ OpenSpiel's Hearts in cards per second (``x_openspiel``). OpenSpiel's figure is
   a whole ``Game`` per sampled world, built in Rust).
 
 ``--json`` prints one JSON object: ``core_loop``, ``python_step``, ``aec_step``, ``vec`` (and
-``vec_numpy``) each hold ``hands_per_s`` and ``x_openspiel``; ``openspiel_cards_per_s`` is the
-baseline (null when OpenSpiel is not installed: ``pip install open_spiel``; the ratios are null
-then).
+``vec_numpy``, ``python_step_apply``) each hold ``hands_per_s`` and ``x_openspiel``;
+``openspiel_cards_per_s`` is the baseline (null when OpenSpiel is not installed:
+``pip install open_spiel``; the ratios are null then). ``--repeat N`` runs every figure N times
+and reports the median (the machine may be shared: CPU time is steadier than wall time, but
+not immune to a loaded cache).
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ import argparse
 import importlib
 import json
 import random
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -70,6 +79,34 @@ def openspiel_cards_per_s(hands: int) -> float | None:
     return count / seconds
 
 
+def openspiel_python_cards_per_s(hands: int) -> float | None:
+    """OpenSpiel's Hearts stepped from Python as an RL loop does: observation tensor, legal
+    mask and a random legal action at every decision (chance outcomes drawn by weight)."""
+    try:
+        pyspiel: Any = importlib.import_module("pyspiel")
+    except ImportError:
+        return None
+    game = pyspiel.load_game("hearts")
+    rand = random.Random(2).random
+
+    def work() -> float:
+        for _ in range(hands):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(outcomes[int(rand() * len(outcomes))][0])
+                    continue
+                state.information_state_tensor()
+                state.legal_actions_mask()
+                legal = state.legal_actions()
+                state.apply_action(legal[int(rand() * len(legal))])
+        return hands * OPENSPIEL_CARDS_PER_HAND
+
+    count, seconds = cpu(work)
+    return count / seconds
+
+
 def core_loop(sim: Any, hands: int, deal: str = "fast") -> float:
     count, seconds = cpu(lambda: sim.play_random_hands(PLAYERS, hands, 1, deal) / CARDS_PER_HAND)
     return count / seconds
@@ -78,13 +115,30 @@ def core_loop(sim: Any, hands: int, deal: str = "fast") -> float:
 def python_step(sim: Any, hands: int) -> float:
     game = sim.Game(PLAYERS, "bench", target_score=10**9, max_hands=10**9)
     rand = random.Random(1).random
+    step = game.step
 
     def work() -> float:
-        end = game.hand_index + hands
-        while game.hand_index < end:
-            legal = game.legal_actions()
-            game.apply_action(legal[int(rand() * len(legal))])
-        return hands
+        start = game.hand_index
+        legal = game.legal_actions()
+        for _ in range(hands * ACTIONS_PER_HAND):
+            legal = step(legal[int(rand() * len(legal))])
+        return game.hand_index - start
+
+    count, seconds = cpu(work)
+    return count / seconds
+
+
+def python_step_apply(sim: Any, hands: int) -> float:
+    game = sim.Game(PLAYERS, "bench", target_score=10**9, max_hands=10**9)
+    rand = random.Random(1).random
+    legal_actions, apply_action = game.legal_actions, game.apply_action
+
+    def work() -> float:
+        start = game.hand_index
+        for _ in range(hands * ACTIONS_PER_HAND):
+            legal = legal_actions()
+            apply_action(legal[int(rand() * len(legal))])
+        return game.hand_index - start
 
     count, seconds = cpu(work)
     return count / seconds
@@ -99,6 +153,8 @@ def aec_step(hands: int) -> float | None:
 
     env = pettingzoo_env.env(players=PLAYERS, seed=1)
     rng = np.random.default_rng(1)
+    rand = random.Random(1).random
+    flatnonzero = np.flatnonzero
     env.reset(seed=1)
 
     def work() -> float:
@@ -109,8 +165,8 @@ def aec_step(hands: int) -> float | None:
                 if termination or truncation:
                     env.step(None)
                     continue
-                legal = np.flatnonzero(observation["action_mask"])
-                env.step(int(legal[rng.integers(len(legal))]))
+                legal = flatnonzero(observation["action_mask"])
+                env.step(int(legal[int(rand() * len(legal))]))
                 actions += 1
                 if actions >= hands * ACTIONS_PER_HAND:
                     break
@@ -212,7 +268,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     parser.add_argument("--quick", action="store_true", help="a tenth of the work (a rough figure)")
+    parser.add_argument(
+        "--repeat", type=int, default=1, metavar="N", help="measure every figure N times, report the medians"
+    )
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, not {args.repeat}")
     scale = 0.1 if args.quick else 1.0
 
     def n(x: int) -> int:
@@ -224,26 +285,42 @@ def main() -> None:
         raise SystemExit(
             "bench/sim.py: hearts_sim is not installed; run `make install` (it builds clients/sim)"
         ) from None
-    baseline = openspiel_cards_per_s(n(20000))
 
-    def row(hands_per_s: float | None) -> dict[str, float | None]:
+    def median(measure: Callable[[], float | None]) -> float | None:
+        runs = [measure() for _ in range(args.repeat)]
+        if any(r is None for r in runs):
+            return None
+        return float(statistics.median(r for r in runs if r is not None))
+
+    baseline = median(lambda: openspiel_cards_per_s(n(20000)))
+    baseline_python = median(lambda: openspiel_python_cards_per_s(n(300)))
+
+    def row(hands_per_s: float | None, python_base: bool = False) -> dict[str, float | None]:
         if hands_per_s is None:
             return {"hands_per_s": None, "x_openspiel": None}
         ratio = hands_per_s * CARDS_PER_HAND / baseline if baseline else None
-        return {"hands_per_s": round(hands_per_s, 1), "x_openspiel": round(ratio, 2) if ratio else None}
+        out = {"hands_per_s": round(hands_per_s, 1), "x_openspiel": round(ratio, 3) if ratio else None}
+        if python_base:
+            vs = hands_per_s * CARDS_PER_HAND / baseline_python if baseline_python else None
+            out["x_openspiel_python"] = round(vs, 2) if vs else None
+        return out
 
-    worlds, worlds_python, games = sampled_worlds_per_s(sim, n(5000))
+    worlds_runs = [sampled_worlds_per_s(sim, n(5000)) for _ in range(args.repeat)]
+    worlds, worlds_python, games = (statistics.median(r[i] for r in worlds_runs) for i in range(3))
     out: dict[str, Any] = {
         "players": PLAYERS,
+        "repeat": args.repeat,
         "openspiel_cards_per_s": round(baseline, 1) if baseline else None,
-        "core_loop": row(core_loop(sim, n(300000))),
-        "core_loop_referee_deal": row(core_loop(sim, n(100000), "referee")),
-        "python_step": row(python_step(sim, n(8000))),
-        "aec_step": row(aec_step(n(100))),
-        "vec": row(vec(sim, n(60000))),
-        "vec_numpy": row(vec_numpy(sim, n(2000))),
-        "clones_per_s": round(clones_per_s(sim, n(300000)), 1),
-        "heuristic_rollouts_per_s": round(heuristic_rollouts_per_s(sim, n(20000)), 1),
+        "openspiel_python_cards_per_s": round(baseline_python, 1) if baseline_python else None,
+        "core_loop": row(median(lambda: core_loop(sim, n(300000)))),
+        "core_loop_referee_deal": row(median(lambda: core_loop(sim, n(100000), "referee"))),
+        "python_step": row(median(lambda: python_step(sim, n(8000)))),
+        "python_step_apply": row(median(lambda: python_step_apply(sim, n(8000)))),
+        "aec_step": row(median(lambda: aec_step(n(300))), python_base=True),
+        "vec": row(median(lambda: vec(sim, n(60000)))),
+        "vec_numpy": row(median(lambda: vec_numpy(sim, n(2000)))),
+        "clones_per_s": round(median(lambda: clones_per_s(sim, n(300000))) or 0.0, 1),
+        "heuristic_rollouts_per_s": round(median(lambda: heuristic_rollouts_per_s(sim, n(20000))) or 0.0, 1),
         "sampled_worlds_per_s": round(worlds, 1),
         "sampled_worlds_per_s_python": round(worlds_python, 1),
         "sampled_games_per_s": round(games, 1),
@@ -256,10 +333,13 @@ def main() -> None:
         print("  OpenSpiel: not installed (pip install open_spiel): no ratios")
     else:
         print(f"  OpenSpiel C++ Hearts, evaluate_bots, random bots: {baseline:,.0f} cards/s")
+        if baseline_python:
+            print(f"  OpenSpiel Hearts stepped from Python, tensor + mask: {baseline_python:,.0f} cards/s")
     for key, label in [
         ("core_loop", "(a) inside the core loop"),
         ("core_loop_referee_deal", "    the same, the referee's deal"),
-        ("python_step", "(b) Python chooses every action"),
+        ("python_step", "(b) Python chooses every action (Game.step)"),
+        ("python_step_apply", "    the same, legal_actions + apply_action"),
         ("aec_step", "(c) PettingZoo AEC step, observation + mask"),
         ("vec", "(d) VecGame.step_random, 256 games, one core"),
         ("vec_numpy", "    VecGame.step from numpy, 256 games"),
@@ -269,7 +349,10 @@ def main() -> None:
             print(f"  {label:<46} not available (hearts_client.sim.pettingzoo not installed)")
             continue
         ratio = f"{figure['x_openspiel']:.2f}x" if figure["x_openspiel"] else "-"
-        print(f"  {label:<46} {figure['hands_per_s']:>12,.0f} hands/s  {ratio:>8}")
+        extra = ""
+        if figure.get("x_openspiel_python"):
+            extra = f"  ({figure['x_openspiel_python']:.2f}x OpenSpiel stepped from Python)"
+        print(f"  {label:<46} {figure['hands_per_s']:>12,.0f} hands/s  {ratio:>8}{extra}")
     print(f"  Game.clone: {out['clones_per_s']:,.0f}/s")
     print(f"  clone + heuristic play to the end of the hand: {out['heuristic_rollouts_per_s']:,.0f}/s")
     print(

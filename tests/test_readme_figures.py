@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from bench.schedule import measure
@@ -39,3 +40,51 @@ def test_the_schedule_row_of_12_bots_at_6_seats_is_what_bench_schedule_measures(
     figures = [measure(12, 6, 15, mode) for mode in seatings]
     assert [int(x) for x in spans[0]] == figures[0]["pairs"]
     assert [[int(a), int(b)] for a, b in spans[1:]] == [f["left_neighbour_games"] for f in figures]
+
+
+def test_the_strength_coverage_row_quotes_the_json_the_bench_printed() -> None:
+    # Real games take minutes: the bench's --json output of the command in the row is kept in
+    # bench/figures/, and the row must quote its coverage at every deal count.
+    header = next(
+        line for line in README.splitlines() if line.startswith("| coverage of the nominal 95% strength")
+    )
+    command = header.split(" | ")[2]
+    assert "bench/intervals.py --model engine --measure strength --trials 300" in command
+    printed = json.loads((ROOT / "bench" / "figures" / "intervals_engine_strength.json").read_text())
+    assert (printed["model"], printed["measure"]) == ("engine", "strength")
+    assert {c["trials"] for c in printed["coverage"]} == {300}
+    shown = [
+        float(x) for x in re.findall(r"(\d+\.\d)%", row("coverage of the nominal 95% strength").split("(")[0])
+    ]
+    measured = [round(100 * c["new_coverage"], 1) for c in printed["coverage"]]
+    assert [c["deals"] for c in printed["coverage"]] == [2, 4, 6, 12]
+    assert shown == measured
+    assert all(93.0 <= x <= 97.0 for x in measured), measured
+
+
+def test_the_scheduled_position_bias_row_quotes_the_json_the_bench_printed() -> None:
+    header = next(line for line in README.splitlines() if line.startswith("| position bias as scheduled"))
+    assert "bench/seating.py --deals 40 --scheduled" in header.split(" | ")[2]
+    printed = json.loads((ROOT / "bench" / "figures" / "seating_scheduled.json").read_text())
+    assert printed["scheduled"] is True
+    rows = {(r["table_size"], r["seating"]): r for r in printed["rows"]}
+    cell = row("position bias as scheduled")
+    quoted = re.findall(
+        r"(\d+)(?: seats)?:? ([\d.]+) → ([\d.]+) \((?:spread )?([\d.]+), (?:noise )?([\d.]+)\)", cell
+    )
+    assert [int(q[0]) for q in quoted] == [6, 7, 9, 11]
+    for size, rotate, permute, spread, noise in quoted:
+        before, after = rows[(int(size), "rotate")], rows[(int(size), "permute")]
+        assert [rotate, permute] == [f"{before['bias']:.2f}", f"{after['bias']:.2f}"]
+        assert [spread, noise] == [f"{after['spread']:.2f}", f"{after['noise']:.2f}"]
+        assert after["bias"] < 0.15  # the aim: the default seating at noise level
+
+
+def test_the_nine_seat_position_bias_row_quotes_the_json_the_bench_printed() -> None:
+    cell = row("position bias at 9 seats")
+    for name, kept in (("one order", "seating_9_fixed.json"), ("as scheduled", "seating_9_scheduled.json")):
+        printed = json.loads((ROOT / "bench" / "figures" / kept).read_text())
+        biases = {r["seating"]: r["bias"] for r in printed["rows"] if r["table_size"] == 9}
+        shown = re.search(rf"{name}: ([\d.]+) / ([\d.]+) / ([\d.]+)", cell)
+        assert shown is not None, cell
+        assert list(shown.groups()) == [f"{biases[m.value]:.2f}" for m in SeatingMode]

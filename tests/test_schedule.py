@@ -22,13 +22,12 @@ from hearts_tournaments.tournament.schedule import (
     Balance,
     Schedule,
     SeatingMode,
-    _necessary,
-    _small_design,
     game_positions,
     make_schedule,
     pair_feasibility,
     suggest_deals,
 )
+from hearts_tournaments.tournament.schedule.tables import _necessary, _small_design
 
 
 def names(count: int) -> list[str]:
@@ -414,13 +413,13 @@ def config_text(bots: int, deals: int, extra: str = "") -> str:
 
 
 def test_the_seating_key_is_read_and_checked(tmp_path: Path) -> None:
-    assert parse_config(config_text(3, 2), tmp_path).seating is SeatingMode.PERMUTE  # rotate before
+    assert parse_config(config_text(3, 2), tmp_path).seating is SeatingMode.BALANCED  # permute before
     assert parse_config(config_text(3, 2, 'seating = "permute"'), tmp_path).seating is SeatingMode.PERMUTE
     for bad in ('"shuffle"', "1", "true"):
         with pytest.raises(ConfigError) as caught:
             parse_config(config_text(3, 2, f"seating = {bad}"), tmp_path)
         assert caught.value.key == "tournament.seating"
-        assert str(caught.value).count("\n") == 0 and '"rotate" or "permute"' in str(caught.value)
+        assert str(caught.value).count("\n") == 0 and '"rotate", "permute" or "balanced"' in str(caught.value)
 
 
 def test_the_schedule_command_prints_the_verdict_the_balance_the_time_and_a_suggestion(

@@ -171,7 +171,7 @@ def test_the_simulator_works_from_the_bare_sdk_install(sdk_python: Path) -> None
             "game.play_out('heuristic')",
             "assert game.is_over()",
             "obs = game.observation(0)",
-            "assert isinstance(obs, list) and len(obs) == 216 + 59 * 8",
+            "assert isinstance(obs, list) and len(obs) == 320 + 60 * 8",
             f"vector = json.loads(open({str(vector)!r}).read())",
             "assert replay_outcome(vector['record']) == vector['expected']",
             "from hearts_client.bots import make_bot",

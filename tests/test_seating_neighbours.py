@@ -73,16 +73,19 @@ def test_a_deals_games_give_every_table_mate_as_left_neighbour_within_one_of_the
             for offset in (1, 2):
                 counts = lefts(games, offset)
                 assert sum(counts[p] for p in pairs) == size * size
-                # Twice at most, but two seats left at 8 seats, where some pairs are thrice.
-                most = 3 if (size, offset) == (8, 2) else 2
+                # Twice at most, but two seats left at 8 seats, where some pairs are thrice,
+                # and at 9, whose square (left within one) has some four times.
+                most = {(8, 2): 3, (9, 2): 4}.get((size, offset), 2)
                 assert max(counts[p] for p in pairs) <= most, (deal, bots, offset)
                 never = [p for p in pairs if counts[p] == 0]
-                if size % 2 == 0 and offset == 1:
+                if offset == 1 and size in (6, 8, 9, 10):
                     assert not never, (deal, bots)
                 else:
-                    # Impossible at odd sizes (the tests below): one label difference, n
-                    # ordered pairs, is missing; two seats left misses n pairs (2n at 8 seats).
-                    assert len(never) <= size * (1 if size % 2 else 2), (deal, bots, offset, never)
+                    # Impossible at 7 (tests/test_seating_layouts.py) and for labels at 11:
+                    # one label difference, n ordered pairs, is missing; two seats left misses
+                    # n pairs (2n at 8 seats; 24 of 72 with the square of 9).
+                    bound = 24 if (size, offset) == (9, 2) else size * (1 if size % 2 else 2)
+                    assert len(never) <= bound, (deal, bots, offset, never)
 
 
 def circular_lefts(rows: list[tuple[int, ...]]) -> Counter[tuple[int, int]]:
@@ -180,3 +183,30 @@ def test_neighbours_within_one_is_proven_impossible_only_for_the_reasons_given()
     balance = make_schedule([f"b{i}" for i in range(20)], 6, 3, "1").balance()
     assert balance.neighbours_impossible == few and not balance.neighbours_within_one
     assert "neighbours within one is provably impossible" in balance.lines()[-1]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_printed_per_deal_line_is_what_a_printed_deal_gives_and_names_its_proof(
+    tmp_path: Path, size: int
+) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(config_text(size, size, 2))
+    result = CliRunner().invoke(app, ["tournament", "schedule", str(config)])
+    assert result.exit_code == 0, result.output
+    (line,) = [line for line in result.stdout.splitlines() if "within a deal:" in line]
+    games = printed_games(tmp_path, size, size, 2)["d000"]
+    mates = sorted(set(games[0]))
+    pairs = [(a, b) for a in mates for b in mates if a != b]
+    for offset, name in ((1, "left"), (2, "two seats left")):
+        counts = [lefts(games, offset)[p] for p in pairs]
+        never = sum(1 for c in counts if c == 0)
+        shown = re.search(
+            rf"\b{name} (\d+)\.\.(\d+) games(?:, (\d+) of the (\d+) ordered pairs never)?", line
+        )
+        assert shown is not None, line
+        assert (int(shown.group(1)), int(shown.group(2))) == (min(counts), max(counts))
+        assert int(shown.group(3) or 0) == never
+    # Where a deal misses left neighbours, the line says why no layouts do better.
+    if size in (7, 11):
+        assert "no labelling" in line or "SAT proof" in line, line
+    assert f"seating balanced at {size} seats" in line

@@ -319,18 +319,30 @@ def test_callable_policy_and_bad_policies(sim: ModuleType) -> None:
 def test_observation_layout(sim: ModuleType) -> None:
     players = 8
     size = sim.obs_size(players)
-    assert size == 216 + 59 * players == 688
+    assert size == 320 + 60 * players == 800
     rules = Rules(players, max_hands=1)
     game = sim.Game(players, "obs", max_hands=1)
     rng = random.Random(5)
     buf = np.zeros(size, dtype=np.float32)
     steps = 0
+    seen = dict.fromkeys(("passed", "received", "taker"), 0)
     while not game.is_over():
         me = game.current_player
         game.observation_into(me, buf)
         hand = game.hand(me)
         assert [buf[c] for c in range(52)] == [float(hand.count(c)) for c in range(52)]
-        tail = 156 + 59 * players
+        known = 156 + 59 * players
+        assert list(buf[known : known + 52]) == [float(game.passed(me).count(c)) for c in range(52)]
+        assert list(buf[known + 52 : known + 104]) == [float(game.received(me).count(c)) for c in range(52)]
+        taker = game.kitty_taker
+        kitty = buf[known + 104 : known + 104 + players]
+        assert list(kitty) == [
+            float(taker is not None and (taker - me) % players == r) for r in range(players)
+        ]
+        seen["passed"] += bool(game.passed(me))
+        seen["received"] += bool(game.received(me))
+        seen["taker"] += taker is not None
+        tail = 260 + 60 * players
         legal = np.zeros(54, dtype=np.uint8)
         game.legal_mask_into(legal)
         assert list(buf[tail + 6 : tail + 60].astype(np.uint8)) == list(legal)
@@ -348,7 +360,7 @@ def test_observation_layout(sim: ModuleType) -> None:
         assert np.array_equal(game.observation(other), buf)
         game.apply_action(rng.choice(game.legal_actions()))
         steps += 1
-    assert steps > 100
+    assert steps > 100 and min(seen.values()) > 10
     assert rules.hand_size == 13
 
 
@@ -408,8 +420,10 @@ def test_from_view_with_the_true_world_is_the_true_game(sim: ModuleType) -> None
         world = World(hands=tuple(h.copy() for h in state.hands), kitty=CardSet(state.kitty))
         game = sim.Game.from_view(view, world)
         _compare(game, state)
-        # Rebuilt from the hands after the passes (as native): no pass is recorded, own included.
-        assert game.passed(me) == [] and view.passed
+        # Rebuilt from the hands after the passes (as native): only the seat's own pass is known.
+        assert sorted(game.passed(me)) == sorted(int(c) for c in view.passed) and view.passed
+        assert game.received(me) == sorted(int(c) for c in view.received) and view.received
+        assert all(game.passed(s) == [] == game.received(s) for s in range(players) if s != me)
         # A sampled world: the seat's own position is exact.
         for sampled in _build.sample_worlds(view, 3, seed=index):
             guess = sim.Game.from_view(view, sampled)
@@ -424,6 +438,35 @@ def test_from_view_with_the_true_world_is_the_true_game(sim: ModuleType) -> None
             assert np.array_equal(own, true)  # the observation holds only what the seat knows
         checked += 1
     assert checked == 30
+
+
+def test_from_view_observation_is_the_real_games(sim: ModuleType) -> None:
+    """The seat's observation in its determinization with the true world is the one in the real
+    game: what it passed and received and who took the kitty included."""
+    from hearts_client.sampler import World
+    from hearts_core.cards import CardSet
+
+    rng = random.Random(12)
+    for index in range(30):
+        players = 6 + index % 6
+        rules = Rules(players)
+        seed = f"fvo-{index}"
+        state = State(rules)
+        state.start_hand(*deal_hand(rules, seed, 0))
+        real = sim.Game(players, seed)
+        for seat in range(players):
+            cards = rng.sample(list(state.hands[seat]), 3)
+            state.pass_cards(seat, cards)
+            real.apply_pass(seat, [int(c) for c in cards])
+        for _ in range(rng.randrange(players * rules.hand_size)):
+            card = rng.choice(state.legal_plays())
+            state.play(card)
+            real.apply_action(int(card))
+        me = state.to_play
+        view = build_view(state, me)
+        world = World(hands=tuple(h.copy() for h in state.hands), kitty=CardSet(state.kitty))
+        rebuilt = sim.Game.from_view(view, world)
+        assert np.array_equal(rebuilt.observation(me), real.observation(me)), index
 
 
 def test_from_view_while_passing_applies_the_own_pass(sim: ModuleType) -> None:
@@ -485,10 +528,6 @@ def test_backends_agree() -> None:
                 cb.play_out("random")
                 assert ca.hand_scores_history() == cb.hand_scores_history()
                 ca, cb = a.clone(), b.clone()
-                if b.phase == python.PASS and b.passed(b.current_player):
-                    # The heuristic pass ranks the hand as dealt and takes its k-th card: after
-                    # random passes it may name a card already passed (both backends; untested).
-                    continue
                 ca.play_out("heuristic", hands=1)
                 cb.play_out("heuristic", hands=1)
                 assert ca.hand_scores_history() == cb.hand_scores_history()
@@ -552,3 +591,24 @@ def test_simulator_rollouts_equal_the_sdk_rollouts(sim: ModuleType) -> None:
                 assert value.of_scores(game.hand_scores_history()[-1]) == expected
                 compared += 1
     assert compared > 100
+
+
+def test_step_is_apply_action_then_legal_actions(sim: ModuleType) -> None:
+    """The fast path ``step(a)``: the same game as ``apply_action(a)``, the legal actions after it."""
+    rng = random.Random(21)
+    for index in range(6):
+        players = 6 + index
+        a, b = sim.Game(players, index, max_hands=2), sim.Game(players, index, max_hands=2)
+        legal = a.legal_actions()
+        while not b.is_over():
+            action = rng.choice(legal)
+            wrong = next(x for x in range(54) if x not in legal)
+            with pytest.raises(sim.IllegalAction) as caught:
+                a.step(wrong)
+            with pytest.raises(sim.IllegalAction) as expected:
+                b.apply_action(wrong)
+            assert caught.value.code == expected.value.code
+            legal = a.step(action)
+            b.apply_action(action)
+            assert legal == b.legal_actions() and a.current_player == b.current_player
+        assert a.is_over() and legal == [] and a.totals() == b.totals()

@@ -420,12 +420,12 @@ def test_observation_layout() -> None:
     seat = game.current_player
     obs = np.zeros(hearts_sim.obs_size(n), dtype=np.float32)
     game.observation_into(seat, obs)
-    assert obs.shape[0] == 216 + 59 * n == game.obs_size
+    assert obs.shape[0] == 320 + 60 * n == game.obs_size
     counts = np.zeros(52)
     for c in game.hand(seat):
         counts[c] += 1
     assert (obs[:52] == counts).all()
-    base = 156 + 59 * n
+    base = 260 + 60 * n
     assert list(np.flatnonzero(obs[base + 6 :])) == game.legal_actions()
     assert obs[base + 2 + game.phase] == 1.0
     trick = game.trick()

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 import pytest
 
 from hearts_tournaments.tournament.stats import (
+    PRIOR_GAMES,
+    PULL_PRIOR_SHARE,
     Interval,
     PlacedGame,
     SprtSettings,
@@ -20,6 +22,7 @@ from hearts_tournaments.tournament.stats import (
     fit_plackett_luce,
     paired_difference,
     sprt,
+    strength_difference,
     t_cdf,
     t_quantile,
 )
@@ -198,12 +201,46 @@ def test_with_few_clusters_each_bootstrap_resample_is_refitted_in_full(deals: in
         refit = fit_plackett_luce([game for c in chosen for game in clusters[c]])
         for bot, value in refit.items():
             refits[bot].append(value)
+    pulled = fit_plackett_luce(
+        [game for c in clusters for game in c], prior_games=PRIOR_GAMES * PULL_PRIOR_SHARE
+    )
     for bot, values in refits.items():
         interval = fit.interval[bot]
         assert interval is not None
         se = statistics.stdev(values) * math.sqrt(deals / (deals - 1))
         half = t_quantile(0.975, deals - 1) * se
-        assert interval.width / 2 == pytest.approx(half, rel=1e-6)
+        # The t interval of the refits' standard error, stretched as far beyond the fit with
+        # less of the prior (see the next test).
+        ends = (fit.strength[bot], pulled[bot])
+        assert interval.low == pytest.approx(min(ends) - half, rel=1e-6)
+        assert interval.high == pytest.approx(max(ends) + half, rel=1e-6)
+
+
+def test_a_strength_interval_reaches_past_the_pull_of_the_prior() -> None:
+    # The prior shrinks every strength towards the reference, most with few games: a bias that
+    # every resample shares, so the bootstrap's spread does not see it (at 2 deals of real games
+    # the intervals covered 92.4% without the stretch, 94.7% with it). A bot that finished
+    # last in every game of two deals: its fit is pulled up, and its interval reaches down to
+    # the fit with a tenth of the prior, as far below it as above the fit.
+    rng = random.Random(5)
+    clusters = []
+    for _ in range(2):
+        deal: list[PlacedGame] = []
+        for _ in range(6):
+            top = rng.sample([1, 2, 3, 4], 4)
+            deal.append([("a", top[0]), ("b", top[1]), ("z", 5), ("a", top[2]), ("b", top[3]), ("z", 6)])
+        clusters.append(deal)
+    fit = bootstrap_plackett_luce(clusters, 200, seed="z")
+    games = [game for deal in clusters for game in deal]
+    weak = fit_plackett_luce(games, prior_games=PRIOR_GAMES * PULL_PRIOR_SHARE)
+    assert weak["z"] < fit.strength["z"] - 0.5  # the prior's pull on the bot always last
+    interval = fit.interval["z"]
+    assert interval is not None and interval.contains(weak["z"])
+    assert fit.strength["z"] - interval.low > interval.high - fit.strength["z"] + 0.5
+    assert fit.pulled["z"] == pytest.approx(weak["z"], abs=1e-6)
+    # The difference of two strengths is stretched by the pull of the difference too.
+    between = strength_difference(fit, "a", "z")
+    assert between is not None and between.contains(weak["a"] - weak["z"])
 
 
 # --- The SPRT -----------------------------------------------------------------------------

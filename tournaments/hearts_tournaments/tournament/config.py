@@ -77,9 +77,11 @@ class TournamentConfig:
         max_hands: Each game also ends after this many hands.
         output: The folder for the database, records and logs.
         duplicate: Play each deal once per rotation of its table's seats.
-        seating: How a duplicate deal's games seat its bots: ``permute`` (the default: a
-            different order in every game, so neighbours vary) or ``rotate`` (the same order
-            turned; the default before, which a tournament stored then keeps).
+        seating: How a duplicate deal's games seat its bots: ``balanced`` (the default: the
+            solver's layouts where better ones were found, else ``permute``'s), ``permute`` (a
+            different order in every game, so neighbours vary; the default before) or
+            ``rotate`` (the same order turned; the default before that). A tournament stored
+            keeps its own.
         policy: The referee's limit per decision, the thinking time per seat per game, the
             faults that retire a seat and how long a table waits for its bots (the keys
             ``decision_ms``, ``time_bank_ms``, ``max_faults`` and ``join_timeout_ms`` of

@@ -18,7 +18,9 @@ seat-games to the means, but one game to ``games``):
   game at once, so it does not depend on the order of the games, and it accounts for the
   opponents each bot actually met. Its 95% interval is ``strength -+ t * se``, the standard
   error from a bootstrap over deals (each resample refitted up to
-  :data:`hearts_tournaments.tournament.stats.FULL_REFIT_CLUSTERS` deals, one Newton step beyond).
+  :data:`hearts_tournaments.tournament.stats.FULL_REFIT_CLUSTERS` deals, one Newton step beyond),
+  stretched to reach as far past the fit with a tenth of the prior: the prior's pull towards
+  the reference is a bias the bootstrap does not see, large at two deals.
 * **mean place**: finishing place, 1 = lowest total; tied totals share the better place. The
   tie-breaker. Its 95% interval is a Student-t interval over deals (cluster-robust standard
   error of the ratio of place sums to seats), near nominal coverage already at a few deals.
@@ -70,6 +72,7 @@ from hearts_tournaments.tournament.stats import (
     CONFIDENCE,
     FULL_REFIT_CLUSTERS,
     MIN_CLUSTERS,
+    PULL_PRIOR_SHARE,
     Estimate,
     Interval,
     PairedDifference,
@@ -547,7 +550,7 @@ class Standings:
                 "mean_interval": "student-t, cluster-robust",
                 "strength_interval": (
                     f"student-t, bootstrap standard error (refitted up to {FULL_REFIT_CLUSTERS} deals, "
-                    "one step beyond)"
+                    f"one step beyond), reaching as far past the fit with {PULL_PRIOR_SHARE:g} of the prior"
                 ),
                 "bootstrap_samples": self.bootstrap_samples,
                 "min_deals": MIN_CLUSTERS,

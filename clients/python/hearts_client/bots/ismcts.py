@@ -153,12 +153,9 @@ class IsmctsBot(Bot):
             base = Game.from_view(view, sampler.sample(self.rng))
             for index, cand in enumerate(candidates):
                 game = base.clone()
-                mine = list(cand)
-                while game.phase == 0:  # PASS: seats pass in order, the others by the heuristic
-                    if game.current_player == me:
-                        game.apply_action(mine.pop())
-                    else:
-                        game.apply_action(game.policy_action("heuristic"))
+                # The seat's candidate first (any seat may pass before its turn), then the
+                # others' passes and the whole hand by the heuristic, inside the simulator.
+                game.apply_pass(me, list(cand))
                 game.play_out("heuristic", hands=1)
                 sums[index] += value.of_scores(game.hand_scores_history()[-1])
                 tried[index] += 1

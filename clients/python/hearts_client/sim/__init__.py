@@ -63,7 +63,7 @@ else:
     obs_size = _python.obs_size
     _replay = _python.replay
 
-#: ``OBS_SIZE(players)``: the length of one observation (``216 + 59 * players``).
+#: ``OBS_SIZE(players)``: the length of one observation (``320 + 60 * players``).
 OBS_SIZE = obs_size
 PHASE_NAMES = ("pass", "play", "moon", "over")
 

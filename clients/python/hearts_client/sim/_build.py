@@ -257,8 +257,8 @@ def from_view(game_cls: type[G], view: View, world: World, seed: str | int = "")
     is replayed in order, so tricks, points, voids and the seat to play follow from the rules.
     During passing it is the start of the hand, the seat's own pass (if made) applied, as native.
     Hands after this one are dealt from ``seed`` (default ``""``, as the native module). After
-    passing, ``passed(seat)`` and ``received(seat)`` are empty for every seat (the native module
-    starts from the hands after the passes too).
+    passing, ``passed(seat)`` and ``received(seat)`` are the view's own for its seat and empty
+    for every other seat (the game starts from the hands after the passes, as native).
 
     Raises:
         ValueError: if the view is not inside a hand or the world does not fit it.
@@ -285,10 +285,11 @@ def from_view(game_cls: type[G], view: View, world: World, seed: str | int = "")
     hands = [[int(c) for c in h] for h in world.hands]
     for seat, card in played:
         hands[seat].append(int(card))
-    # As the native module: the hands after the passes are the start, so no seat's passed or
-    # received cards are recorded (passed(seat) is empty, the view's seat included).
+    # As the native module: the hands after the passes are the start; only the view's seat
+    # knows a pass, its own (what it passed and what it received).
     passes: list[list[int]] = [[] for _ in range(n)]
     game = game_cls.from_hands(n, hands, [int(c) for c in world.kitty], passes=passes, **common)  # type: ignore[attr-defined]
+    game._know_pass(view.seat, [int(c) for c in view.passed], [int(c) for c in view.received])
     try:
         for seat, card in played:
             if game.current_player != seat:

@@ -46,8 +46,8 @@ _GOLDEN: Final = 0x9E3779B97F4A7C15
 
 
 def obs_size(players: int) -> int:
-    """The length of one observation (``docs/SIMULATOR.md``, "Observation"): ``216 + 59 * players``."""
-    return 216 + 59 * players
+    """The length of one observation (``docs/SIMULATOR.md``, "Observation"): ``320 + 60 * players``."""
+    return 320 + 60 * players
 
 
 OBS_SIZE = obs_size
@@ -58,12 +58,25 @@ class IllegalAction(ValueError):
 
     Attributes:
         code: The conformance error code (``hearts_core.errors``), e.g. ``"MUST_FOLLOW_SUIT"``.
+        hand: The hand index the action was tried in (None for a bad deal).
+        play: The number of cards played this hand before it, for a card play (else None).
+        seat: The seat that acted (None when no seat was to act, e.g. once the game is over).
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        hand: int | None = None,
+        play: int | None = None,
+        seat: int | None = None,
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.hand = hand
+        self.play = play
+        self.seat = seat
 
 
 # ------------------------------------------------------------------------------------- RNG
@@ -378,6 +391,11 @@ class Game:
             self._passer = n
             self.phase = PLAY
 
+    def _know_pass(self, seat: int, passed: Sequence[int], received: Sequence[int]) -> None:
+        # A game started after the passes (from_view): the seat's own pass as it knows it.
+        self._passes[seat] = sorted(int(c) for c in passed)
+        self._received[seat] = sorted(int(c) for c in received)
+
     def _target(self, seat: int) -> int:
         return (seat + (1 if self.hand_index % 2 == 0 else -1)) % self.players
 
@@ -603,42 +621,58 @@ class Game:
             if action in (MOON_SELF_MINUS_26, MOON_OTHERS_PLUS_26):
                 self._finish_hand(action)
             elif isinstance(action, int) and 0 <= action < 52:
-                raise IllegalAction("BAD_MOON_CHOICE", "the moon shooter chooses 52 or 53, not a card")
+                raise IllegalAction(
+                    "OUT_OF_TURN", "the moon shooter is to choose now", self.hand_index, None, self._shooter
+                )
             else:
                 raise IllegalAction("BAD_ACTION", f"actions are 0..53, not {action!r}")
         else:
-            raise IllegalAction("OUT_OF_TURN", "the game is over")
+            raise IllegalAction("OUT_OF_TURN", "the game is over", self.hand_index)
+
+    def step(self, action: int) -> list[int]:
+        """Applies ``action`` as :meth:`apply_action` and returns the legal actions after it
+        (the fast path for Python stepping: one call per decision)."""
+        self.apply_action(action)
+        return _cards_of(self.legal_mask())
+
+    def _plays(self) -> int:
+        return len(self._tricks) * self.players + len(self._trick)
 
     def _why_not_play(self, card: object) -> None:
         if not isinstance(card, int) or not 0 <= card < NUM_ACTIONS:
             raise IllegalAction("BAD_ACTION", f"actions are 0..53, not {card!r}")
+        where = (self.hand_index, self._plays(), self._to_play)
         if card >= 52:
-            raise IllegalAction("OUT_OF_TURN", "no moon choice is expected now")
+            raise IllegalAction("NOT_IN_HAND", f"action {card} is not in the hand", *where)
         once = self._once[self._to_play]
         bit = 1 << card
         if not once & bit:
-            raise IllegalAction("NOT_IN_HAND", f"{CARDS[card]} is not in the hand")
+            raise IllegalAction("NOT_IN_HAND", f"{CARDS[card]} is not in the hand", *where)
         if self._trick:
             suit = _SUITS[self._led]
             if not bit & suit and once & suit:
                 raise IllegalAction(
-                    "MUST_FOLLOW_SUIT", f"{CARDS[card]} does not follow {Suit(self._led).name.lower()}"
+                    "MUST_FOLLOW_SUIT",
+                    f"{CARDS[card]} does not follow {Suit(self._led).name.lower()}",
+                    *where,
                 )
         elif not self._tricks:
             if bit & POINT_MASK and once & _NON_POINT:
                 raise IllegalAction(
-                    "FIRST_LEAD_RESTRICTED", "the first lead may not be a heart or the Black Maria"
+                    "FIRST_LEAD_RESTRICTED", "the first lead may not be a heart or the Black Maria", *where
                 )
         elif bit & HEARTS_MASK and not self._broken and once & _NON_HEART:
-            raise IllegalAction("HEARTS_NOT_BROKEN", "hearts may not be led until a heart or QS is played")
+            raise IllegalAction(
+                "HEARTS_NOT_BROKEN", "hearts may not be led until a heart or QS is played", *where
+            )
         raise AssertionError(f"legal mask and checks disagree on {card}")  # pragma: no cover
 
     def _pass_one(self, card: object) -> None:
         if not isinstance(card, int) or not 0 <= card < NUM_ACTIONS:
             raise IllegalAction("BAD_ACTION", f"actions are 0..53, not {card!r}")
-        if card >= 52:
-            raise IllegalAction("OUT_OF_TURN", "no moon choice is expected now")
         seat = self._passer
+        if card >= 52:
+            raise IllegalAction("OUT_OF_TURN", "a card is to be passed now", self.hand_index, None, seat)
         bit = 1 << card
         if self._twice[seat] & bit:
             self._twice[seat] ^= bit
@@ -646,7 +680,11 @@ class Game:
             self._once[seat] ^= bit
         else:
             raise IllegalAction(
-                "PASS_NOT_IN_HAND", f"{CARDS[card]} is not in the hand (or not that many copies)"
+                "PASS_NOT_IN_HAND",
+                f"{CARDS[card]} is not in the hand (or not that many copies)",
+                self.hand_index,
+                None,
+                seat,
             )
         passes = self._passes[seat]
         passes.append(card)
@@ -666,16 +704,21 @@ class Game:
         Raises:
             IllegalAction: ``OUT_OF_TURN``, ``BAD_PASS_COUNT`` or ``PASS_NOT_IN_HAND``; nothing changes.
         """
-        if self.phase != PASS or not 0 <= seat < self.players or self._passes[seat]:
+        if not 0 <= seat < self.players:
+            raise ValueError(f"seat must be 0..{self.players - 1}, not {seat}")
+        where = (self.hand_index, None, seat)
+        if self.phase != PASS or self._passes[seat]:
             if self.phase == OVER:
-                raise IllegalAction("OUT_OF_TURN", "the game is over")
-            raise IllegalAction("OUT_OF_TURN", f"seat {seat} may not pass now")
+                raise IllegalAction("OUT_OF_TURN", "the game is over", *where)
+            raise IllegalAction("OUT_OF_TURN", f"seat {seat} may not pass now", *where)
         if len(cards) != PASS_COUNT:
-            raise IllegalAction("BAD_PASS_COUNT", f"pass exactly {PASS_COUNT} cards, not {len(cards)}")
+            raise IllegalAction(
+                "BAD_PASS_COUNT", f"pass exactly {PASS_COUNT} cards, not {len(cards)}", *where
+            )
         once, twice = self._once[seat], self._twice[seat]
         for card in cards:
             if not isinstance(card, int) or not 0 <= card < 52:
-                raise IllegalAction("PASS_NOT_IN_HAND", f"{card!r} is not a card")
+                raise IllegalAction("PASS_NOT_IN_HAND", f"{card!r} is not a card", *where)
             bit = 1 << card
             if twice & bit:
                 twice ^= bit
@@ -683,7 +726,7 @@ class Game:
                 once ^= bit
             else:
                 raise IllegalAction(
-                    "PASS_NOT_IN_HAND", f"{CARDS[card]} is not in the hand (or not that many copies)"
+                    "PASS_NOT_IN_HAND", f"{CARDS[card]} is not in the hand (or not that many copies)", *where
                 )
         if seat == self._passer:
             for card in cards:
@@ -700,9 +743,10 @@ class Game:
             IllegalAction: ``OUT_OF_TURN`` outside play, else as :meth:`apply_action`.
         """
         if self.phase != PLAY:
+            seat = self.current_player
             if self.phase == OVER:
-                raise IllegalAction("OUT_OF_TURN", "the game is over")
-            raise IllegalAction("OUT_OF_TURN", "no card is expected now")
+                raise IllegalAction("OUT_OF_TURN", "the game is over", self.hand_index)
+            raise IllegalAction("OUT_OF_TURN", "no card is expected now", self.hand_index, None, seat)
         if not (0 <= card < 52):
             self._why_not_play(card)
         self.apply_action(card)
@@ -713,10 +757,7 @@ class Game:
         Raises:
             IllegalAction: ``OUT_OF_TURN`` outside the moon phase, ``BAD_MOON_CHOICE`` for another value.
         """
-        if self.phase != MOON:
-            if self.phase == OVER:
-                raise IllegalAction("OUT_OF_TURN", "the game is over")
-            raise IllegalAction("OUT_OF_TURN", "no moon choice is expected now")
+        # As native: the value is checked first, then the phase.
         if choice == MoonChoice.SELF_MINUS_26.value:
             choice = MOON_SELF_MINUS_26
         elif choice == MoonChoice.OTHERS_PLUS_26.value:
@@ -725,7 +766,12 @@ class Game:
             raise IllegalAction(
                 "BAD_MOON_CHOICE",
                 f"moon choice must be 52, 53, 'self_minus_26' or 'others_plus_26', not {choice!r}",
+                self.hand_index,
             )
+        if self.phase != MOON:
+            if self.phase == OVER:
+                raise IllegalAction("OUT_OF_TURN", "the game is over", self.hand_index)
+            raise IllegalAction("OUT_OF_TURN", "no moon choice is expected now", self.hand_index)
         self._finish_hand(int(choice))
 
     def _play(self, card: int) -> None:
@@ -843,7 +889,15 @@ class Game:
             dealt = [CARDS[c] for c in self._dealt[seat]]
             counts = Counter(c.suit for c in dealt)
             ranked = sorted(dealt, key=lambda c: (pass_danger(c, counts), c), reverse=True)
-            return int(ranked[len(self._passes[seat])])
+            # The first of its three not passed yet (as native: after passes chosen by another
+            # policy it skips those, never naming a card no longer held).
+            gone = Counter(self._passes[seat])
+            for card in ranked[:PASS_COUNT]:
+                if gone[int(card)]:
+                    gone[int(card)] -= 1
+                    continue
+                return int(card)
+            raise AssertionError("the seat has passed three cards already")  # pragma: no cover
         if phase == MOON:
             choice = moon_choice(self._shooter, self._totals, self._rules.target_score)
             return MOON_OTHERS_PLUS_26 if choice is MoonChoice.OTHERS_PLUS_26 else MOON_SELF_MINUS_26
@@ -1018,7 +1072,14 @@ class Game:
                 if v >> suit & 1:
                     out[base + 2 * n + 4 * r + suit] = 1.0
             out[base + 6 * n + r] = f32((self._once[s].bit_count() + self._twice[s].bit_count()) / hs)
-        tail = base + 7 * n
+        known = base + 7 * n
+        for c in self._passes[seat]:
+            out[known + c] += 1.0
+        for c in self._received[seat]:
+            out[known + 52 + c] += 1.0
+        if self._kitty_taker >= 0:
+            out[known + 104 + (self._kitty_taker - seat) % n] = 1.0
+        tail = known + 104 + n
         out[tail + (self.hand_index % 2)] = 1.0
         out[tail + 2 + self.phase] = 1.0
         if self.current_player == seat:

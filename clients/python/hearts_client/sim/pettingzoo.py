@@ -1,7 +1,8 @@
 """A PettingZoo AEC environment of Cancellation Hearts, on :mod:`hearts_client.sim`.
 
-``env(players=8, seed=0)`` gives the wrapped environment (PettingZoo's usual order-enforcing
-and bounds-checking wrappers), ``raw_env`` the bare one. Install the extra:
+``env(players=8, seed=0)`` gives the wrapped environment (PettingZoo's order-enforcing
+wrapper; a bad action raises the simulator's ``IllegalAction`` itself), ``raw_env`` the bare
+one. Install the extra:
 ``pip install 'cancellation-hearts-sdk[pettingzoo]'``.
 
 * Agents ``player_0`` .. ``player_{N-1}`` are the seats; the agent to act is the simulator's
@@ -25,6 +26,7 @@ try:
     from gymnasium import spaces
     from pettingzoo import AECEnv
     from pettingzoo.utils import wrappers
+    from pettingzoo.utils.env_logger import EnvLogger
 except ImportError as exc:  # pragma: no cover - the extra is not installed
     raise ImportError(
         f"hearts_client.sim.pettingzoo needs {exc.name}: pip install 'cancellation-hearts-sdk[pettingzoo]'"
@@ -35,11 +37,21 @@ from hearts_client.sim import NUM_ACTIONS, Game, obs_size
 __all__ = ["env", "raw_env"]
 
 
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order-enforcing wrapper whose ``last`` asks the environment directly (the
+    inherited one reads five attributes through the wrapper's ``__getattr__`` on every step)."""
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)  # type: ignore[no-any-return]
+
+
 def env(**kwargs: Any) -> AECEnv:
-    """The environment with PettingZoo's standard wrappers (see :class:`raw_env` for arguments)."""
-    out: AECEnv = raw_env(**kwargs)
-    out = wrappers.AssertOutOfBoundsWrapper(out)
-    out = wrappers.OrderEnforcingWrapper(out)
+    """The environment with PettingZoo's order-enforcing wrapper (see :class:`raw_env` for
+    arguments). Out-of-bounds and illegal actions need no wrapper: ``step`` raises the
+    simulator's ``IllegalAction`` (a ``ValueError``) naming the rule, and changes nothing."""
+    out: AECEnv = _OrderEnforcing(raw_env(**kwargs))
     return out
 
 
@@ -79,7 +91,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self._resets = 0
         self._rules = {"target_score": target_score, "max_hands": max_hands}
         self.possible_agents = [f"player_{s}" for s in range(players)]
-        size = obs_size(players)
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        size = self._size = obs_size(players)
         self._obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float32),
@@ -111,15 +124,27 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.current_player]
+        self._rewarded = False  # whether self.rewards holds a hand's scores (else all zero)
 
     def observe(self, agent: str) -> dict[str, Any]:
-        seat = self.possible_agents.index(agent)
-        observation = np.zeros(obs_size(self.players), dtype=np.float32)
-        self.game.observation_into(seat, observation)
+        seat = self._seats[agent]
+        game = self.game
+        observation = np.empty(self._size, dtype=np.float32)
+        game.observation_into(seat, observation)  # writes every element
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if self.game.current_player == seat:
-            self.game.legal_mask_into(mask)
+        if game.current_player == seat:
+            game.legal_mask_into(mask)
         return {"observation": observation, "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -127,19 +152,22 @@ class raw_env(AECEnv):  # type: ignore[misc]
             self._was_dead_step(action)
             return
         game = self.game
-        hands_before = len(game.hand_scores_history())
+        hand = game.hand_index
         game.apply_action(int(action))  # IllegalAction (a ValueError) names the rule broken
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        history = game.hand_scores_history()
-        if len(history) > hands_before:
-            for seat, score in enumerate(history[-1]):
-                self.rewards[self.possible_agents[seat]] = -float(score)
-        if game.is_over():
+        if self._rewarded:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._rewarded = False
+        over = game.is_over()
+        if game.hand_index != hand or over:  # a hand ended: each seat gets minus its score
+            scores = game.last_hand()["scores"]
+            self.rewards = {a: -float(score) for a, score in zip(self.possible_agents, scores, strict=True)}
+            self._rewarded = True
+            self._accumulate_rewards()
+        if over:
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = self.possible_agents[game.current_player]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             print(self.render())
 

@@ -1,34 +1,50 @@
 //! The referee's seeded deal, byte for byte `hearts_core.deal.deal_hand`.
 
 use crate::cards::Hand;
+use crate::game::MAX_PLAYERS;
 use crate::pyrandom::PyRandom;
 use crate::rng::Rng;
 use sha2::{Digest, Sha256};
 
 const DOMAIN: &str = "cancellation-hearts/v1";
 
+/// The two decks in card order, `[0, 0, 1, 1, ..., 51, 51]`: every shuffle starts from it.
+const DECKS: [u8; 104] = {
+    let mut deck = [0u8; 104];
+    let mut i = 0;
+    while i < 104 {
+        deck[i] = (i / 2) as u8;
+        i += 1;
+    }
+    deck
+};
+
 /// The shuffled two-deck order of hand `hand_index` of a game seeded with `seed`.
 pub fn shuffled_deck(seed: &str, hand_index: u32) -> [u8; 104] {
     let digest = Sha256::digest(format!("{DOMAIN}/deal:{seed}:{hand_index}").as_bytes());
     let mut rng = PyRandom::from_be_bytes(&digest);
-    let mut deck = [0u8; 104];
-    for (i, c) in deck.iter_mut().enumerate() {
-        *c = (i / 2) as u8;
-    }
+    let mut deck = DECKS;
     rng.shuffle(&mut deck);
     deck
 }
 
 /// Deals hand `hand_index`: per seat the hand, and the kitty.
 pub fn deal_hand(players: usize, seed: &str, hand_index: u32) -> (Vec<Hand>, Hand) {
-    split(players, &shuffled_deck(seed, hand_index))
+    let mut hands = [Hand::default(); MAX_PLAYERS];
+    let kitty = split_into(players, &shuffled_deck(seed, hand_index), &mut hands);
+    (hands[..players].to_vec(), kitty)
 }
 
-fn split(players: usize, deck: &[u8; 104]) -> (Vec<Hand>, Hand) {
+/// Deals hand `hand_index` into `hands` (seats `0..players`); returns the kitty.
+pub fn deal_hand_into(players: usize, seed: &str, hand_index: u32, hands: &mut [Hand; MAX_PLAYERS]) -> Hand {
+    split_into(players, &shuffled_deck(seed, hand_index), hands)
+}
+
+fn split_into(players: usize, deck: &[u8; 104], hands: &mut [Hand; MAX_PLAYERS]) -> Hand {
     let size = 104 / players;
-    let mut hands = vec![Hand::default(); players];
-    for (seat, hand) in hands.iter_mut().enumerate() {
-        for &c in &deck[seat * size..(seat + 1) * size] {
+    for (hand, cards) in hands.iter_mut().zip(deck.chunks_exact(size)).take(players) {
+        *hand = Hand::default();
+        for &c in cards {
             hand.put(c);
         }
     }
@@ -36,7 +52,7 @@ fn split(players: usize, deck: &[u8; 104]) -> (Vec<Hand>, Hand) {
     for &c in &deck[players * size..] {
         kitty.put(c);
     }
-    (hands, kitty)
+    kitty
 }
 
 /// A deal from the simulator's own generator, for loops that need no referee-compatible deal
@@ -44,11 +60,15 @@ fn split(players: usize, deck: &[u8; 104]) -> (Vec<Hand>, Hand) {
 /// `Rng::new(seed_hash ^ (hand_index + 1) * 0x9E3779B97F4A7C15)`. Much cheaper than the
 /// referee's deal (SHA-256 plus CPython's Mersenne Twister seeding).
 pub fn fast_deal(players: usize, seed_hash: u64, hand_index: u32) -> (Vec<Hand>, Hand) {
+    let mut hands = [Hand::default(); MAX_PLAYERS];
+    let kitty = fast_deal_into(players, seed_hash, hand_index, &mut hands);
+    (hands[..players].to_vec(), kitty)
+}
+
+/// [`fast_deal`] into `hands` (seats `0..players`), without allocating; returns the kitty.
+pub fn fast_deal_into(players: usize, seed_hash: u64, hand_index: u32, hands: &mut [Hand; MAX_PLAYERS]) -> Hand {
     let mut rng = Rng::new(seed_hash ^ (u64::from(hand_index) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let mut deck = [0u8; 104];
-    for (i, c) in deck.iter_mut().enumerate() {
-        *c = (i / 2) as u8;
-    }
+    let mut deck = DECKS;
     // Fisher-Yates from the end, two 32-bit draws from each 64-bit output (high half first).
     let mut i = deck.len() - 1;
     while i > 0 {
@@ -62,7 +82,7 @@ pub fn fast_deal(players: usize, seed_hash: u64, hand_index: u32) -> (Vec<Hand>,
             i -= 1;
         }
     }
-    split(players, &deck)
+    split_into(players, &deck, hands)
 }
 
 /// FNV-1a of a seed's text: the seed of [`fast_deal`].

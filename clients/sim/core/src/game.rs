@@ -207,9 +207,15 @@ pub struct Game {
     kitty_points: i32,
     passes: [[u8; PASS_COUNT]; MAX_PLAYERS],
     passed: [u8; MAX_PLAYERS],
+    /// Bit per seat that has passed all three this hand.
+    pass_done: u16,
+    /// What each seat received this hand (empty until the passes are delivered).
+    received: [Hand; MAX_PLAYERS],
     pass_seat: u8,
     trick: [u8; MAX_PLAYERS],
     trick_len: u8,
+    /// The trick in progress as a multiset (at most two copies of a card).
+    trick_hand: Hand,
     leader: u8,
     led: u8,
     seen: u64,
@@ -270,9 +276,12 @@ impl Game {
             kitty_points: 0,
             passes: [[0; PASS_COUNT]; MAX_PLAYERS],
             passed: [0; MAX_PLAYERS],
+            pass_done: 0,
+            received: [Hand::default(); MAX_PLAYERS],
             pass_seat: 0,
             trick: [0; MAX_PLAYERS],
             trick_len: 0,
+            trick_hand: Hand::default(),
             leader: 0,
             led: 0,
             seen: 0,
@@ -359,6 +368,17 @@ impl Game {
 
     fn deal_next(&mut self) {
         let index = self.hand_index + 1;
+        if self.preset.is_none() {
+            // The common case, without allocating: straight into an array of hands.
+            let n = self.rules.players;
+            let mut hands = [Hand::default(); MAX_PLAYERS];
+            let kitty = match self.deal_mode {
+                DealMode::Referee => crate::deal::deal_hand_into(n, &self.seed, index as u32, &mut hands),
+                DealMode::Fast => crate::deal::fast_deal_into(n, self.seed_hash, index as u32, &mut hands),
+            };
+            self.begin_hand(&hands[..n], kitty);
+            return;
+        }
         let deal = self.deal_for(index);
         self.begin_hand(&deal.hands, deal.kitty);
     }
@@ -463,6 +483,25 @@ impl Game {
     pub fn passed_cards(&self, seat: usize) -> &[u8] {
         &self.passes[seat][..self.passed[seat] as usize]
     }
+    /// The cards `seat` received this hand (empty until the passes are delivered).
+    pub fn received(&self, seat: usize) -> Hand {
+        self.received[seat]
+    }
+
+    /// Records what `seat` passed and received this hand in a game started after the passes
+    /// ([`Game::resume_playing`]), so that its observation shows them as in the real game.
+    pub fn set_known_pass(&mut self, seat: usize, passed: &[u8], received: Hand) -> Result<(), String> {
+        if seat >= self.rules.players || passed.len() > PASS_COUNT || received.len() as usize > PASS_COUNT {
+            return Err(format!("a seat passes and receives at most {PASS_COUNT} cards"));
+        }
+        if passed.iter().any(|&c| c >= 52) {
+            return Err("a passed card is not a card".into());
+        }
+        self.passes[seat][..passed.len()].copy_from_slice(passed);
+        self.passed[seat] = passed.len() as u8;
+        self.received[seat] = received;
+        Ok(())
+    }
     pub fn last_trick(&self) -> &TrickEnd {
         &self.last_trick
     }
@@ -555,6 +594,8 @@ impl Game {
         self.kitty = kitty;
         self.kitty_points = kitty.points();
         self.passed = [0; MAX_PLAYERS];
+        self.pass_done = 0;
+        self.received = [Hand::default(); MAX_PLAYERS];
         self.pass_seat = 0;
         self.trick_len = 0;
         self.tricks_done = 0;
@@ -620,10 +661,11 @@ impl Game {
     pub fn check_play(&self, card: u8) -> Result<(), IllegalAction> {
         let player = self.to_play as usize;
         if self.phase != Phase::Play {
-            return Err(IllegalAction::new(Illegal::OutOfTurn, "no card is expected now").at(
+            let message = if self.phase == Phase::Over { "the game is over" } else { "no card is expected now" };
+            return Err(IllegalAction::new(Illegal::OutOfTurn, message).at(
                 Some(self.hand_index),
-                Some(self.plays_in_hand as i64),
-                Some(player as i64),
+                None,
+                self.current_player().map(|s| s as i64),
             ));
         }
         let (h, p, s) = self.here(player);
@@ -728,15 +770,19 @@ impl Game {
         self.passes[seat][k] = card;
         self.passed[seat] += 1;
         if self.passed[seat] as usize == PASS_COUNT {
-            self.advance_pass_seat();
+            self.seat_passed(seat);
         }
     }
 
-    fn advance_pass_seat(&mut self) {
-        let n = self.rules.players;
-        match (0..n).find(|&s| (self.passed[s] as usize) < PASS_COUNT) {
-            Some(s) => self.pass_seat = s as u8,
-            None => self.deliver_passes(),
+    /// `seat` has passed its three: the lowest seat still to pass is next, or the passes go.
+    #[inline]
+    fn seat_passed(&mut self, seat: usize) {
+        self.pass_done |= 1 << seat;
+        let waiting = !self.pass_done & ((1u16 << self.rules.players) - 1);
+        if waiting == 0 {
+            self.deliver_passes();
+        } else {
+            self.pass_seat = waiting.trailing_zeros() as u8;
         }
     }
 
@@ -778,7 +824,7 @@ impl Game {
         self.hands[seat] = held;
         self.passes[seat].copy_from_slice(cards_);
         self.passed[seat] = PASS_COUNT as u8;
-        self.advance_pass_seat();
+        self.seat_passed(seat);
         Ok(())
     }
 
@@ -789,6 +835,7 @@ impl Game {
             let target = if left { (seat + 1) % n } else { (seat + n - 1) % n };
             for k in 0..PASS_COUNT {
                 self.hands[target].put(self.passes[seat][k]);
+                self.received[target].put(self.passes[seat][k]);
             }
         }
         self.phase = Phase::Play;
@@ -818,8 +865,10 @@ impl Game {
             self.seen = 0;
             self.dup = 0;
             self.trick_points = 0;
+            self.trick_hand = Hand::default();
             self.leader = player as u8;
         }
+        self.trick_hand.put(card);
         if suit == self.led {
             if self.seen & bit != 0 {
                 self.dup |= bit;
@@ -843,12 +892,7 @@ impl Game {
     fn finish_trick(&mut self) {
         let n = self.rules.players;
         // The trick's cards join the waiting ones (two copies at most of any card in all).
-        let mut trick = Hand::default();
-        for &c in &self.trick[..n] {
-            let bit = 1u64 << c;
-            trick.twice |= trick.once & bit;
-            trick.once |= bit;
-        }
+        let trick = self.trick_hand;
         self.pending.twice |= trick.twice | (self.pending.once & trick.once);
         self.pending.once |= trick.once;
         self.pending_points += self.trick_points;

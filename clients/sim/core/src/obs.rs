@@ -1,6 +1,6 @@
 //! The information-state observation of one seat: only what that seat may know.
 //!
-//! Layout (float32, `obs_size(n)` = 216 + 59·n values; "relative seat" r is seat `(me + r) % n`,
+//! Layout (float32, `obs_size(n)` = 320 + 60·n values; "relative seat" r is seat `(me + r) % n`,
 //! so r = 0 is the observing seat):
 //!
 //! | offset | length | content |
@@ -13,15 +13,18 @@
 //! | 156+53n | n | game totals before this hand per relative seat / target score |
 //! | 156+54n | 4n | voids shown this hand: relative seat r, suit s (C, D, H, S) at 4r+s |
 //! | 156+58n | n | cards held per relative seat / hand size |
-//! | 156+59n | 2 | pass direction one-hot (left, right) |
-//! | 158+59n | 4 | phase one-hot (pass, play, moon, over) |
-//! | 162+59n | 54 | the seat's legal actions (all 0 unless it is to act) |
+//! | 156+59n | 52 | the cards the seat passed this hand (0, 1, 2; those chosen so far while passing) |
+//! | 208+59n | 52 | the cards the seat received this hand (0, 1, 2; all 0 until the passes are delivered) |
+//! | 260+59n | n | the kitty's taker one-hot per relative seat (all 0 until the first trick is won) |
+//! | 260+60n | 2 | pass direction one-hot (left, right) |
+//! | 262+60n | 4 | phase one-hot (pass, play, moon, over) |
+//! | 266+60n | 54 | the seat's legal actions (all 0 unless it is to act) |
 
 use crate::game::{Game, Phase, NUM_ACTIONS};
 
 /// The observation length for `players` seats.
 pub const fn obs_size(players: usize) -> usize {
-    216 + 59 * players
+    320 + 60 * players
 }
 
 /// Writes `seat`'s observation into `out` (`out.len() == obs_size(n)`).
@@ -66,6 +69,20 @@ pub fn write_observation(game: &Game, seat: usize, out: &mut [f32]) {
         out[base + 6 * n + r] = game.hand(s).len() as f32 / size;
     }
     let base = base + 7 * n;
+    for &c in game.passed_cards(seat) {
+        out[base + c as usize] += 1.0;
+    }
+    let received = game.received(seat);
+    let mut m = received.once;
+    while m != 0 {
+        let c = m.trailing_zeros() as usize;
+        out[base + 52 + c] = 1.0 + (received.twice >> c & 1) as f32;
+        m &= m - 1;
+    }
+    if let Some(taker) = game.kitty_taker() {
+        out[base + 104 + rel(taker)] = 1.0;
+    }
+    let base = base + 104 + n;
     out[base + usize::from(!game.pass_left())] = 1.0;
     let phase = match game.phase() {
         Phase::Pass => 0,

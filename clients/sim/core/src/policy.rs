@@ -85,15 +85,21 @@ pub fn heuristic_pass_cards(hand: Hand) -> [u8; 3] {
     [ranked[0].1, ranked[1].1, ranked[2].1]
 }
 
+/// The heuristic's next pass for the seat passing: the first of `HeuristicBot.choose_pass`'s
+/// cards for the hand as dealt that the seat has not passed yet (copies counted). After its own
+/// passes that is simply the next of its three; after passes chosen otherwise (a random or
+/// callable policy) it skips the ones already gone instead of naming a card no longer held.
 fn heuristic_pass(game: &Game) -> u8 {
     let seat = game.current_player().unwrap_or(0);
     // The hand as dealt: what is held plus what this seat already chose to pass.
-    let mut hand = game.hand(seat);
-    let chosen = game.passed_cards(seat);
-    for &c in chosen {
-        hand.add(c);
+    let mut dealt = game.hand(seat);
+    let mut gone = Hand::default();
+    for &c in game.passed_cards(seat) {
+        dealt.add(c);
+        gone.add(c);
     }
-    heuristic_pass_cards(hand)[chosen.len()]
+    let choice = heuristic_pass_cards(dealt);
+    *choice.iter().find(|&&c| !gone.remove(c)).unwrap_or(&choice[2])
 }
 
 /// The moon alert of `rollout._threat`: the one seat holding every visible point, if enough.
@@ -345,23 +351,53 @@ impl Named {
 /// Plays `game` with `policy` (random draws from `game.rng`) until it is over, or with
 /// `one_hand` until the hand in progress ends. Returns the number of actions taken.
 pub fn play_out(game: &mut Game, policy: Named, one_hand: bool) -> u64 {
+    if policy == Named::Random {
+        return random_steps(game, u64::MAX, one_hand);
+    }
     let start = game.hands_done();
     let mut steps = 0;
     while game.phase() != Phase::Over && !(one_hand && game.hands_done() > start) {
-        let action = match policy {
-            Named::Random => {
-                let mut rng = game.rng;
-                let a = random_action(game, &mut rng);
-                game.rng = rng;
-                a
-            }
-            Named::Heuristic => heuristic_action(game),
-        };
-        match action {
+        match heuristic_action(game) {
             Some(a) => game.apply_legal(a),
             None => break,
         }
         steps += 1;
     }
+    steps
+}
+
+/// Random actions (one `pick_bit` draw of `game.rng` each) until `max_steps` are taken, the
+/// game is over or, with `one_hand`, the hand in progress has ended. Returns the actions taken.
+/// Where the CPU has BMI2 the loop is compiled a second time with it (the same draws and the
+/// same actions, the chosen bit found by `pdep`).
+pub fn random_steps(game: &mut Game, max_steps: u64, one_hand: bool) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU has BMI2 (checked just above).
+        return unsafe { random_steps_bmi2(game, max_steps, one_hand) };
+    }
+    random_loop::<false>(game, max_steps, one_hand)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn random_steps_bmi2(game: &mut Game, max_steps: u64, one_hand: bool) -> u64 {
+    random_loop::<true>(game, max_steps, one_hand)
+}
+
+#[inline(always)]
+fn random_loop<const PDEP: bool>(game: &mut Game, max_steps: u64, one_hand: bool) -> u64 {
+    let start = game.hands_done();
+    let mut rng = game.rng;
+    let mut steps = 0;
+    while steps < max_steps && game.phase() != Phase::Over && !(one_hand && game.hands_done() > start) {
+        let mask = game.legal_mask();
+        if mask == 0 {
+            break;
+        }
+        game.apply_legal(rng.pick_bit_with::<PDEP>(mask));
+        steps += 1;
+    }
+    game.rng = rng;
     steps
 }

@@ -292,6 +292,14 @@ impl Game {
         self.inner.apply_action(a).map_err(|e| illegal(py, &e))
     }
 
+    /// The fast path for Python stepping: applies `action` as apply_action does (the same
+    /// errors, the game unchanged on one) and returns the legal actions after it.
+    fn step<'py>(&mut self, py: Python<'py>, action: i64) -> PyResult<Bound<'py, PyList>> {
+        let a = check_action(action)?;
+        self.inner.apply_action(a).map_err(|e| illegal(py, &e))?;
+        PyList::new(py, Bits(self.inner.legal_mask()))
+    }
+
     /// `seat` passes three cards at once (the seat must not have passed any yet).
     fn apply_pass(&mut self, py: Python<'_>, seat: i64, cards: Vec<i64>) -> PyResult<()> {
         if !(0..self.inner.players() as i64).contains(&seat) {
@@ -367,6 +375,12 @@ impl Game {
     fn passed(&self, seat: usize) -> PyResult<Vec<u16>> {
         self.check_seat(seat)?;
         Ok(ints(self.inner.passed_cards(seat).to_vec()))
+    }
+
+    /// The cards `seat` received this hand, sorted (empty until the passes are delivered).
+    fn received(&self, seat: usize) -> PyResult<Vec<u16>> {
+        self.check_seat(seat)?;
+        Ok(ints(self.inner.received(seat).cards()))
     }
 
     /// The last completed trick (at the start of a hand, the previous hand's last): (leader,
@@ -499,9 +513,12 @@ impl Game {
         let n = obs_size(self.inner.players());
         let buffer = PyBuffer::<f32>::get(buf)?;
         writable(&buffer, n, "observation_into")?;
-        let mut tmp = vec![0f32; n];
-        write_observation(&self.inner, seat, &mut tmp);
-        buffer.copy_from_slice(py, &tmp)
+        // SAFETY: `writable` checked a writable, C-contiguous float32 buffer of `n` items, and
+        // the GIL is held, so nothing else writes it while this slice lives.
+        let out = unsafe { std::slice::from_raw_parts_mut(buffer.buf_ptr().cast::<f32>(), n) };
+        write_observation(&self.inner, seat, out);
+        let _ = py;
+        Ok(())
     }
 
     /// `seat`'s observation as a numpy float32 array (a list when numpy is not installed).
@@ -663,6 +680,7 @@ struct ViewStart {
     passing: bool,
     seat: usize,
     passed: Vec<u8>,
+    received: Vec<u8>,
     hand_index: i64,
     totals: Vec<i64>,
     history: Vec<[i32; MAX_PLAYERS]>,
@@ -707,6 +725,7 @@ fn view_start(view: &Bound<'_, PyAny>, seed: Option<&Bound<'_, PyAny>>) -> PyRes
         passing: phase == "passing",
         seat: view.getattr("seat")?.extract()?,
         passed: view.getattr("passed")?.extract()?,
+        received: view.getattr("received")?.extract()?,
         hand_index: view.getattr("hand_index")?.extract()?,
         totals: view.getattr("totals")?.extract()?,
         history,
@@ -754,6 +773,8 @@ fn game_from_view(start: &ViewStart, world: &[Hand], kitty: Hand) -> Result<Core
         kitty,
     )
     .map_err(err)?;
+    // The seat's own pass, as it knows it: its observation shows what it passed and received.
+    game.set_known_pass(start.seat, &start.passed, hand_from(&start.received))?;
     for &(_, c) in &start.plays {
         game.play(c).map_err(err)?;
     }
@@ -985,19 +1006,19 @@ impl VecGame {
         py.allow_threads(|| {
             let mut hands = 0;
             for (i, (g, ep)) in games.iter_mut().zip(episodes.iter_mut()).enumerate() {
-                for _ in 0..n_steps {
+                let mut left = n_steps;
+                while left > 0 {
                     let before = g.hands_done();
-                    let mut rng = g.rng;
-                    if let Some(a) = policy::random_action(g, &mut rng) {
-                        g.rng = rng;
-                        g.apply_legal(a);
-                    }
+                    let done = policy::random_steps(g, left, false);
                     hands += (g.hands_done() - before) as u64;
+                    left -= done;
                     if g.is_over() {
                         *ep += 1;
                         let mut fresh = Core::with_deal(rules, &format!("{seed}/{i}/{ep}"), mode);
-                        fresh.rng = rng;
+                        fresh.rng = g.rng;
                         *g = fresh;
+                    } else if done == 0 {
+                        break;
                     }
                 }
             }
