@@ -18,12 +18,12 @@ import pytest
 
 from hearts_tournaments.league.store import LeagueStore
 from tests.portal_helpers import good_archive, league_running, make_league, wait_blocks
-from tests.test_web_browser import WAIT_MS, browser  # noqa: F401  (the module's Chromium fixture)
+from tests.shared import WAIT_MS
 from tests.web_server import web_server
 
 
 @pytest.mark.timeout(900)
-def test_an_entrant_submits_and_follows_its_bot(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_an_entrant_submits_and_follows_its_bot(browser: Any, tmp_path: Path) -> None:
     folder = tmp_path / "lg"
     tokens = make_league(folder, ("alice", "bob"))
     archive = tmp_path / "bot.tar.gz"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from hearts_tournaments.tournament.schedule import DEFAULT_SEATING, SeatingMode
 from tests.forget import forget_games
 from tests.shared import CAREFUL_AND_TWO_DICE
 
@@ -94,4 +95,4 @@ def test_a_tournament_scheduled_before_the_default_seating_changed_still_verifie
     # against the seating the tournament was made with, not today's default.
     config.write_text(SIX.format(deals=2, seating="", extra=""))
     fresh = _hearts("tournament", "schedule", str(config))
-    assert "seating permute" in fresh.stdout
+    assert f"seating {DEFAULT_SEATING.value}" in fresh.stdout and DEFAULT_SEATING is not SeatingMode.ROTATE
