@@ -194,15 +194,21 @@ class Arena:
         self.referee = Referee(output / "records", relay_to=config.server, admin_token=external_token)
         self.metadata = self.referee.metadata
         self.watchdog = Watchdog()
-        #: The referee's Unix socket, the bots' only way out of their sandbox (set on entry).
-        self.socket = Path()
-        self.address = config.server
         self._stack = contextlib.AsyncExitStack()
-        self._channel: grpc.aio.Channel | None = None
         #: The warm bot processes (``reuse = "between_deals"``; set on entry).
         self.pool: WarmPool | None = None
         #: Where a line about an entrant's failure goes as it happens (the runner's reporter).
         self.notify: Callable[[str], None] | None = None
+
+    @property
+    def socket(self) -> Path:
+        """The referee's Unix socket, the bots' only way out of their sandbox (set on entry)."""
+        return self.referee.socket
+
+    @property
+    def address(self) -> str:
+        """``host:port`` of the referee (the external one's before entry)."""
+        return self.referee.address
 
     def incident(self, line: str) -> None:
         """Passes a line about an entrant's failure to :attr:`notify` (and the log)."""
@@ -220,9 +226,6 @@ class Arena:
         async with contextlib.AsyncExitStack() as stack:
             stack.enter_context(self.watchdog)
             referee = await stack.enter_async_context(self.referee)
-            self.socket = referee.socket
-            self.address = referee.address
-            self._channel = referee.channel
             if self.config.reuse is Reuse.BETWEEN_DEALS:
                 self.pool = WarmPool(referee.admin, self.metadata, self.config.restart_after, self.reap_warm)
             self._stack = stack.pop_all()
@@ -247,8 +250,9 @@ class Arena:
 
     async def play(self, job: GameJob) -> GameOutcome:
         """Plays one game on this machine and returns its outcome."""
-        assert self._channel is not None, "play() outside `async with`"
-        return await GamePlay(self, job, self._channel, self.address).play()
+        channel = self.referee.channel
+        assert channel is not None, "play() outside `async with`"
+        return await GamePlay(self, job, channel, self.address).play()
 
     def drop_bot(self, bot: str) -> None:
         """Stops a quarantined bot's warm processes (in the background)."""

@@ -78,8 +78,10 @@ class ExecutorError(Exception):
 class GameExecutor(Protocol):
     """Plays games. Used as an async context manager; :meth:`play` may run many at once."""
 
-    #: Where the games are played, for messages (a referee's address, a Ray cluster's).
-    address: str
+    @property
+    def address(self) -> str:
+        """Where the games are played, for messages (a referee's address, a Ray cluster's)."""
+        ...
 
     async def __aenter__(self) -> Self:
         """Gets ready to play (starts the referee, or connects to the cluster)."""
