@@ -21,6 +21,10 @@ OpenSpiel's Hearts in cards per second (``x_openspiel``). OpenSpiel's figure is
   behind; ``x_openspiel_python`` compares it with OpenSpiel's Hearts stepped the same way from
   Python (``openspiel_python_cards_per_s``: ``information_state_tensor``,
   ``legal_actions_mask`` and a random ``apply_action`` at every decision, chance nodes sampled).
+  ``aec_floor`` is the bound on any AEC environment stepped this way: an environment with the same
+  agents, spaces and wrapper whose ``step`` only moves to the next agent and whose observation is
+  a fresh array and mask with no game behind them (PettingZoo's own machinery and numpy alone).
+  When ``aec_floor`` is below 1.0x OpenSpiel's C++ loop, so is every PettingZoo environment.
 * ``vec``: ``VecGame(256 games).step_random`` in the core, one thread (so it is per core);
   ``vec_numpy`` is the same games stepped from numpy (``legal_masks`` + a random legal action
   per game + ``step``).
@@ -47,7 +51,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 PLAYERS = 8
 CARDS_PER_HAND = 104 - 104 % PLAYERS
@@ -172,6 +176,92 @@ def aec_step(hands: int) -> float | None:
                     break
             else:
                 env.reset(seed=int(rng.integers(1 << 30)))
+        return actions / ACTIONS_PER_HAND
+
+    count, seconds = cpu(work)
+    return count / seconds
+
+
+def aec_floor(hands: int) -> float | None:
+    """Hands/s of an AEC environment that does no game work (see the module's docstring)."""
+    try:
+        pettingzoo_env: Any = importlib.import_module("hearts_client.sim.pettingzoo")
+        import numpy as np
+        from gymnasium import spaces
+        from pettingzoo import AECEnv
+    except ImportError:
+        return None
+    from hearts_client.sim import NUM_ACTIONS, obs_size
+
+    size = obs_size(PLAYERS)
+    actions_count = NUM_ACTIONS
+
+    class Empty(AECEnv):  # type: ignore[misc]
+        metadata: ClassVar[dict[str, Any]] = {"name": "empty_v0", "is_parallelizable": False}
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.possible_agents = [f"player_{i}" for i in range(PLAYERS)]
+            self.observation_spaces = {
+                a: spaces.Dict(
+                    {
+                        "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
+                        "action_mask": spaces.Box(0, 1, (actions_count,), np.int8),
+                    }
+                )
+                for a in self.possible_agents
+            }
+            self.action_spaces = {a: spaces.Discrete(actions_count) for a in self.possible_agents}
+
+        def observation_space(self, agent: str) -> Any:
+            return self.observation_spaces[agent]
+
+        def action_space(self, agent: str) -> Any:
+            return self.action_spaces[agent]
+
+        def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+            self.agents = list(self.possible_agents)
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+            self.terminations = dict.fromkeys(self.agents, False)
+            self.truncations = dict.fromkeys(self.agents, False)
+            self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+            self._turn = 0
+            self.agent_selection = self.agents[0]
+
+        def observe(self, agent: str) -> dict[str, Any]:
+            mask = np.zeros(actions_count, dtype=np.int8)
+            mask[:13] = 1
+            return {"observation": np.empty(size, dtype=np.float32), "action_mask": mask}
+
+        def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+            agent = self.agent_selection
+            return (
+                self.observe(agent) if observe else None,
+                self._cumulative_rewards[agent],
+                self.terminations[agent],
+                self.truncations[agent],
+                self.infos[agent],
+            )
+
+        def step(self, action: Any) -> None:
+            self._turn += 1
+            self.agent_selection = self.agents[self._turn % PLAYERS]
+
+    env = pettingzoo_env._OrderEnforcing(Empty())
+    rand = random.Random(1).random
+    flatnonzero = np.flatnonzero
+    env.reset(seed=1)
+
+    def work() -> float:
+        actions = 0
+        for _agent in env.agent_iter():
+            observation, _reward, _termination, _truncation, _info = env.last()
+            legal = flatnonzero(observation["action_mask"])
+            env.step(int(legal[int(rand() * len(legal))]))
+            actions += 1
+            if actions >= hands * ACTIONS_PER_HAND:
+                break
         return actions / ACTIONS_PER_HAND
 
     count, seconds = cpu(work)
@@ -317,6 +407,7 @@ def main() -> None:
         "python_step": row(median(lambda: python_step(sim, n(8000)))),
         "python_step_apply": row(median(lambda: python_step_apply(sim, n(8000)))),
         "aec_step": row(median(lambda: aec_step(n(300))), python_base=True),
+        "aec_floor": row(median(lambda: aec_floor(n(300))), python_base=True),
         "vec": row(median(lambda: vec(sim, n(60000)))),
         "vec_numpy": row(median(lambda: vec_numpy(sim, n(2000)))),
         "clones_per_s": round(median(lambda: clones_per_s(sim, n(300000))) or 0.0, 1),
@@ -341,6 +432,7 @@ def main() -> None:
         ("python_step", "(b) Python chooses every action (Game.step)"),
         ("python_step_apply", "    the same, legal_actions + apply_action"),
         ("aec_step", "(c) PettingZoo AEC step, observation + mask"),
+        ("aec_floor", "    bound: an AEC env that does no game work"),
         ("vec", "(d) VecGame.step_random, 256 games, one core"),
         ("vec_numpy", "    VecGame.step from numpy, 256 games"),
     ]:
