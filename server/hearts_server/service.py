@@ -39,6 +39,9 @@ JOIN_MESSAGE_TIMEOUT_S = 10.0
 #: with RESOURCE_EXHAUSTED. A joined seat has one stream (a newer one replaces it).
 MAX_WAITING_JOINS = 1_000
 #: How long the referee reads (and drops) a flooding bot's messages before closing its stream.
+#: The status it sets is RESOURCE_EXHAUSTED whatever the bot does; but Python's grpc.aio client
+#: replaces a status that arrived with INTERNAL when one of its writes fails after it
+#: (grpc/grpc#36066), so a burst is drained first for such a client to see the true status.
 FLOOD_DRAIN_S = 2.0
 #: Spectators a table admits at once.
 MAX_SPECTATORS = 64
