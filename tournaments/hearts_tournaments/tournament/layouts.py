@@ -12,6 +12,18 @@ a table size is missing here, ``balanced`` uses the ``permute`` labels
   game ``r`` seats ``p``. Two seats left it is 0..4 games (24 ordered pairs never): a square
   with both within one was neither found nor ruled out. tests/test_seating_layouts.py
   recounts it, and tests/test_seating_neighbours.py recounts the printed schedules.
+* **11 seats**: nothing found, nothing ruled out. A symmetry of the kind used at 9 (positions
+  moved by a permutation ``g``, seats left where they are, games permuted) cannot keep the
+  square Latin unless ``g`` is an 11-cycle (a game orbit of size ``m`` puts ``p, g(p), ...,
+  g^(m-1)(p)`` at one seat, so every cycle of ``g`` has length ``m``, and ``m`` divides 11), which
+  is the shift construction that no labelling can satisfy. So neither a fixed point with Z_10 on
+  the rest nor an order-5 symmetry applies. The one other symmetry tried keeps the condition
+  (left neighbours ``a, b`` in game ``r`` become ``-b, -a`` in game ``-r``): mirror the seats
+  (``s -> -s``) and negate the positions (``p -> -p`` mod 11). CaDiCaL with it ran about 13
+  minutes of CPU without an answer; with game 0 the identity as well, about 5 minutes, none
+  either. Simulated annealing over rows of positions (column clashes and pairs outside 1..2 as
+  the cost, swaps within a game as the move) got down to 7 violations at 11 seats, and it finds
+  no square at 9 either, where one exists.
 """
 
 from __future__ import annotations
