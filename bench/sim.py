@@ -234,15 +234,8 @@ def aec_floor(hands: int) -> float | None:
             mask[:13] = 1
             return {"observation": np.empty(size, dtype=np.float32), "action_mask": mask}
 
-        def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-            agent = self.agent_selection
-            return (
-                self.observe(agent) if observe else None,
-                self._cumulative_rewards[agent],
-                self.terminations[agent],
-                self.truncations[agent],
-                self.infos[agent],
-            )
+        # The very same last() as the real environment: the bound does its per-step work.
+        last = pettingzoo_env.raw_env.last
 
         def step(self, action: Any) -> None:
             self._turn += 1
