@@ -3,6 +3,7 @@ neighbours spread, duplicate rotations, reproducibility."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -19,6 +20,7 @@ from hearts_tournaments.cli.main import app
 from hearts_tournaments.tournament.config import MAX_BOTS, MAX_DEALS, ConfigError, parse_config
 from hearts_tournaments.tournament.schedule import (
     LABELS,
+    SCHEDULE_DESIGN,
     Balance,
     Schedule,
     SeatingMode,
@@ -482,7 +484,9 @@ def test_the_schedule_is_the_same_in_another_process() -> None:
         "                             (4, 6, 5, False, 'rotate'), (10, 6, 9, False, 'rotate'),\n"
         # Paley difference set, 1-rotational, one table left out, the tabu search.
         "                             (19, 9, 19, False, 'rotate'), (14, 7, 27, False, 'rotate'),\n"
-        "                             (13, 6, 25, False, 'rotate'), (16, 7, 19, False, 'rotate')]]\n"
+        "                             (13, 6, 25, False, 'rotate'), (16, 7, 19, False, 'rotate'),\n"
+        # The band search (design 2).
+        "                             (14, 7, 28, True, 'balanced')]]\n"
         "json.dump(out, sys.stdout)\n"
     )
     runs = [
@@ -496,3 +500,58 @@ def test_the_schedule_is_the_same_in_another_process() -> None:
         for seed in ("1", "2")
     ]
     assert runs[0] == runs[1] and json.loads(runs[0])
+
+
+#: Schedules made by design 1 (commit 106d9f3, the last before design 2), as the first 16 hex
+#: digits of the SHA-256 of their stored JSON (keys sorted): a tournament stored then must be
+#: rebuilt exactly, or ``verify`` reports its schedule as not the configuration's.
+DESIGN_ONE = [
+    ((12, 6, 15, True, "balanced"), "143c86dd98d8d21d"),
+    ((20, 9, 12, True, "balanced"), "56f9c10dcf0c132d"),
+    ((9, 9, 4, True, "permute"), "9349bd61f0cbd457"),
+    ((14, 7, 10, True, "rotate"), "ba2d3bc7c40e38c9"),
+    ((10, 6, 8, False, "balanced"), "21c8203be4513b4d"),
+    ((4, 6, 3, True, "balanced"), "1677a654e6f814f1"),
+]
+
+
+@pytest.mark.parametrize(("case", "digest"), DESIGN_ONE, ids=[str(c[0][:3]) for c in DESIGN_ONE])
+def test_design_one_rebuilds_the_schedules_stored_before_design_two(
+    case: tuple[int, int, int, bool, str], digest: str
+) -> None:
+    bots, size, deals, duplicate, seating = case
+    schedule = make_schedule(names(bots), size, deals, "golden", duplicate, SeatingMode(seating), design=1)
+    stored = schedule.to_json()
+    assert "design" not in stored  # stored as it was before designs were recorded
+    assert hashlib.sha256(json.dumps(stored, sort_keys=True).encode()).hexdigest()[:16] == digest
+    assert Schedule.from_json(stored) == schedule and schedule.design == 1
+
+
+def _outside_band(schedule: Schedule) -> tuple[int, int]:
+    """Ordered pairs whose one- and two-seats-left counts, recounted from the games, are not
+    the mean rounded down or up."""
+    b, n = len(schedule.bots), schedule.table_size
+    mean = len(schedule.games) * n / (b * (b - 1))
+    near: list[Counter[tuple[str, str]]] = [Counter(), Counter()]
+    for game in schedule.games:
+        for k in (1, 2):
+            near[k - 1].update((game.seats[s], game.seats[(s + k) % n]) for s in range(n))
+    band = {int(mean), -int(-mean // 1)}
+    pairs = [(x, y) for x in schedule.bots for y in schedule.bots if x != y]
+    left, second = (sum(1 for pair in pairs if near[k][pair] not in band) for k in range(2))
+    return left, second
+
+
+def test_the_band_search_leaves_fewer_neighbour_counts_outside_the_band() -> None:
+    # 22 bots at 11 seats over 40 deals: a deal's layouts never seat 11 ordered pairs of its
+    # table side by side, and the annealing alone leaves 71 pairs' left-neighbour counts (and
+    # 179 two seats left) outside the band; design 2 fewer of both.
+    old = make_schedule(names(22), 11, 40, "1", True, SeatingMode.BALANCED, design=1)
+    new = make_schedule(names(22), 11, 40, "1", True, SeatingMode.BALANCED)
+    assert new.design == SCHEDULE_DESIGN == 2 and new.to_json()["design"] == 2
+    assert [set(s.order) for s in new.seatings] == [set(s.order) for s in old.seatings]  # same tables
+    before, after = _outside_band(old), _outside_band(new)
+    assert after[0] < before[0] and after[1] < before[1], (before, after)
+    assert Schedule.from_json(json.loads(json.dumps(new.to_json()))) == new
+    with pytest.raises(ValueError, match="design 3"):
+        make_schedule(names(22), 11, 40, "1", design=3)

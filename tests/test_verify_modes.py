@@ -9,10 +9,17 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from hearts_tournaments.tournament.schedule import DEFAULT_SEATING, SeatingMode
+from hearts_tournaments.tournament.schedule import (
+    DEFAULT_SEATING,
+    SCHEDULE_DESIGN,
+    Schedule,
+    SeatingMode,
+    make_schedule,
+)
 from tests.forget import forget_games
 from tests.shared import CAREFUL_AND_TWO_DICE
 
@@ -96,3 +103,58 @@ def test_a_tournament_scheduled_before_the_default_seating_changed_still_verifie
     config.write_text(SIX.format(deals=2, seating="", extra=""))
     fresh = _hearts("tournament", "schedule", str(config))
     assert f"seating {DEFAULT_SEATING.value}" in fresh.stdout and DEFAULT_SEATING is not SeatingMode.ROTATE
+
+
+def _meta(db: sqlite3.Connection, key: str) -> Any:
+    return json.loads(db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0])
+
+
+def test_a_tournament_scheduled_by_design_one_still_verifies_and_resumes(tmp_path: Path) -> None:
+    # Eight bots at six seats over three deals: design 2's band search orders the tables
+    # other than design 1 did. The folder is made to hold what design 1 stored (its schedule, no
+    # "design" key, and its balance report, with no game played yet); resume plays it on that
+    # schedule and verify rebuilds design 1's, not today's.
+    config = tmp_path / "t.toml"
+    eight = SIX + "".join(f'\n[[bots]]\nname = "dice{i}"\nbuiltin = "random"\n' for i in (6, 7))
+    config.write_text(eight.format(deals=3, seating="", extra=""))
+    output = tmp_path / "out"
+    played = _hearts("tournament", "run", str(config), "--output", str(output))
+    assert played.returncode == 0, played.stderr
+    db = sqlite3.connect(output / "tournament.sqlite")
+    with db:
+        today = Schedule.from_json(_meta(db, "schedule"))
+        assert today.design == SCHEDULE_DESIGN == 2
+        old = make_schedule(today.bots, 6, 3, today.seed, True, today.seating, design=1)
+        assert [s.order for s in old.seatings] != [s.order for s in today.seatings]
+        assert "design" not in old.to_json()
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schedule'", (json.dumps(old.to_json()),))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'balance'", (json.dumps(old.balance().to_json()),))
+        keys = [k for (k,) in db.execute("SELECT key FROM games")]
+    db.close()
+    forget_games(output, keys)
+    resumed = _hearts("tournament", "resume", str(output))
+    assert resumed.returncode == 0, resumed.stderr
+    verified = _hearts("tournament", "verify", str(output))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.startswith("verify: ok"), verified.stdout
+    with sqlite3.connect(output / "tournament.sqlite") as db:
+        seats = {k: json.loads(s) for k, s in db.execute("SELECT key, summary FROM games")}
+    assert len(seats) == len(old.games)
+    for game in old.games:
+        assert tuple(seats[game.key]["seats"]) == game.seats
+
+
+def test_a_stored_schedule_of_an_unknown_design_is_refused_in_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(BASE.format(deals=1, seating="permute", extra=""))
+    output = tmp_path / "out"
+    assert _hearts("tournament", "run", str(config), "--output", str(output)).returncode == 0
+    with sqlite3.connect(output / "tournament.sqlite") as db:
+        schedule = _meta(db, "schedule")
+        schedule["design"] = 99
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schedule'", (json.dumps(schedule),))
+    for command in ("verify", "resume"):
+        refused = _hearts("tournament", command, str(output))
+        assert refused.returncode != 0, command
+        assert "Traceback" not in refused.stderr, refused.stderr
+        assert "design 99 is not one this version knows" in refused.stdout + refused.stderr, command

@@ -30,7 +30,7 @@ from hearts_server.table.settings import LIMITS as TABLE_LIMITS
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec, Reuse
 from hearts_tournaments.arena.sandbox import LIMIT_KEYS, Limits, SandboxKind
 from hearts_tournaments.tournament.gauntlet import GauntletSpec
-from hearts_tournaments.tournament.schedule import DEFAULT_SEATING, SeatingMode
+from hearts_tournaments.tournament.schedule import DEFAULT_SEATING, SCHEDULE_DESIGN, SeatingMode
 from hearts_tournaments.tournament.stats import SprtSettings
 
 #: ``host:port`` of an external referee.
@@ -82,6 +82,8 @@ class TournamentConfig:
             different order in every game, so neighbours vary; the default before) or
             ``rotate`` (the same order turned; the default before that). A tournament stored
             keeps its own.
+        schedule_design: The schedule's design (``SCHEDULE_DESIGN``; not a config key): a
+            stored tournament is reopened with the one its schedule was made with.
         policy: The referee's limit per decision, the thinking time per seat per game, the
             faults that retire a seat and how long a table waits for its bots (the keys
             ``decision_ms``, ``time_bank_ms``, ``max_faults`` and ``join_timeout_ms`` of
@@ -115,6 +117,7 @@ class TournamentConfig:
     output: Path = Path("runs")
     duplicate: bool = True
     seating: SeatingMode = DEFAULT_SEATING
+    schedule_design: int = SCHEDULE_DESIGN
     policy: TablePolicy = DEFAULT_POLICY
     quarantine_after: int = 3
     server: str = ""

@@ -20,7 +20,13 @@ from hearts_tournaments.arena.local import PROCESSES_LOG
 from hearts_tournaments.tournament import signing
 from hearts_tournaments.tournament.config import ConfigError, TournamentConfig, names_seating, parse_config
 from hearts_tournaments.tournament.gauntlet import gauntlet_schedule
-from hearts_tournaments.tournament.schedule import Progress, Schedule, SeatingMode, make_schedule
+from hearts_tournaments.tournament.schedule import (
+    SCHEDULE_DESIGN,
+    Progress,
+    Schedule,
+    SeatingMode,
+    make_schedule,
+)
 from hearts_tournaments.tournament.store import DB_NAME, Store, StoreError
 
 #: The snapshot's file name in the tournament folder.
@@ -87,7 +93,6 @@ def remove_owned(output: Path) -> list[Path]:
         with contextlib.suppress(OSError):
             folder.rmdir()
     return removed
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +166,7 @@ def schedule_for(config: TournamentConfig, progress: Progress | None = None) -> 
         config.duplicate,
         config.seating,
         progress,
+        config.schedule_design,
     )
 
 
@@ -181,9 +187,20 @@ def open_tournament(output: Path, *, read_only: bool = False) -> Tournament:
     except ConfigError:
         store.close()
         raise
+    stored = json.loads(store.meta("schedule"))
+    # The schedule's design has changed over time: a tournament keeps the one it was made with
+    # (1 for a schedule stored before designs were recorded).
+    design = stored.get("design", 1)
+    if type(design) is not int or not 1 <= design <= SCHEDULE_DESIGN:
+        store.close()
+        raise StoreError(
+            f"{output}: the stored schedule's design {design!r} is not one this version knows "
+            f"(1..{SCHEDULE_DESIGN}): open it with the version that made it, or restore the database"
+        )
+    config = dataclasses.replace(config, schedule_design=design)
     if not names_seating(store.config_text):
         # The default seating has changed over time: a tournament keeps the one it was
         # scheduled with (a schedule stored before seatings were named is rotated).
-        stored = json.loads(store.meta("schedule")).get("seating", SeatingMode.ROTATE.value)
-        config = dataclasses.replace(config, seating=SeatingMode(stored))
+        seating = stored.get("seating", SeatingMode.ROTATE.value)
+        config = dataclasses.replace(config, seating=SeatingMode(seating))
     return Tournament(config, store, output)

@@ -43,7 +43,9 @@ Choosing the seatings (pure functions of the bots, the sizes and the seed):
 * **Neighbours.** A last local search orders each table so that who sits one and two seats to
   whose left is as even as the tables allow, counted over the games the deals are played in,
   and copies of one bot (fewer bots than seats) do not sit side by side when they need not.
-  Without ``duplicate`` its swaps keep every bot's seat positions within one.
+  Without ``duplicate`` its swaps keep every bot's seat positions within one. With duplicate
+  deals whose games are not rotations, a band search then aims at the balance report's band
+  (design 2; a stored schedule keeps the :data:`SCHEDULE_DESIGN` it was made with).
 
 Every random choice comes from ``derive_seed(seed, "schedule")``, and every search has a fixed
 budget of moves (never a clock): the same bots, table size, deal count, seed and switches give
@@ -69,6 +71,7 @@ from hearts_tournaments.tournament.layouts import NOTES, SQUARES
 from hearts_tournaments.tournament.schedule.base import (
     DEFAULT_SEATING,
     LABELS,
+    SCHEDULE_DESIGN,
     SUGGEST_SEARCH_BOTS,
     SUGGEST_TRIES,
     Progress,
@@ -93,6 +96,7 @@ from hearts_tournaments.tournament.schedule.tables import (
 __all__ = [
     "DEFAULT_SEATING",
     "LABELS",
+    "SCHEDULE_DESIGN",
     "Balance",
     "PairFeasibility",
     "Progress",
@@ -108,6 +112,7 @@ __all__ = [
     "per_deal_neighbours",
     "suggest_deals",
 ]
+
 
 @dataclass(frozen=True, slots=True)
 class Seating:
@@ -325,6 +330,8 @@ class Schedule:
         seatings: One per deal.
         games: Every game.
         seating: How a deal's games seat its bots (with duplicate).
+        design: The :data:`SCHEDULE_DESIGN` it was made with (1 when stored before designs
+            were recorded).
     """
 
     bots: tuple[str, ...]
@@ -334,6 +341,7 @@ class Schedule:
     seatings: tuple[Seating, ...]
     games: tuple[ScheduledGame, ...]
     seating: SeatingMode = SeatingMode.ROTATE
+    design: int = 1
 
     def balance(self) -> Balance:
         """Counts how evenly the schedule spreads bots, pairs, seats and neighbours."""
@@ -341,7 +349,7 @@ class Schedule:
 
     def to_json(self) -> dict[str, Any]:
         """The schedule as stored with the tournament."""
-        return {
+        out: dict[str, Any] = {
             "bots": list(self.bots),
             "table_size": self.table_size,
             "duplicate": self.duplicate,
@@ -349,6 +357,9 @@ class Schedule:
             "seating": self.seating.value,
             "seatings": [{"deal": s.deal, "seed": s.seed, "order": list(s.order)} for s in self.seatings],
         }
+        if self.design != 1:  # a schedule of design 1 is stored as it was before designs
+            out["design"] = self.design
+        return out
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Schedule:
@@ -356,7 +367,13 @@ class Schedule:
         seatings = tuple(Seating(s["deal"], s["seed"], tuple(s["order"])) for s in data["seatings"])
         mode = SeatingMode(data.get("seating", SeatingMode.ROTATE.value))
         return _with_games(
-            tuple(data["bots"]), data["table_size"], data["duplicate"], data["seed"], seatings, mode
+            tuple(data["bots"]),
+            data["table_size"],
+            data["duplicate"],
+            data["seed"],
+            seatings,
+            mode,
+            int(data.get("design", 1)),
         )
 
 
@@ -368,6 +385,7 @@ def make_schedule(
     duplicate: bool = True,
     seating: SeatingMode = DEFAULT_SEATING,
     progress: Progress | None = None,
+    design: int = SCHEDULE_DESIGN,
 ) -> Schedule:
     """Schedules a round-robin tournament.
 
@@ -379,6 +397,8 @@ def make_schedule(
         duplicate: Play each deal in every rotation of its seating.
         seating: How a deal's games seat its bots (only with duplicate).
         progress: Called with a line as each search phase ends.
+        design: Which :data:`SCHEDULE_DESIGN` to follow (an older one rebuilds a stored
+            tournament's schedule).
 
     Returns:
         The schedule; check :meth:`Schedule.balance` for how balanced it came out.
@@ -390,6 +410,8 @@ def make_schedule(
         raise ValueError("a schedule needs at least two distinct bots")
     if deals < 1:
         raise ValueError("a schedule needs at least one deal")
+    if not 1 <= design <= SCHEDULE_DESIGN:
+        raise ValueError(f"schedule design {design} is not one of 1..{SCHEDULE_DESIGN}")
     rng = random.Random(derive_seed(seed, "schedule"))
     b, n = len(bots), table_size
     say = progress or (lambda _line: None)
@@ -403,13 +425,13 @@ def make_schedule(
         # Copies of a bot would sit side by side in some permuted game: keep them apart instead.
         seating = SeatingMode.ROTATE
     tables = _compositions(b, n, deals, rng, say) if b > n else _shares(b, n, deals)
-    tables = _arrange(tables, b, n, duplicate, seating, rng)
+    tables = _arrange(tables, b, n, duplicate, seating, rng, design)
     say("neighbours: tables ordered")
     seatings = tuple(
         Seating(deal=d, seed=derive_seed(seed, "deal", d), order=tuple(bots[x] for x in table))
         for d, table in enumerate(tables)
     )
-    return _with_games(tuple(bots), table_size, duplicate, seed, seatings, seating)
+    return _with_games(tuple(bots), table_size, duplicate, seed, seatings, seating, design)
 
 
 def suggest_deals(
@@ -578,6 +600,7 @@ def _with_games(
     seed: str,
     seatings: tuple[Seating, ...],
     seating: SeatingMode,
+    design: int = 1,
 ) -> Schedule:
     games: list[ScheduledGame] = []
     layouts = game_positions(table_size, duplicate, seating)
@@ -595,7 +618,7 @@ def _with_games(
                     bot_seeds=tuple(derive_seed(seed, "bot", key, seat) for seat in range(table_size)),
                 )
             )
-    return Schedule(bots, table_size, duplicate, seed, seatings, tuple(games), seating)
+    return Schedule(bots, table_size, duplicate, seed, seatings, tuple(games), seating, design)
 
 
 def _spread(values: Any) -> int:

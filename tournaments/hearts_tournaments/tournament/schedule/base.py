@@ -78,6 +78,23 @@ SPREAD_MOVES, SPREAD_PER_SEAT = 20_000, 4
 ARRANGE_MOVES, ARRANGE_LEAST, ARRANGE_MOST = 12, 20_000, 300_000
 
 
+#: The schedule's design: what :func:`make_schedule` does for the same inputs. A stored
+#: schedule records it (none recorded means 1), and ``verify`` and ``resume`` rebuild a
+#: tournament's schedule with its own. 1: the neighbour search ends with the annealing of
+#: :data:`ARRANGE_MOVES`; 2: with duplicate deals, the band search below follows it.
+SCHEDULE_DESIGN = 2
+
+
+#: Band search (design 2): most swaps per table when each table is placed in turn; tables
+#: scored (each time every swap of one table), per table and at most, placing and sweeping.
+BAND_PLACE_SWAPS, BAND_SWAPS, BAND_MOST = 8, 16, 40_000
+
+
+#: Band search: the cost of a count outside the band (the mean rounded down and up) per
+#: squared game, against 1 for a squared count (which evens the counts inside it).
+BAND_OUT = 10
+
+
 #: Tables a paired swap intersects or probes when looking for its partner table.
 PARTNER_SCAN = 64
 
