@@ -126,7 +126,7 @@ def python_step(sim: Any, hands: int) -> float:
         legal = game.legal_actions()
         for _ in range(hands * ACTIONS_PER_HAND):
             legal = step(legal[int(rand() * len(legal))])
-        return game.hand_index - start
+        return float(game.hand_index - start)
 
     count, seconds = cpu(work)
     return count / seconds
@@ -142,7 +142,7 @@ def python_step_apply(sim: Any, hands: int) -> float:
         for _ in range(hands * ACTIONS_PER_HAND):
             legal = legal_actions()
             apply_action(legal[int(rand() * len(legal))])
-        return game.hand_index - start
+        return float(game.hand_index - start)
 
     count, seconds = cpu(work)
     return count / seconds

@@ -141,7 +141,7 @@ class RawSeat:
             message = await asyncio.wait_for(self.call.read(), timeout)
         except grpc.aio.AioRpcError:
             return None  # the status is in code()
-        if message is grpc.aio.EOF:
+        if message is grpc.aio.EOF:  # type: ignore[attr-defined]  # (missing from the grpc stubs)
             return None
         assert isinstance(message, rpb.PlayResponse)
         return message
@@ -178,7 +178,7 @@ class RawSeat:
     async def close(self) -> None:
         """Drops the connection abruptly."""
         self.call.cancel()
-        await self.channel.close()
+        await self.channel.close(None)
 
 
 def legal_answer(request: rpb.DecisionRequest) -> rpb.PlayRequest:
