@@ -23,7 +23,21 @@ a table size is missing here, ``balanced`` uses the ``permute`` labels
   minutes of CPU without an answer; with game 0 the identity as well, about 5 minutes, none
   either. Simulated annealing over rows of positions (column clashes and pairs outside 1..2 as
   the cost, swaps within a game as the move) got down to 7 violations at 11 seats, and it finds
-  no square at 9 either, where one exists.
+  no square at 9 either, where one exists. Tried on 2 December (scripts not kept; CaDiCaL):
+  - a game ``r + 1`` that seats ``2p`` (mod 11) at seat ``c * s`` where game ``r`` seats ``p``
+    at ``s``, for ten of the games (the eleventh free), with ``c`` each primitive root 2, 6,
+    7 and 8: no square (proven, 14 s each); the same with order 5 (positions times 4, seats
+    times 3, 4, 5 or 9, two orbits of five games): no square (proven, about 2 minutes each);
+  - ten games whose left neighbours are every ordered pair exactly once (a square then
+    follows, as the eleventh game completes the Latin rectangle): with the games fixed to the
+    difference cycles ``0, d, 2d, ...`` or to Walecki's Hamiltonian cycles in both directions
+    and only where each game starts left open, no square (proven, also at 7 and 9); with the
+    games free, no answer in 50 minutes of CPU;
+  - at most 5 ordered pairs never left neighbours (against the labels' 11), each at most
+    twice: no answer in 30 minutes of CPU.
+  A row-complete Latin square of order 11 (every ordered pair adjacent once in the rows, not
+  counting the wrap) would do; we know of none (the constructions we know of are for even and
+  composite orders, and there are none at 3, 5 and 7).
 """
 
 from __future__ import annotations
