@@ -63,6 +63,15 @@ def test_verify_accepts_an_untouched_tournament(tmp_path: Path, seating: str, ex
     assert verified.stdout.startswith("verify: ok"), verified.stdout
 
 
+def _resume_and_verify(output: Path) -> None:
+    """Plays what the folder is missing on its stored schedule, then verifies it: ok."""
+    resumed = _hearts("tournament", "resume", str(output))
+    assert resumed.returncode == 0, resumed.stderr
+    verified = _hearts("tournament", "verify", str(output))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.startswith("verify: ok"), verified.stdout
+
+
 SIX = BASE.replace('seating = "{seating}"\n', "{seating}") + "".join(
     f'\n[[bots]]\nname = "dice{i}"\nbuiltin = "random"\n' for i in range(3, 6)
 )
@@ -93,11 +102,7 @@ def test_a_tournament_scheduled_before_the_default_seating_changed_still_verifie
         unplayed = [k for (k,) in db.execute("SELECT key FROM games WHERE key LIKE 'd001-%'")]
     db.close()
     forget_games(output, unplayed)
-    resumed = _hearts("tournament", "resume", str(output))
-    assert resumed.returncode == 0, resumed.stderr
-    verified = _hearts("tournament", "verify", str(output))
-    assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert verified.stdout.startswith("verify: ok"), verified.stdout
+    _resume_and_verify(output)
     # The same configuration scheduled today seats its deals differently: verify compared
     # against the seating the tournament was made with, not today's default.
     config.write_text(SIX.format(deals=2, seating="", extra=""))
@@ -132,11 +137,7 @@ def test_a_tournament_scheduled_by_design_one_still_verifies_and_resumes(tmp_pat
         keys = [k for (k,) in db.execute("SELECT key FROM games")]
     db.close()
     forget_games(output, keys)
-    resumed = _hearts("tournament", "resume", str(output))
-    assert resumed.returncode == 0, resumed.stderr
-    verified = _hearts("tournament", "verify", str(output))
-    assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert verified.stdout.startswith("verify: ok"), verified.stdout
+    _resume_and_verify(output)
     with sqlite3.connect(output / "tournament.sqlite") as db:
         seats = {k: json.loads(s) for k, s in db.execute("SELECT key, summary FROM games")}
     assert len(seats) == len(old.games)
