@@ -53,14 +53,19 @@ def _hearts(*args: str) -> subprocess.CompletedProcess[str]:
     ("seating", "extra"), [("permute", ""), ("rotate", GAUNTLET)], ids=["permute", "gauntlet"]
 )
 def test_verify_accepts_an_untouched_tournament(tmp_path: Path, seating: str, extra: str) -> None:
-    config = tmp_path / "t.toml"
-    config.write_text(BASE.format(deals=1, seating=seating, extra=extra))
-    output = tmp_path / "out"
-    played = _hearts("tournament", "run", str(config), "--output", str(output))
-    assert played.returncode == 0, played.stderr
+    output = _played(tmp_path, BASE.format(deals=1, seating=seating, extra=extra))
     verified = _hearts("tournament", "verify", str(output))
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert verified.stdout.startswith("verify: ok"), verified.stdout
+
+
+def _played(folder: Path, text: str) -> Path:
+    """Runs the tournament of config ``text`` (written to ``folder/t.toml``); its output folder."""
+    (folder / "t.toml").write_text(text)
+    output = folder / "out"
+    played = _hearts("tournament", "run", str(folder / "t.toml"), "--output", str(output))
+    assert played.returncode == 0, played.stderr
+    return output
 
 
 def _resume_and_verify(output: Path) -> None:
@@ -83,11 +88,7 @@ def test_a_tournament_scheduled_before_the_default_seating_changed_still_verifie
     # Six bots at six seats, so the seating decides who sits next to whom. The tournament is
     # played rotated; then its stored configuration loses its seating line and its balance
     # report the newer keys: what a tournament run before "neighbours" became the default holds.
-    config = tmp_path / "t.toml"
-    config.write_text(SIX.format(deals=2, seating='seating = "rotate"\n', extra=""))
-    output = tmp_path / "out"
-    played = _hearts("tournament", "run", str(config), "--output", str(output))
-    assert played.returncode == 0, played.stderr
+    output = _played(tmp_path, SIX.format(deals=2, seating='seating = "rotate"\n', extra=""))
     db = sqlite3.connect(output / "tournament.sqlite")
     with db:
         text = db.execute("SELECT value FROM meta WHERE key = 'config_toml'").fetchone()[0]
@@ -105,6 +106,7 @@ def test_a_tournament_scheduled_before_the_default_seating_changed_still_verifie
     _resume_and_verify(output)
     # The same configuration scheduled today seats its deals differently: verify compared
     # against the seating the tournament was made with, not today's default.
+    config = tmp_path / "t.toml"
     config.write_text(SIX.format(deals=2, seating="", extra=""))
     fresh = _hearts("tournament", "schedule", str(config))
     assert f"seating {DEFAULT_SEATING.value}" in fresh.stdout and DEFAULT_SEATING is not SeatingMode.ROTATE
@@ -119,12 +121,8 @@ def test_a_tournament_scheduled_by_design_one_still_verifies_and_resumes(tmp_pat
     # other than design 1 did. The folder is made to hold what design 1 stored (its schedule, no
     # "design" key, and its balance report, with no game played yet); resume plays it on that
     # schedule and verify rebuilds design 1's, not today's.
-    config = tmp_path / "t.toml"
     eight = SIX + "".join(f'\n[[bots]]\nname = "dice{i}"\nbuiltin = "random"\n' for i in (6, 7))
-    config.write_text(eight.format(deals=3, seating="", extra=""))
-    output = tmp_path / "out"
-    played = _hearts("tournament", "run", str(config), "--output", str(output))
-    assert played.returncode == 0, played.stderr
+    output = _played(tmp_path, eight.format(deals=3, seating="", extra=""))
     db = sqlite3.connect(output / "tournament.sqlite")
     with db:
         today = Schedule.from_json(_meta(db, "schedule"))
@@ -146,10 +144,7 @@ def test_a_tournament_scheduled_by_design_one_still_verifies_and_resumes(tmp_pat
 
 
 def test_a_stored_schedule_of_an_unknown_design_is_refused_in_one_line(tmp_path: Path) -> None:
-    config = tmp_path / "t.toml"
-    config.write_text(BASE.format(deals=1, seating="permute", extra=""))
-    output = tmp_path / "out"
-    assert _hearts("tournament", "run", str(config), "--output", str(output)).returncode == 0
+    output = _played(tmp_path, BASE.format(deals=1, seating="permute", extra=""))
     with sqlite3.connect(output / "tournament.sqlite") as db:
         schedule = _meta(db, "schedule")
         schedule["design"] = 99
