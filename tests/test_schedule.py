@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from bench.schedule import outside_band
 from hearts_core.deal import derive_seed
 from hearts_tournaments.cli.main import app
 from hearts_tournaments.tournament.config import MAX_BOTS, MAX_DEALS, ConfigError, parse_config
@@ -527,21 +528,6 @@ def test_design_one_rebuilds_the_schedules_stored_before_design_two(
     assert Schedule.from_json(stored) == schedule and schedule.design == 1
 
 
-def _outside_band(schedule: Schedule) -> tuple[int, int]:
-    """Ordered pairs whose one- and two-seats-left counts, recounted from the games, are not
-    the mean rounded down or up."""
-    b, n = len(schedule.bots), schedule.table_size
-    mean = len(schedule.games) * n / (b * (b - 1))
-    near: list[Counter[tuple[str, str]]] = [Counter(), Counter()]
-    for game in schedule.games:
-        for k in (1, 2):
-            near[k - 1].update((game.seats[s], game.seats[(s + k) % n]) for s in range(n))
-    band = {int(mean), -int(-mean // 1)}
-    pairs = [(x, y) for x in schedule.bots for y in schedule.bots if x != y]
-    left, second = (sum(1 for pair in pairs if near[k][pair] not in band) for k in range(2))
-    return left, second
-
-
 def test_the_band_search_leaves_fewer_neighbour_counts_outside_the_band() -> None:
     # 22 bots at 11 seats over 40 deals: a deal's layouts never seat 11 ordered pairs of its
     # table side by side, and the annealing alone leaves 71 pairs' left-neighbour counts (and
@@ -550,7 +536,7 @@ def test_the_band_search_leaves_fewer_neighbour_counts_outside_the_band() -> Non
     new = make_schedule(names(22), 11, 40, "1", True, SeatingMode.BALANCED)
     assert new.design == SCHEDULE_DESIGN == 2 and new.to_json()["design"] == 2
     assert [set(s.order) for s in new.seatings] == [set(s.order) for s in old.seatings]  # same tables
-    before, after = _outside_band(old), _outside_band(new)
+    before, after = outside_band(old), outside_band(new)  # recounted from the games
     assert after[0] < before[0] and after[1] < before[1], (before, after)
     assert Schedule.from_json(json.loads(json.dumps(new.to_json()))) == new
     with pytest.raises(ValueError, match="design 3"):

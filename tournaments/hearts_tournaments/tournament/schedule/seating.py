@@ -157,10 +157,14 @@ def _arrange(
                 sitting[(here, j)].discard(t)
                 sitting.setdefault((here, i), set()).add(t)
                 sitting.setdefault((there, j), set()).add(t)
-    rotated = game_positions(n, duplicate, seating) == game_positions(n, duplicate, SeatingMode.ROTATE)
-    if design >= 2 and duplicate and not rotated and all(len(set(table)) == n for table in tables):
+    if (
+        design >= 2
+        and duplicate
         # (Rotated deals keep a bot's neighbours in all their games: counts move by whole
         # deals, and the squares above already even them out.)
+        and game_positions(n, True, seating) != game_positions(n, True, SeatingMode.ROTATE)
+        and all(len(set(table)) == n for table in tables)
+    ):
         tables = _even_bands(tables, b, n, seating, rng)
     return tables
 
@@ -189,12 +193,7 @@ def _even_bands(
 
     Counts are integers (scaled by ``n - 1``): the same schedule on every machine.
     """
-    layouts = game_positions(n, True, seating)
-    games = np.zeros((2, n, n), dtype=np.int64)
-    for layout in layouts:
-        for s in range(n):
-            games[0, layout[s], layout[(s + 1) % n]] += 1
-            games[1, layout[s], layout[(s + 2) % n]] += 1
+    games = _deal_neighbours(n, True, seating)
     scale = n - 1  # a deal's mean, n / (n - 1) games, times this is a whole number
     total, pairs = len(tables) * n * n, b * (b - 1)
     low, high = scale * (total // pairs), scale * -(-total // pairs)  # the mean rounded down, up
@@ -368,14 +367,26 @@ def _spread_copies(tables: list[list[int]], b: int, n: int, rng: random.Random) 
     return tables
 
 
+def _deal_neighbours(n: int, duplicate: bool, seating: SeatingMode) -> IntArray:
+    """``[k - 1, p, p2]``: the deal's games in which position ``p2`` sits ``k`` seats left of
+    position ``p`` (``k`` 1 and 2)."""
+    out = np.zeros((2, n, n), dtype=np.int64)
+    for layout in game_positions(n, duplicate, seating):
+        for s in range(n):
+            for k in (1, 2):
+                out[k - 1, layout[s], layout[(s + k) % n]] += 1
+    return out
+
+
+def _pair_floor(games: IntArray) -> int:
+    """The fewest games any ordered pair of distinct positions gets in ``games`` (one ``k``)."""
+    return int(games[~np.eye(len(games), dtype=np.bool_)].min())
+
+
 def _neighbour_bases(n: int, duplicate: bool, seating: SeatingMode) -> tuple[int, int]:
     """Games of a deal in which every ordered pair of positions sits one (two) seats apart."""
-    layouts = game_positions(n, duplicate, seating)
-    out = []
-    for k in (1, 2):
-        w = Counter((layout[s], layout[(s + k) % n]) for layout in layouts for s in range(n))
-        out.append(min(w[(p, p2)] for p in range(n) for p2 in range(n) if p != p2))
-    return out[0], out[1]
+    games = _deal_neighbours(n, duplicate, seating)
+    return _pair_floor(games[0]), _pair_floor(games[1])
 
 
 def _neighbour_entries(n: int, duplicate: bool, seating: SeatingMode) -> list[tuple[int, int, int, int]]:
@@ -384,14 +395,11 @@ def _neighbour_entries(n: int, duplicate: bool, seating: SeatingMode) -> list[tu
     ``games`` counts the deal's games in which position ``p2`` sits ``offset`` seats left of
     position ``p``, less the part every pair of positions shares (which no order changes).
     """
-    layouts = game_positions(n, duplicate, seating)
+    games = _deal_neighbours(n, duplicate, seating)
     out: list[tuple[int, int, int, int]] = []
     for k in (1, 2):
-        w = [[0] * n for _ in range(n)]
-        for layout in layouts:
-            for s in range(n):
-                w[layout[s]][layout[(s + k) % n]] += 1
-        base = min(w[p][p2] for p in range(n) for p2 in range(n) if p != p2)
+        w = games[k - 1].tolist()
+        base = _pair_floor(games[k - 1])
         out += [(k, p, p2, w[p][p2] - base) for p in range(n) for p2 in range(n) if w[p][p2] > base]
     return out
 
