@@ -1,7 +1,8 @@
 """How many points per hand one bot takes against a field, compared with the field itself.
 
 Hand ``i`` is dealt from ``(seed, i)`` with :func:`hearts_core.deal.deal_hand` (dealer and
-pass direction as in hand ``i`` of a game, totals at zero) and played twice: once with bot A in
+pass direction as in hand ``i`` of a game, totals at zero, and never the game's last hand, so a
+search bot plays it for points) and played twice: once with bot A in
 seat ``i mod players`` and bots B everywhere else, once with B in every seat. A's score in that
 seat is paired with B's score in the same seat on the same deal, so the difference is measured
 hand by hand, which takes most of the deal's luck out of it. Scores are what the hand adds to
@@ -106,9 +107,11 @@ def _bot(config: Config, name: str, seed: str) -> Bot:
 
 def _score(config: Config, index: int, seats: Sequence[str]) -> tuple[list[int], _Timed | None]:
     """Plays deal ``index`` with the named bots per seat; returns the scores and A's timer."""
-    rules = Rules(players=config.players)
+    # Deal hand ``index`` as in a game: hand index sets the dealer and the pass direction. The
+    # game is long enough that this hand is not its last (the default hand limit is 200), so
+    # the search bots play it for points, as the bench counts it, not for the game's placing.
+    rules = Rules(players=config.players, max_hands=index + 2)
     state = State(rules)
-    # Deal hand ``index`` as in a game: hand index sets the dealer and the pass direction.
     state.hand_index = index - 1
     bots = [
         _bot(config, name, derive_seed(config.seed, "bot", index, seat)) for seat, name in enumerate(seats)
