@@ -11,9 +11,12 @@ the seat's total (a moon shot included).
 Usage::
 
     bench/strength.py --bot montecarlo --field heuristic --players 8 --hands 2000 [--json]
+    bench/strength.py --pool run1.json run2.json [--json]
 
 Prints the mean points per hand of both with 95% confidence intervals (normal approximation),
-the paired difference, the wall time and A's time per decision.
+the paired difference, the ratio of A's points to B's (the delta method's interval, keeping
+the pairing), the wall time and A's time per decision. ``--json`` also holds every deal's two
+scores, so that ``--pool`` can combine runs on different seeds into one set of figures.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS, make_bot
@@ -155,6 +159,67 @@ def interval(values: Sequence[float]) -> tuple[float, float]:
     return mean - half, mean + half
 
 
+def ratio_interval(bot: Sequence[float], field: Sequence[float]) -> tuple[float, float, float]:
+    """The ratio of the means of paired ``bot`` and ``field`` values, with its 95% interval.
+
+    The interval is the delta method's: the ratio ``R`` plus or minus 1.96 standard errors of
+    ``mean(bot - R * field) / mean(field)``, which keeps the pairing of each deal.
+    """
+    mean_bot, mean_field = statistics.fmean(bot), statistics.fmean(field)
+    if mean_field <= 0:
+        return math.nan, math.nan, math.nan
+    r = mean_bot / mean_field
+    if len(bot) < 2:
+        return r, r, r
+    residual = [b - r * f for b, f in zip(bot, field, strict=True)]
+    half = Z95 * statistics.stdev(residual) / math.sqrt(len(bot)) / mean_field
+    return r, r - half, r + half
+
+
+def summarize(bot: Sequence[float], field: Sequence[float]) -> dict[str, object]:
+    """Means, the paired difference and the ratio of paired points per hand, with 95% intervals."""
+    difference = [b - f for b, f in zip(bot, field, strict=True)]
+    ratio, low, high = ratio_interval(bot, field)
+    return {
+        "bot_points_per_hand": statistics.fmean(bot),
+        "field_points_per_hand": statistics.fmean(field),
+        "difference": statistics.fmean(difference),
+        "ratio": ratio,
+        "ci95": {
+            "bot": list(interval(bot)),
+            "field": list(interval(field)),
+            "difference": list(interval(difference)),
+            "ratio": [low, high],
+        },
+    }
+
+
+def pool(paths: Sequence[str]) -> dict[str, object]:
+    """The figures of several earlier ``--json`` runs (of the same bots and table size) pooled.
+
+    Raises:
+        ValueError: if the runs measured different bots or table sizes, or hold no hands.
+    """
+    runs = [json.loads(Path(path).read_text(encoding="utf-8")) for path in paths]
+    kinds = {(r.get("bot"), r.get("field"), r.get("players")) for r in runs}
+    if len(kinds) != 1:
+        raise ValueError(f"the runs measured different bots or table sizes: {sorted(map(str, kinds))}")
+    bot = [float(x) for r in runs for x in r.get("bot_points", [])]
+    field = [float(x) for r in runs for x in r.get("field_points", [])]
+    if not bot or len(bot) != len(field):
+        raise ValueError("the runs hold no per-hand points (made before --json printed them?)")
+    ((bot_name, field_name, players),) = kinds
+    figures: dict[str, object] = {
+        "bot": bot_name,
+        "field": field_name,
+        "players": players,
+        "hands": len(bot),
+        "seed": [r["seed"] for r in runs],
+        **summarize(bot, field),
+    }
+    return figures
+
+
 def _worlds(config: Config) -> int | None:
     # The budget montecarlo bots actually used, or None when none took part.
     if "montecarlo" not in (config.bot, config.field):
@@ -178,7 +243,6 @@ def run(config: Config, jobs: int) -> dict[str, object]:
     seconds = time.perf_counter() - start
     bot = [float(o.bot_points) for o in outcomes]
     field = [float(o.field_points) for o in outcomes]
-    difference = [b - f for b, f in zip(bot, field, strict=True)]
     decisions = sorted(s for o in outcomes for s in o.decision_seconds)
     figures: dict[str, object] = {
         "bot": config.bot,
@@ -188,16 +252,11 @@ def run(config: Config, jobs: int) -> dict[str, object]:
         "seed": config.seed,
         "worlds": _worlds(config),
         "time_limit": config.time_limit,
-        "bot_points_per_hand": statistics.fmean(bot),
-        "field_points_per_hand": statistics.fmean(field),
-        "difference": statistics.fmean(difference),
-        "ci95": {
-            "bot": list(interval(bot)),
-            "field": list(interval(field)),
-            "difference": list(interval(difference)),
-        },
+        **summarize(bot, field),
         "seconds": seconds,
         "jobs": jobs,
+        "bot_points": [o.bot_points for o in outcomes],
+        "field_points": [o.field_points for o in outcomes],
     }
     if decisions:
         figures["decision_seconds"] = {
@@ -219,13 +278,15 @@ def report(figures: dict[str, object]) -> str:
     def line(label: object, mean: object, bounds: list[float]) -> str:
         return f"  {label!s:<{width}}  {mean:6.2f}  (95% CI {bounds[0]:.2f} .. {bounds[1]:.2f})"
 
+    seconds = f", {figures['seconds']:.1f} s" if "seconds" in figures else ""
     lines = [
         f"{bot} against a field of {field}: {figures['players']} players, "
-        f"{figures['hands']} hands, seed {figures['seed']!r}, {figures['seconds']:.1f} s",
+        f"{figures['hands']} hands, seed {figures['seed']!r}{seconds}",
         "  points per hand, the same seats on the same deals:",
         line(bot, figures["bot_points_per_hand"], ci["bot"]),
         line(field, figures["field_points_per_hand"], ci["field"]),
         line("difference", figures["difference"], ci["difference"]),
+        line("ratio", figures["ratio"], ci["ratio"]),
     ]
     timing = figures.get("decision_seconds")
     if isinstance(timing, dict):
@@ -253,7 +314,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--pool",
+        nargs="+",
+        metavar="FILE",
+        help="pool the hands of earlier --json outputs instead of playing (same bots and table size)",
+    )
     args = parser.parse_args(argv)
+    if args.pool:
+        try:
+            pooled = pool(args.pool)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            parser.exit(2, f"strength.py: error: cannot pool {' '.join(args.pool)}: {error}\n")
+        print(json.dumps(pooled) if args.json else report(pooled))
+        return 0
     if not 6 <= args.players <= 11:
         parser.error(f"--players must be 6 to 11, not {args.players}")
     if args.hands < 1 or args.jobs < 1:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +51,31 @@ def test_no_deal_is_a_last_hand_or_an_endgame(index: int, monkeypatch: pytest.Mo
     outcome = strength.play_deal(config, index)
     assert seen and not any(seen), f"deal {index}: a bot saw an endgame"
     assert outcome.seat == index % 8
+
+
+def test_the_ratio_interval_keeps_the_pairing_of_each_deal() -> None:
+    # Bot points are half the field's on every deal, however lucky the deal: the ratio is
+    # exactly 0.5 with no width, where unpaired intervals of the two means would be wide.
+    field = [0.0, 26.0, 4.0, 13.0, 8.0, 1.0]
+    bot = [f / 2 for f in field]
+    assert strength.ratio_interval(bot, field) == (0.5, 0.5, 0.5)
+    ratio, low, high = strength.ratio_interval([1.0, 3.0, 2.0, 2.0], [4.0, 4.0, 6.0, 6.0])
+    assert ratio == pytest.approx(0.4) and low < 0.4 < high
+
+
+def test_pool_combines_the_hands_of_runs_on_different_seeds(tmp_path: Path) -> None:
+    files = []
+    for seed in ("p1", "p2"):
+        config = strength.Config(bot="heuristic", field="random", players=6, hands=6, seed=seed)
+        figures = strength.run(config, jobs=1)
+        files.append(tmp_path / f"{seed}.json")
+        files[-1].write_text(json.dumps(figures))
+    pooled = strength.pool([str(f) for f in files])
+    runs = [json.loads(f.read_text()) for f in files]
+    both = [p for r in runs for p in r["bot_points"]]
+    assert pooled["hands"] == 12 and pooled["seed"] == ["p1", "p2"]
+    assert pooled["bot_points_per_hand"] == pytest.approx(sum(both) / 12)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**runs[0], "players": 8}))
+    with pytest.raises(ValueError, match="different bots or table sizes"):
+        strength.pool([str(files[0]), str(other)])
