@@ -6,6 +6,7 @@ import json
 import re
 
 from bench.schedule import measure
+from bench.strength import pool
 from hearts_tournaments.tournament.schedule import SeatingMode
 from tests.conftest import ROOT
 
@@ -88,3 +89,47 @@ def test_the_nine_seat_position_bias_row_quotes_the_json_the_bench_printed() -> 
         shown = re.search(rf"{name}: ([\d.]+) / ([\d.]+) / ([\d.]+)", cell)
         assert shown is not None, cell
         assert list(shown.groups()) == [f"{biases[m.value]:.2f}" for m in SeatingMode]
+
+
+def test_the_ismcts_strength_row_quotes_the_pooled_runs_the_bench_printed() -> None:
+    # The four 480-deal runs take minutes each; their --json output is kept in bench/figures/ and
+    # pooled here by the bench's own --pool code, as the row says.
+    header = next(line for line in README.splitlines() if line.startswith("| ismcts vs a heuristic field"))
+    assert (
+        "bench/strength.py --bot ismcts --field heuristic --players 8 --hands 480" in header.split(" | ")[2]
+    )
+    seeds = ["fresh-1201", "fresh-1201b", "fresh-1202", "fresh-1203"]
+    files = [str(ROOT / "bench" / "figures" / f"strength_ismcts_heuristic_{s}.json") for s in seeds]
+    pooled = pool(files)
+    assert pooled["hands"] == 1920 and pooled["seed"] == seeds
+    ci = pooled["ci95"]
+    assert isinstance(ci, dict)
+    cell = row("ismcts vs a heuristic field")
+    bot, field = (
+        f"{pooled[k]:.2f} ({ci[n][0]:.2f}–{ci[n][1]:.2f})"
+        for k, n in (("bot_points_per_hand", "bot"), ("field_points_per_hand", "field"))
+    )
+    assert f"ismcts {bot}; heuristic in the same seats {field}" in cell
+    assert f"**{pooled['ratio']:.2f}× ({ci['ratio'][0]:.2f}–{ci['ratio'][1]:.2f})**" in cell
+    per_seed = [pool([f])["ratio"] for f in files]
+    assert "per seed " + " / ".join(f"{r:.2f}×" for r in per_seed) in cell
+    assert isinstance(pooled["ratio"], float) and pooled["ratio"] <= 0.40  # the aim
+
+
+def test_the_ismcts_against_montecarlo_row_quotes_the_pooled_runs() -> None:
+    seeds = ["fresh-1201", "fresh-1202", "fresh-1203"]
+    files = [str(ROOT / "bench" / "figures" / f"strength_ismcts_montecarlo_{s}.json") for s in seeds]
+    pooled = pool(files)
+    ci = pooled["ci95"]
+    assert isinstance(ci, dict) and pooled["hands"] == 1200
+    cell = row("ismcts vs a montecarlo field")
+
+    def signed(x: object) -> str:
+        assert isinstance(x, float)
+        return f"{x:.2f}".replace("-", "−")
+
+    low, high = ci["difference"]
+    assert f"difference **{signed(pooled['difference'])} ({signed(low)} – {signed(high)})**" in cell
+    assert high < 0  # the aim: clearly fewer points than montecarlo in the same seats
+    per_seed = [pool([f])["difference"] for f in files]
+    assert "per seed " + " / ".join(signed(d) for d in per_seed) in cell
