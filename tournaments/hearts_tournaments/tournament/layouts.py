@@ -36,6 +36,13 @@ a table size is missing here, ``balanced`` uses the ``permute`` labels
     games free, no answer in 50 minutes of CPU;
   - at most 5 ordered pairs never left neighbours (against the labels' 11), each at most
     twice: no answer in 30 minutes of CPU.
+  Tried later on 2 December (CaDiCaL, script not kept): an R-sequencing of Z_11 is a cycle of
+  ten distinct residues whose ten steps are the ten non-zero residues, so its eleven
+  translates give every ordered pair once; each game took one translate with its missing
+  residue inserted at a place of the game's own and started at a seat of its own. No square
+  comes out of any of the 45 R-sequencings up to relabelling and mirroring (proven, 44
+  minutes of wall time at low priority beside benchmarks). A relaxed run (pairs 0 to 3 times)
+  does find squares, so the encoding is not empty by mistake.
   A row-complete Latin square of order 11 (every ordered pair adjacent once in the rows, not
   counting the wrap) would do; we know of none (the constructions we know of are for even and
   composite orders, and there are none at 3, 5 and 7).

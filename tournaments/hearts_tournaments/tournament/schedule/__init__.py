@@ -418,7 +418,7 @@ def make_schedule(
     # What is possible comes first, before any search: exact where a proof exists.
     if b > n:
         say(pair_feasibility(b, n, deals).line())
-        say(f"designing the tables of {deals} deals (every search is bounded: seconds, not minutes)")
+        say(f"designing the tables of {deals} deals (each search is bounded: about a minute at the largest)")
     else:
         say(f"{b} bots at tables of {n}: every bot at every table, pairs even by construction")
     if b < n:
