@@ -195,29 +195,32 @@ def summarize(bot: Sequence[float], field: Sequence[float]) -> dict[str, object]
 
 
 def pool(paths: Sequence[str]) -> dict[str, object]:
-    """The figures of several earlier ``--json`` runs (of the same bots and table size) pooled.
+    """The figures of several earlier ``--json`` runs (of the same bots and settings) pooled.
 
     Raises:
-        ValueError: if the runs measured different bots or table sizes, or hold no hands.
+        ValueError: if the runs measured different bots, table sizes or budgets, or hold no hands.
     """
     runs = [json.loads(Path(path).read_text(encoding="utf-8")) for path in paths]
-    kinds = {(r.get("bot"), r.get("field"), r.get("players")) for r in runs}
+    kinds = {tuple(r.get(k) for k in ("bot", "field", "players", "worlds", "time_limit")) for r in runs}
     if len(kinds) != 1:
-        raise ValueError(f"the runs measured different bots or table sizes: {sorted(map(str, kinds))}")
+        raise ValueError(f"the runs measured different bots or settings: {sorted(map(str, kinds))}")
     bot = [float(x) for r in runs for x in r.get("bot_points", [])]
     field = [float(x) for r in runs for x in r.get("field_points", [])]
     if not bot or len(bot) != len(field):
         raise ValueError("the runs hold no per-hand points (made before --json printed them?)")
-    ((bot_name, field_name, players),) = kinds
-    figures: dict[str, object] = {
+    ((bot_name, field_name, players, worlds, time_limit),) = kinds
+    return {
         "bot": bot_name,
         "field": field_name,
         "players": players,
+        "worlds": worlds,
+        "time_limit": time_limit,
         "hands": len(bot),
         "seed": [r["seed"] for r in runs],
         **summarize(bot, field),
+        "bot_points": bot,
+        "field_points": field,
     }
-    return figures
 
 
 def _worlds(config: Config) -> int | None:
@@ -318,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--pool",
         nargs="+",
         metavar="FILE",
-        help="pool the hands of earlier --json outputs instead of playing (same bots and table size)",
+        help="pool the hands of earlier --json outputs instead of playing (same bots and settings)",
     )
     args = parser.parse_args(argv)
     if args.pool:

@@ -77,5 +77,5 @@ def test_pool_combines_the_hands_of_runs_on_different_seeds(tmp_path: Path) -> N
     assert pooled["bot_points_per_hand"] == pytest.approx(sum(both) / 12)
     other = tmp_path / "other.json"
     other.write_text(json.dumps({**runs[0], "players": 8}))
-    with pytest.raises(ValueError, match="different bots or table sizes"):
+    with pytest.raises(ValueError, match="different bots or settings"):
         strength.pool([str(files[0]), str(other)])
