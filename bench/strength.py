@@ -326,25 +326,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.pool:
         try:
-            pooled = pool(args.pool)
+            figures = pool(args.pool)
         except (OSError, ValueError, KeyError, TypeError) as error:
             parser.exit(2, f"strength.py: error: cannot pool {' '.join(args.pool)}: {error}\n")
-        print(json.dumps(pooled) if args.json else report(pooled))
-        return 0
-    if not 6 <= args.players <= 11:
-        parser.error(f"--players must be 6 to 11, not {args.players}")
-    if args.hands < 1 or args.jobs < 1:
-        parser.error("--hands and --jobs must be at least 1")
-    config = Config(
-        bot=args.bot,
-        field=args.field,
-        players=args.players,
-        hands=args.hands,
-        seed=args.seed,
-        worlds=args.worlds,
-        time_limit=args.time_limit,
-    )
-    figures = run(config, args.jobs)
+    else:
+        if not 6 <= args.players <= 11:
+            parser.error(f"--players must be 6 to 11, not {args.players}")
+        if args.hands < 1 or args.jobs < 1:
+            parser.error("--hands and --jobs must be at least 1")
+        config = Config(
+            bot=args.bot,
+            field=args.field,
+            players=args.players,
+            hands=args.hands,
+            seed=args.seed,
+            worlds=args.worlds,
+            time_limit=args.time_limit,
+        )
+        figures = run(config, args.jobs)
     print(json.dumps(figures) if args.json else report(figures))
     return 0
 

@@ -17,7 +17,7 @@ from hearts_core.view import View
 
 
 class _Watching:
-    """A heuristic bot that records whether each View it saw put the montecarlo objective in its endgame."""
+    """Wraps a bot; records whether each View it was shown puts the search bots' objective in its endgame."""
 
     def __init__(self, inner: Bot, seen: list[bool]) -> None:
         self.inner = inner

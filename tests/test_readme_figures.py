@@ -91,6 +91,11 @@ def test_the_nine_seat_position_bias_row_quotes_the_json_the_bench_printed() -> 
         assert list(shown.groups()) == [f"{biases[m.value]:.2f}" for m in SeatingMode]
 
 
+def _kept_strength_runs(field: str, seeds: list[str]) -> list[str]:
+    """The kept ``bench/strength.py --json`` outputs of ismcts against ``field``, one per seed."""
+    return [str(ROOT / "bench" / "figures" / f"strength_ismcts_{field}_{s}.json") for s in seeds]
+
+
 def test_the_ismcts_strength_row_quotes_the_pooled_runs_the_bench_printed() -> None:
     # The four 480-deal runs take minutes each; their --json output is kept in bench/figures/ and
     # pooled here by the bench's own --pool code, as the row says.
@@ -99,7 +104,7 @@ def test_the_ismcts_strength_row_quotes_the_pooled_runs_the_bench_printed() -> N
         "bench/strength.py --bot ismcts --field heuristic --players 8 --hands 480" in header.split(" | ")[2]
     )
     seeds = ["fresh-1201", "fresh-1201b", "fresh-1202", "fresh-1203"]
-    files = [str(ROOT / "bench" / "figures" / f"strength_ismcts_heuristic_{s}.json") for s in seeds]
+    files = _kept_strength_runs("heuristic", seeds)
     pooled = pool(files)
     assert pooled["hands"] == 1920 and pooled["seed"] == seeds
     ci = pooled["ci95"]
@@ -118,7 +123,7 @@ def test_the_ismcts_strength_row_quotes_the_pooled_runs_the_bench_printed() -> N
 
 def test_the_ismcts_against_montecarlo_row_quotes_the_pooled_runs() -> None:
     seeds = ["fresh-1201", "fresh-1202", "fresh-1203"]
-    files = [str(ROOT / "bench" / "figures" / f"strength_ismcts_montecarlo_{s}.json") for s in seeds]
+    files = _kept_strength_runs("montecarlo", seeds)
     pooled = pool(files)
     ci = pooled["ci95"]
     assert isinstance(ci, dict) and pooled["hands"] == 1200
