@@ -18,7 +18,10 @@ a table size is missing here, ``balanced`` uses the ``permute`` labels
   square Latin unless ``g`` is an 11-cycle (a game orbit of size ``m`` puts ``p, g(p), ...,
   g^(m-1)(p)`` at one seat, so every cycle of ``g`` has length ``m``, and ``m`` divides 11), which
   is the shift construction that no labelling can satisfy. So neither a fixed point with Z_10 on
-  the rest nor an order-5 symmetry applies. The one other symmetry tried keeps the condition
+  the rest nor an order-5 symmetry applies. Turning the seats as well (``s -> s + t``) does
+  not help: its 11th power moves the seats no more, so it has order 11; if it fixes the games,
+  every game has the same left neighbours, and if not, it is the shift construction again. So a
+  square at 11 has no symmetry but perhaps one mirror. The one other symmetry tried keeps the condition
   (left neighbours ``a, b`` in game ``r`` become ``-b, -a`` in game ``-r``): mirror the seats
   (``s -> -s``) and negate the positions (``p -> -p`` mod 11). CaDiCaL with it ran about 13
   minutes of CPU without an answer; with game 0 the identity as well, about 5 minutes, none
@@ -43,6 +46,12 @@ a table size is missing here, ``balanced`` uses the ``permute`` labels
   comes out of any of the 45 R-sequencings up to relabelling and mirroring (proven, 44
   minutes of wall time at low priority beside benchmarks). A relaxed run (pairs 0 to 3 times)
   does find squares, so the encoding is not empty by mistake.
+  Tried in a third session on 2 December (scripts not kept): simulated annealing that keeps
+  the square Latin at every step (row-, column- and symbol-cycle switches as the moves, ordered
+  pairs outside 1..2 as the cost), 100 million moves per start from random Latin squares, about
+  35 minutes of CPU: at best 5 ordered pairs outside 1..2 at 11 seats; at 9 seats it gets to 2
+  or 3 and finds no square. Refilling 3 to 5 freed games, seats or positions with CaDiCaL
+  (large-neighbourhood search) improved a 9-seat square of 3 no further in a minute.
   A row-complete Latin square of order 11 (every ordered pair adjacent once in the rows, not
   counting the wrap) would do; we know of none (the constructions we know of are for even and
   composite orders, and there are none at 3, 5 and 7).
