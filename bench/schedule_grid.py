@@ -31,7 +31,7 @@ from collections import Counter
 from typing import Any
 
 from hearts_core.deal import derive_seed
-from hearts_tournaments.tournament.schedule import pair_feasibility
+from hearts_tournaments.tournament.schedule import SCHEDULE_DESIGN, pair_feasibility
 from hearts_tournaments.tournament.schedule.tables import _compositions, _pair_spread
 
 #: Table sizes of the grid.
@@ -53,7 +53,7 @@ def classify(bots: int, size: int, deals: int) -> dict[str, Any]:
     cpu = time.process_time()
     feasibility = pair_feasibility(bots, size, deals)
     rng = random.Random(derive_seed("1", "schedule"))
-    tables = _compositions(bots, size, deals, rng, lambda _line: None)
+    tables = _compositions(bots, size, deals, rng, lambda _line: None, design=SCHEDULE_DESIGN)
     spread = _pair_spread(tables, bots)
     if spread <= 1:
         status = "within_one"

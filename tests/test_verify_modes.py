@@ -126,7 +126,7 @@ def test_a_tournament_scheduled_by_design_one_still_verifies_and_resumes(tmp_pat
     db = sqlite3.connect(output / "tournament.sqlite")
     with db:
         today = Schedule.from_json(_meta(db, "schedule"))
-        assert today.design == SCHEDULE_DESIGN == 2
+        assert today.design == SCHEDULE_DESIGN == 3
         old = make_schedule(today.bots, 6, 3, today.seed, True, today.seating, design=1)
         assert [s.order for s in old.seatings] != [s.order for s in today.seatings]
         assert "design" not in old.to_json()

@@ -30,7 +30,8 @@ Choosing the seatings (pure functions of the bots, the sizes and the seed):
   design or proves there is none. Otherwise the design starts from a construction where one
   is found (base blocks whose differences are balanced, developed modulo the bot count, or
   modulo one less with a fixed bot; quadratic residues where they form a difference set; one
-  table left out when ``deals`` is one short of a multiple), else from a greedy fill, and a
+  table left out when ``deals`` is one short of a multiple; the blocks from an annealing and,
+  by design 3, a tabu search when it finds none), else from a greedy fill, and a
   local search swaps bots between tables (keeping every bot's deal count) with incremental
   scoring of the pair counts that leave the target band. When within one is not reached, a
   second search widens the band by one: the spread is then 2, the least possible when within
@@ -45,7 +46,8 @@ Choosing the seatings (pure functions of the bots, the sizes and the seed):
   and copies of one bot (fewer bots than seats) do not sit side by side when they need not.
   Without ``duplicate`` its swaps keep every bot's seat positions within one. With duplicate
   deals whose games are not rotations, a band search then aims at the balance report's band
-  (design 2; a stored schedule keeps the :data:`SCHEDULE_DESIGN` it was made with).
+  (design 2; a stored schedule keeps the :data:`SCHEDULE_DESIGN` it was made with, and is
+  rebuilt by it).
 
 Every random choice comes from ``derive_seed(seed, "schedule")``, and every search has a fixed
 budget of moves (never a clock): the same bots, table size, deal count, seed and switches give
@@ -424,7 +426,7 @@ def make_schedule(
     if b < n:
         # Copies of a bot would sit side by side in some permuted game: keep them apart instead.
         seating = SeatingMode.ROTATE
-    tables = _compositions(b, n, deals, rng, say) if b > n else _shares(b, n, deals)
+    tables = _compositions(b, n, deals, rng, say, design=design) if b > n else _shares(b, n, deals)
     tables = _arrange(tables, b, n, duplicate, seating, rng, design)
     say("neighbours: tables ordered")
     seatings = tuple(
@@ -450,6 +452,8 @@ def suggest_deals(
     if bots <= table_size:
         return deals + 1
     searched = 0
+    quiet: Progress = lambda _line: None  # noqa: E731
+    design = SCHEDULE_DESIGN  # as make_schedule designs it today
     for count in range(deals + 1, deals + 3 * bots + 1):
         if _necessary(bots, table_size, count).impossible is not None:
             continue
@@ -459,7 +463,7 @@ def suggest_deals(
         if search:
             searched += 1
         rng = random.Random(derive_seed(seed, "schedule"))
-        tables = _compositions(bots, table_size, count, rng, lambda _line: None, widen=False, search=search)
+        tables = _compositions(bots, table_size, count, rng, quiet, widen=False, search=search, design=design)
         if _pair_spread(tables, bots) <= 1:
             return count
         if searched >= tries:

@@ -71,6 +71,13 @@ BASE_BLOCK_HOT, BASE_BLOCK_COLD = 4.0, 0.5
 BASE_BLOCK_RESTARTS, BASE_BLOCK_SMALL = 8, 1_000
 
 
+#: The tabu search for base blocks (design 3) that follows when the annealing above finds none:
+#: most steps, and most steps times the residues times the blocks' residues (a step scores
+#: every replacement of every residue of every block), so that 1,000 residues in ten blocks of
+#: eleven get about 800 steps. How many steps a residue removed from a block stays out.
+BASE_TABU_STEPS, BASE_TABU_WORK, BASE_TABU_TENURE = 5_000, 90_000_000, 11
+
+
 #: Moves of the search that evens seat positions of bots filling several seats: at least,
 #: and per seat of every table.
 SPREAD_MOVES, SPREAD_PER_SEAT = 20_000, 4
@@ -83,8 +90,10 @@ ARRANGE_MOVES, ARRANGE_LEAST, ARRANGE_MOST = 12, 20_000, 300_000
 #: The schedule's design: what :func:`make_schedule` does for the same inputs. A stored
 #: schedule records it (none recorded means 1), and ``verify`` and ``resume`` rebuild a
 #: tournament's schedule with its own. 1: the neighbour search ends with the annealing of
-#: :data:`ARRANGE_MOVES`; 2: with duplicate deals, the band search below follows it.
-SCHEDULE_DESIGN = 2
+#: :data:`ARRANGE_MOVES`; 2: with duplicate deals, the band search below follows it; 3: when
+#: the annealing of base blocks finds none, the tabu search of :data:`BASE_TABU_STEPS` follows
+#: (200 bots at 11 seats over 1,600 deals: pairs 4..5 where design 2 left them 2..6).
+SCHEDULE_DESIGN = 3
 
 
 #: Band search (design 2): most swaps per table when each table is placed in turn; tables
