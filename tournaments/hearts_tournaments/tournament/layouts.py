@@ -52,6 +52,10 @@ a table size is missing here, ``balanced`` uses the ``permute`` labels
   35 minutes of CPU: at best 5 ordered pairs outside 1..2 at 11 seats; at 9 seats it gets to 2
   or 3 and finds no square. Refilling 3 to 5 freed games, seats or positions with CaDiCaL
   (large-neighbourhood search) improved a 9-seat square of 3 no further in a minute.
+  Tried in a fourth session (2 December, script not kept): a tabu search over games as
+  permutations (column clashes and ordered pairs outside 1..2 as the cost, every swap within a
+  game scored at each step, the best taken unless tabu), about 7 million steps in 6 minutes of
+  CPU: at best 7 at 11 seats, and 3 at 9 seats, where a square exists.
   A row-complete Latin square of order 11 (every ordered pair adjacent once in the rows, not
   counting the wrap) would do; we know of none (the constructions we know of are for even and
   composite orders, and there are none at 3, 5 and 7).
