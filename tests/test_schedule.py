@@ -41,8 +41,8 @@ def names(count: int) -> list[str]:
 
 def pair_counts(schedule: Schedule) -> list[int]:
     """Deals each pair of bots shares, counted from the seatings alone (not from Balance)."""
-    tables = [set(s.order) for s in schedule.seatings]
-    return [sum(1 for t in tables if a in t and b in t) for a, b in combinations(schedule.bots, 2)]
+    met = Counter(frozenset(pair) for s in schedule.seatings for pair in combinations(set(s.order), 2))
+    return [met[frozenset(pair)] for pair in combinations(schedule.bots, 2)]
 
 
 def neighbour_counts(schedule: Schedule, offset: int) -> Counter[tuple[str, str]]:
@@ -554,20 +554,14 @@ def test_league_sized_pairs_come_within_one_where_the_base_block_annealing_stall
     bots = names(200)
     schedule = make_schedule(bots, 11, 1600, "x")
     assert schedule.design == 3
-    met: Counter[tuple[str, str]] = Counter()
-    for seating in schedule.seatings:
-        met.update(combinations(sorted(seating.order), 2))
-    together = [met[pair] for pair in combinations(sorted(bots), 2)]  # every pair, met or not
+    together = pair_counts(schedule)  # every pair, met or not
     assert (min(together), max(together)) == (4, 5) == (pair_feasibility(200, 11, 1600).low, 5)
     # A tournament stored by design 2 rebuilds its own schedule, as that design made it (the
     # first 16 hex digits of its stored JSON at commit 64993a4).
     old = make_schedule(bots, 11, 1600, "x", design=2)
     stored = json.dumps(old.to_json(), sort_keys=True).encode()
     assert hashlib.sha256(stored).hexdigest()[:16] == "8f0142443a384c42"
-    old_met: Counter[tuple[str, str]] = Counter()
-    for seating in old.seatings:
-        old_met.update(combinations(sorted(seating.order), 2))
-    old_together = [old_met[pair] for pair in combinations(sorted(bots), 2)]
+    old_together = pair_counts(old)
     assert (min(old_together), max(old_together)) == (2, 6)
 
 

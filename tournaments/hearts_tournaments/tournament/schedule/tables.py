@@ -521,6 +521,19 @@ def _cyclic_tables(b: int, n: int, t: int, rng: random.Random, design: int = 1) 
     return None
 
 
+def _difference_band(v: int, sizes: Sequence[int]) -> tuple[int, int, IntArray]:
+    """The band of a difference's count over blocks of these sizes mod ``v`` (the mean rounded
+    down and up), and the cost of each count from 0 to one past the most: its squared distance
+    outside the band."""
+    total = sum(size * (size - 1) for size in sizes)
+    q, rest = divmod(total, v - 1)
+    low, high = q, q + (1 if rest else 0)
+    values = np.arange(total + 2)
+    above: IntArray = np.where(values > high, (values - high) ** 2, 0)
+    off: IntArray = np.where(values < low, (low - values) ** 2, above)
+    return low, high, off
+
+
 def _base_blocks(v: int, sizes: Sequence[int], rng: random.Random) -> list[list[int]] | None:
     """Blocks of these sizes of residues mod ``v`` whose differences are even within one, or None.
 
@@ -535,11 +548,7 @@ def _base_blocks(v: int, sizes: Sequence[int], rng: random.Random) -> list[list[
     if paley is not None:
         return paley
     k = len(sizes)
-    total = sum(size * (size - 1) for size in sizes)
-    q, rest = divmod(total, v - 1)
-    low, high = q, q + (1 if rest else 0)
-    values = np.arange(total + 2)
-    off = np.where(values < low, (low - values) ** 2, np.where(values > high, (values - high) ** 2, 0))
+    low, high, off = _difference_band(v, sizes)
     blocks = [rng.sample(range(v), size) for size in sizes]
     count = np.zeros(v, dtype=np.int64)
     for block in blocks:
@@ -624,11 +633,7 @@ def _tabu_base_blocks(v: int, sizes: Sequence[int], rng: random.Random, steps: i
     finds blocks: 8 blocks of 11 residues mod 200 in a few hundred to a few thousand steps,
     where the annealing succeeds about once in ten.
     """
-    total = sum(size * (size - 1) for size in sizes)
-    q, rest = divmod(total, v - 1)
-    low, high = q, q + (1 if rest else 0)
-    values = np.arange(total + 3)
-    off = np.where(values < low, (low - values) ** 2, np.where(values > high, (values - high) ** 2, 0))
+    _, _, off = _difference_band(v, sizes)
     gain_up = np.zeros_like(off)  # the cost's change when a count goes up by one
     gain_up[:-1] = off[1:] - off[:-1]
     gain_down = np.zeros_like(off)  # ... and down by one
