@@ -263,15 +263,17 @@ def bwrap_argv(bwrap: str, spec: SandboxSpec) -> list[str]:
     for name in HIDDEN_ETC_DIRS:
         if Path(name).is_dir():
             argv += ["--tmpfs", name]
-    for path in _outermost((*spec.extra, *spec.files)):
+    # Every source absolute, here where paths cross into bwrap: the user may have typed them
+    # relative (the default output folder runs/NAME is), and bwrap runs them from its own cwd.
+    for path in _outermost(tuple(Path(os.path.abspath(p)) for p in (*spec.extra, *spec.files))):
         argv += ["--ro-bind", str(path), str(path)]
     for source, inside in sorted(spec.binds, key=lambda bind: len(bind[1].parts)):
-        argv += ["--ro-bind", str(source), str(inside)]
+        argv += ["--ro-bind", os.path.abspath(source), str(inside)]
     argv += ["--dir", str(INSIDE_TOKEN.parent)]
     if spec.token_file is not None:
-        argv += ["--ro-bind", str(spec.token_file), str(INSIDE_TOKEN)]
+        argv += ["--ro-bind", os.path.abspath(spec.token_file), str(INSIDE_TOKEN)]
     if spec.socket is not None:
-        argv += ["--bind", str(spec.socket), str(INSIDE_SOCKET)]
+        argv += ["--bind", os.path.abspath(spec.socket), str(INSIDE_SOCKET)]
     # The root and /dev are tmpfs of bwrap's own, with no size cap: read-only once set up.
     argv += ["--remount-ro", "/dev", "--remount-ro", "/"]
     argv += ["--chdir", scratch, "--", *spec.command]

@@ -165,7 +165,10 @@ def _add(
             raise fail(str(exc)) from None
         # The pre-flight check of `hearts tournament run`: it starts, joins and decides in its
         # sandbox, or it is not added (`run` would only give it status error).
-        problems = check_entrants(tournament_config(store, (spec,)), folder / "logs", (spec,))
+        # Its referee's and runner's log lines go to the league's log, as `run`'s do: the
+        # terminal shows only the verdict.
+        with log_to_file(folder / LEAGUE_LOG):
+            problems = check_entrants(tournament_config(store, (spec,)), folder / "logs", (spec,))
         for problem in problems:
             typer.echo(f"hearts: {'warning' if allow_broken else 'error'}: {problem.line()}", err=True)
         if problems and not allow_broken:
