@@ -435,7 +435,13 @@ def bot(
         ),
     ] = None,
     bot_name: Annotated[
-        str | None, typer.Option("--name", envvar="HEARTS_BOT_NAME", help="Name to announce (logs only).")
+        str | None,
+        typer.Option(
+            "--name",
+            envvar="HEARTS_BOT_NAME",
+            help="The name the bot gives itself when it joins: self-declared, logged and recorded; "
+            "the seat keeps the organiser's name.",
+        ),
     ] = None,
     seed: Annotated[str | None, typer.Option("--seed", help="Seed of the bot's own random choices.")] = None,
     tls_ca: Annotated[
