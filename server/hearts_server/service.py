@@ -45,6 +45,17 @@ MAX_WAITING_JOINS = 1_000
 FLOOD_DRAIN_S = 2.0
 #: Spectators a table admits at once.
 MAX_SPECTATORS = 64
+#: The longest name a bot may declare in its Join that is kept (logs and the game record).
+MAX_DECLARED_NAME = 64
+
+
+def declared_name(raw: str) -> str:
+    """The name a bot gave itself in its Join (``Join.bot_name``) as the referee keeps it: its
+    printable characters only (no terminal escapes or line breaks reach a log), whitespace
+    collapsed, at most :data:`MAX_DECLARED_NAME` characters. It is self-declared: logged and
+    recorded beside the organiser's name for the seat, never in its place."""
+    printable = "".join(c if c.isprintable() else " " for c in raw)
+    return " ".join(printable.split())[:MAX_DECLARED_NAME]
 
 
 def settings_from_pb(config: apb.TableConfig, defaults: TablePolicy) -> TableSettings:
@@ -124,7 +135,8 @@ class RefereeServicer:
             if session.streaming:
                 await context.abort(grpc.StatusCode.ALREADY_EXISTS, "this session already has a live stream")
             try:
-                async for out in play_session(session, iterator, _deliver, join.events_in_request):
+                declared = declared_name(join.bot_name)
+                async for out in play_session(session, iterator, _deliver, join.events_in_request, declared):
                     yield out
             except SessionError as exc:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
@@ -148,7 +160,7 @@ class RefereeServicer:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION, "this table ended without a finished game"
             )
-        conn = table.attach(seat, join.events_in_request)
+        conn = table.attach(seat, join.events_in_request, declared_name(join.bot_name))
         reader = asyncio.create_task(self._read(iterator, table, seat, conn))
         try:
             while True:

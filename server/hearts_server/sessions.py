@@ -104,11 +104,17 @@ Deliver = Callable[[Table, int, bytes, rpb.PlayRequest | None], bool]
 
 
 async def play_session(
-    session: Session, iterator: AsyncIterator[bytes], deliver: Deliver, events_in_request: bool = False
+    session: Session,
+    iterator: AsyncIterator[bytes],
+    deliver: Deliver,
+    events_in_request: bool = False,
+    declared_name: str = "",
 ) -> AsyncIterator[bytes]:
     """The messages of a session's stream: each bound seat's, game after game.
 
     ``events_in_request``: the stream's Join asked for held events inside its decision requests.
+    ``declared_name``: the name its bot gave itself in the Join (cleaned), for each seat's log
+    and record.
 
     Yields serialized PlayResponses. Ends (status OK) once the session is closed and its seats
     are played, or when the bot's side ends (the current seat waits for a reconnection).
@@ -136,7 +142,7 @@ async def play_session(
                 continue
             floor = session.last_request_id
             table.decisions.skip_request_ids(floor)
-            conn = table.attach(index, events_in_request)
+            conn = table.attach(index, events_in_request, declared_name)
             session.live = Live(table, index, conn, floor)
             log.info("session_seat", session_id=session.session_id, table_id=table.table_id, seat=index)
             try:

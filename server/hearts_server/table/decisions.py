@@ -83,6 +83,9 @@ class Seat:
     flood: FloodGate
     connection: Connection | None = None
     ever_joined: bool = False
+    #: The name the seat's bot gave itself in its latest Join (``Join.bot_name``, cleaned), or
+    #: "": self-declared, logged and recorded beside the organiser's ``name``, never instead.
+    declared_name: str = ""
     #: How many of the table's finished games this seat has been told the end of.
     results_seen: int = 0
     released: bool = False

@@ -122,11 +122,12 @@ class Table:
         return self.broadcaster.watchers
 
     # ------------------------------------------------------------------ connections
-    def attach(self, seat_index: int, events_in_request: bool = False) -> Connection:
+    def attach(self, seat_index: int, events_in_request: bool = False, declared_name: str = "") -> Connection:
         """Attaches a new stream to a seat and brings it up to date.
 
         ``events_in_request``: the stream's Join asked for held events inside its decision
-        requests (one message per decision).
+        requests (one message per decision). ``declared_name``: the name its bot gave itself in
+        the Join (cleaned), logged and recorded as self-declared (the seat keeps its name).
 
         A seat has one stream: a newer one (its bot reconnected, perhaps after its side of the
         old connection died silently) replaces the older one at once, which ends with ABORTED.
@@ -144,7 +145,10 @@ class Table:
         seat.feed.held.clear()  # a (re)joining seat is brought up to date by a snapshot
         reconnect = seat.ever_joined
         seat.ever_joined = True
-        self._log.info("seat_connected", seat=seat_index, bot=seat.name, reconnect=reconnect)
+        seat.declared_name = declared_name
+        self._log.info(
+            "seat_connected", seat=seat_index, bot=seat.name, declared_name=declared_name, reconnect=reconnect
+        )
         for game in self.finished[seat.results_seen :]:
             conn.send(msg.alone(msg.completed(game.result)))
         seat.results_seen = len(self.finished)
@@ -370,6 +374,7 @@ class Table:
             game_number=self.game_number,
             label=settings.label,
             bots=tuple(settings.bot_names),
+            declared_names=tuple(s.declared_name for s in self.seats),
             seed=seed,
             seed_commitment=commitment,
             decision_ms=settings.policy.decision_ms,

@@ -505,8 +505,10 @@ class GamePlay:
         if code != 0:
             self.crashed[seat] = True
         self.told[seat] = True
+        bot = self.game.seats[seat]
+        protocol = self.config.bot(bot).protocol
         self.runner.incident(
-            exit_line(self.game.seats[seat], self.game.key, seat, code, process.killed, process.log_path)
+            exit_line(bot, self.game.key, seat, code, process.killed, process.log_path, protocol)
         )
         if table.status == apb.TABLE_STATUS_WAITING and not table.connected[seat]:
             # Nobody is coming for this seat: do not let the table wait for its join timeout.

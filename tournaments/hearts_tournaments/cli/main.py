@@ -24,7 +24,7 @@ from hearts_core.defaults import (
 from hearts_core.rules import DEFAULT_TARGET_SCORE
 from hearts_server.logs import LogFormat, configure_logging
 from hearts_tournaments.arena.sandbox import SandboxError, SandboxKind
-from hearts_tournaments.cli.common import MARKUP_MODE, fail, plain_help
+from hearts_tournaments.cli.common import BUILTINS, MARKUP_MODE, NamesBuiltins, fail, plain_help
 from hearts_tournaments.cli.lazy import LazyGroup, SubApp
 from hearts_tournaments.cli.policy_options import (
     DecisionMsOption,
@@ -416,9 +416,9 @@ def host(
             typer.echo(result_line(game))
 
 
-@app.command()
+@app.command(cls=NamesBuiltins)
 def bot(
-    name: Annotated[str, typer.Argument(help="Built-in bot: random, heuristic or montecarlo.")],
+    name: Annotated[str, typer.Argument(help=f"Built-in bot: {BUILTINS}.")],
     server: Annotated[
         str, typer.Option("--server", envvar="HEARTS_SERVER", help="Referee address host:port.")
     ] = "127.0.0.1:50051",
@@ -435,7 +435,13 @@ def bot(
         ),
     ] = None,
     bot_name: Annotated[
-        str | None, typer.Option("--name", envvar="HEARTS_BOT_NAME", help="Name to announce (logs only).")
+        str | None,
+        typer.Option(
+            "--name",
+            envvar="HEARTS_BOT_NAME",
+            help="The name the bot gives itself when it joins: self-declared, logged and recorded; "
+            "the seat keeps the organiser's name.",
+        ),
     ] = None,
     seed: Annotated[str | None, typer.Option("--seed", help="Seed of the bot's own random choices.")] = None,
     tls_ca: Annotated[

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec, Reuse
 from hearts_tournaments.arena.entrants import bot_files, command_inside, sandbox_extra
-from hearts_tournaments.arena.failures import EntrantProblem, first_error_line
+from hearts_tournaments.arena.failures import STDIO_FIX, EntrantProblem, first_error_line, looks_like_stdio
 from hearts_tournaments.arena.folders import private_folder
 from hearts_tournaments.arena.job import GameJob, ScheduledGame
 from hearts_tournaments.arena.local import Arena, ArenaError
@@ -262,7 +262,9 @@ def _live_problem(
             "to the entrant's files",
             log,
         )
-    if spec.protocol is BotProtocol.STDIO and not crashed:
+    if told is not None and not crashed and looks_like_stdio(spec.protocol, 0, log):
+        fix = STDIO_FIX  # the exit line (told) said what this usually means
+    elif spec.protocol is BotProtocol.STDIO and not crashed:
         fix = (
             "write one JSON line per request on stdout and flush after every line "
             "(docs/PROTOCOL.md, stdin/stdout bots)"

@@ -36,9 +36,10 @@ OVER = 3
 
 
 class _Game(Protocol):
-    phase: int
-    players: int
-
+    @property
+    def phase(self) -> int: ...
+    @property
+    def players(self) -> int: ...
     @property
     def current_player(self) -> int: ...
     def apply_pass(self, seat: int, cards: Sequence[int]) -> None: ...
@@ -76,8 +77,16 @@ def _codes(codes: Sequence[str], code: str, **where: int) -> list[int]:
         raise _Stop(code, **where) from None
 
 
-def _new_hand(game_cls: Any, record: GameRecord, index: int, totals: list[int], last: int) -> Any:
-    """The simulator game at the start of hand ``index`` of ``record`` (checked as replay checks it)."""
+def _new_hand(
+    game_cls: Any,
+    record: GameRecord,
+    index: int,
+    totals: list[int],
+    last: int,
+    history: list[list[int]] | None = None,
+) -> Any:
+    """The simulator game at the start of hand ``index`` of ``record`` (checked as replay checks
+    it), ``history`` its earlier hands' scores."""
     rules = rules_of(record)
     hands = record.hands
     if index >= len(hands):
@@ -92,7 +101,7 @@ def _new_hand(game_cls: Any, record: GameRecord, index: int, totals: list[int], 
         return game_cls.from_hands(
             rules.players, deal, kitty, hand_index=index, totals=totals,
             seed=record.seed or "", target_score=rules.target_score,
-            max_hands=last, first_dealer=rules.first_dealer,
+            max_hands=last, first_dealer=rules.first_dealer, history=history,
         )  # fmt: skip
     except ValueError as exc:
         if getattr(exc, "code", None) == "BAD_DEAL":
@@ -225,8 +234,9 @@ def replay_outcome(game_cls: Any, record: GameRecord | Mapping[str, Any]) -> dic
 def from_record(game_cls: type[G], record: GameRecord | Mapping[str, Any] | str | Path, hand: int = 0) -> G:
     """The start of hand ``hand`` of ``record`` (typed, its JSON object, or a record / vector file's path).
 
-    The deal is the record's; the totals are those of the record's earlier hands, replayed
-    through the simulator; later hands are dealt from the record's ``seed`` (if it has one).
+    The deal is the record's; the totals and ``hand_scores_history()`` are those of the
+    record's earlier hands, replayed through the simulator; later hands are dealt from the
+    record's ``seed`` (if it has one).
 
     Raises:
         ValueError: if the record has no such hand or is illegal before it (the reason named).
@@ -243,8 +253,9 @@ def from_record(game_cls: type[G], record: GameRecord | Mapping[str, Any] | str 
     if outcome["game_over"]:
         raise ValueError(f"the record's game was over before hand {hand}")
     rules = rules_of(record)
+    history = [list(h["scores"]) for h in outcome["hands"]]
     try:
-        return _new_hand(game_cls, record, hand, totals, rules.max_hands)  # type: ignore[no-any-return]
+        return _new_hand(game_cls, record, hand, totals, rules.max_hands, history)  # type: ignore[no-any-return]
     except _Stop as stop:
         raise ValueError(f"hand {hand} of the record is illegal: {stop.error}") from None
 

@@ -14,6 +14,7 @@ bookkeeping (trick views, summaries) a simulator does not need; illegal actions 
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, Final
@@ -214,6 +215,7 @@ class Game:
         "_dealt",
         "_dup",
         "_fast",
+        "_hand_index",
         "_history",
         "_hs",
         "_kitty",
@@ -229,6 +231,8 @@ class Game:
         "_passer",
         "_passes",
         "_pending_points",
+        "_phase",
+        "_players",
         "_points",
         "_received",
         "_rng",
@@ -246,9 +250,6 @@ class Game:
         "_waiting",
         "_waiting_points",
         "_winners",
-        "hand_index",
-        "phase",
-        "players",
     )  # fmt: skip
 
     def __init__(
@@ -270,16 +271,16 @@ class Game:
 
     def _deal(self, index: int) -> tuple[list[list[int]], list[int]]:
         if self._fast:
-            return fast_deal(self.players, fnv1a(self._seed), index)
+            return fast_deal(self._players, fnv1a(self._seed), index)
         hands, kitty = deal_hand(self._rules, self._seed, index)
         return [[int(c) for c in h] for h in hands], [int(c) for c in kitty]
 
     def _setup(self, rules: Rules, seed: object, hand_index: int, totals: Sequence[int] | None) -> None:
         self._rules = rules
-        self.players = rules.players
+        self._players = rules.players
         self._seed = str(seed)
         self._hs = rules.hand_size
-        self.hand_index = hand_index
+        self._hand_index = hand_index
         self._totals = [0] * rules.players if totals is None else [int(t) for t in totals]
         self._history: list[list[int]] = []
         self._winners: list[int] = []
@@ -312,7 +313,8 @@ class Game:
         (per earlier hand, its scores) becomes ``hand_scores_history()``.
 
         Raises:
-            IllegalAction: ``BAD_DEAL`` if the cards are not two decks in the right sizes.
+            IllegalAction: ``BAD_DEAL`` if the cards are not two decks in the right sizes, or the
+                totals, passes or history are not one per seat.
         """
         rules = Rules(players, target_score, max_hands, first_dealer)
         if totals is not None and len(totals) != players:
@@ -334,6 +336,11 @@ class Game:
             or any(len(p) not in (0, PASS_COUNT) or any(not 0 <= c < 52 for c in p) for p in passes)
         ):
             raise IllegalAction("BAD_DEAL", f"passes must be {players} lists of 0 or 3 cards")
+        for row in history or ():
+            if len(row) != players:
+                raise IllegalAction(
+                    "BAD_DEAL", f"each hand of history holds {players} scores, not {len(row)}"
+                )
         game = cls.__new__(cls)
         game._setup(rules, seed, hand_index, totals)
         game._start([sorted(int(c) for c in h) for h in hands], sorted(int(c) for c in kitty), passes)
@@ -345,7 +352,7 @@ class Game:
     def _start(
         self, hands: Sequence[Sequence[int]], kitty: Sequence[int], passes: Sequence[Sequence[int]] | None
     ) -> None:
-        n = self.players
+        n = self._players
         once = [0] * n
         twice = [0] * n
         for seat, hand in enumerate(hands):
@@ -376,20 +383,20 @@ class Game:
         self._p_once = self._p_twice = 0
         self._voids = [0] * n
         self._shooter = -1
-        self._leader = (self._rules.dealer(self.hand_index) + 1) % n
+        self._leader = (self._rules.dealer(self._hand_index) + 1) % n
         self._to_play = self._leader
         if passes is None:
             self._passes: list[list[int]] = [[] for _ in range(n)]
             self._received: list[list[int]] = [[] for _ in range(n)]
             self._passer = 0
-            self.phase = PASS
+            self._phase = PASS
         else:
             self._passes = [sorted(int(c) for c in p) for p in passes]
             self._received = [[] for _ in range(n)]
             for seat in range(n):
                 self._received[self._target(seat)] = list(self._passes[seat])
             self._passer = n
-            self.phase = PLAY
+            self._phase = PLAY
 
     def _know_pass(self, seat: int, passed: Sequence[int], received: Sequence[int]) -> None:
         # A game started after the passes (from_view): the seat's own pass as it knows it.
@@ -397,10 +404,10 @@ class Game:
         self._received[seat] = sorted(int(c) for c in received)
 
     def _target(self, seat: int) -> int:
-        return (seat + (1 if self.hand_index % 2 == 0 else -1)) % self.players
+        return (seat + (1 if self._hand_index % 2 == 0 else -1)) % self._players
 
     def _deliver(self) -> None:
-        n = self.players
+        n = self._players
         once, twice = self._once, self._twice
         for seat in range(n):
             target = self._target(seat)
@@ -413,7 +420,7 @@ class Game:
                     once[target] |= bit
         for p in self._passes:
             p.sort()
-        self.phase = PLAY
+        self._phase = PLAY
 
     @classmethod
     def from_view(cls, view: Any, world: Any, seed: str | int = "") -> Game:
@@ -431,9 +438,24 @@ class Game:
 
     # --------------------------------------------------------------------------- reading
     @property
+    def players(self) -> int:
+        """The table size."""
+        return self._players
+
+    @property
+    def phase(self) -> int:
+        """``PASS``, ``PLAY``, ``MOON`` or ``OVER``."""
+        return self._phase
+
+    @property
+    def hand_index(self) -> int:
+        """The index of the hand in progress (at game over: of the last hand)."""
+        return self._hand_index
+
+    @property
     def current_player(self) -> int:
         """The seat to act: the passer, the player, the moon shooter; -1 when the game is over."""
-        phase = self.phase
+        phase = self._phase
         if phase == PLAY:
             return self._to_play
         if phase == PASS:
@@ -470,11 +492,11 @@ class Game:
     @property
     def dealer(self) -> int:
         """The current hand's dealer."""
-        return self._rules.dealer(self.hand_index)
+        return self._rules.dealer(self._hand_index)
 
     def is_over(self) -> bool:
         """Whether the game has ended."""
-        return self.phase == OVER
+        return self._phase == OVER
 
     def _legal(self) -> int:
         once = self._once[self._to_play]
@@ -489,7 +511,7 @@ class Game:
 
     def legal_mask(self) -> int:
         """The legal actions as a 54-bit int (bit ``a`` set when action ``a`` is legal)."""
-        phase = self.phase
+        phase = self._phase
         if phase == PLAY:
             return self._legal()
         if phase == PASS:
@@ -508,8 +530,15 @@ class Game:
         for a in range(NUM_ACTIONS):
             buf[a] = mask >> a & 1
 
+    def _seat(self, seat: int) -> int:
+        """``seat``, checked: a seat of this table (as the native module checks it)."""
+        if not 0 <= seat < self._players:
+            raise IndexError(f"seat must be 0..{self._players - 1}, not {seat}")
+        return seat
+
     def hand(self, seat: int) -> list[int]:
         """``seat``'s cards, sorted, duplicates repeated (during passing: not yet chosen to pass)."""
+        seat = self._seat(seat)
         return _with_twice(self._once[seat], self._twice[seat])
 
     def kitty(self) -> list[int]:
@@ -518,7 +547,7 @@ class Game:
 
     def trick(self) -> list[tuple[int, int]]:
         """The trick in progress as (seat, card) in playing order."""
-        n = self.players
+        n = self._players
         return [((self._leader + i) % n, c) for i, c in enumerate(self._trick)]
 
     def tricks(self) -> list[tuple[int, list[int], int]]:
@@ -559,12 +588,12 @@ class Game:
     @property
     def pass_direction(self) -> str:
         """``"left"`` or ``"right"``: where this hand's passes go."""
-        return "left" if self.hand_index % 2 == 0 else "right"
+        return "left" if self._hand_index % 2 == 0 else "right"
 
     @property
     def obs_size(self) -> int:
         """The length of this game's observations."""
-        return obs_size(self.players)
+        return obs_size(self._players)
 
     def last_trick(self) -> tuple[int, list[int], int | None] | None:
         """The last completed trick (at the start of a hand, the previous hand's last): (leader,
@@ -581,11 +610,11 @@ class Game:
 
     def passed(self, seat: int) -> list[int]:
         """The cards ``seat`` passed (so far) this hand, sorted."""
-        return sorted(self._passes[seat])
+        return sorted(self._passes[self._seat(seat)])
 
     def received(self, seat: int) -> list[int]:
         """The cards ``seat`` received this hand, sorted (empty until the passes are delivered)."""
-        return sorted(self._received[seat])
+        return sorted(self._received[self._seat(seat)])
 
     def totals(self) -> list[int]:
         """The game totals (before the hand in progress)."""
@@ -609,25 +638,27 @@ class Game:
 
         Raises:
             IllegalAction: with the conformance code of the rule broken; nothing changes.
+            ValueError: for an int outside 0..53 (TypeError: not an int), as the native module.
         """
-        phase = self.phase
-        if phase == PLAY:
-            if not (isinstance(action, int) and 0 <= action < 52 and self._legal() >> action & 1):
-                self._why_not_play(action)
+        phase = self._phase
+        if phase == PLAY and isinstance(action, int) and 0 <= action < 52 and self._legal() >> action & 1:
             self._play(action)
+            return
+        action = operator.index(action)
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"an action is 0..{NUM_ACTIONS - 1}, not {action}")
+        if phase == PLAY:
+            self._why_not_play(action)
         elif phase == PASS:
             self._pass_one(action)
         elif phase == MOON:
-            if action in (MOON_SELF_MINUS_26, MOON_OTHERS_PLUS_26):
-                self._finish_hand(action)
-            elif isinstance(action, int) and 0 <= action < 52:
+            if action < 52:
                 raise IllegalAction(
-                    "OUT_OF_TURN", "the moon shooter is to choose now", self.hand_index, None, self._shooter
+                    "OUT_OF_TURN", "the moon shooter is to choose now", self._hand_index, None, self._shooter
                 )
-            else:
-                raise IllegalAction("BAD_ACTION", f"actions are 0..53, not {action!r}")
+            self._finish_hand(action)
         else:
-            raise IllegalAction("OUT_OF_TURN", "the game is over", self.hand_index)
+            raise IllegalAction("OUT_OF_TURN", "the game is over", self._hand_index)
 
     def step(self, action: int) -> list[int]:
         """Applies ``action`` as :meth:`apply_action` and returns the legal actions after it
@@ -636,13 +667,11 @@ class Game:
         return _cards_of(self.legal_mask())
 
     def _plays(self) -> int:
-        return len(self._tricks) * self.players + len(self._trick)
+        return len(self._tricks) * self._players + len(self._trick)
 
-    def _why_not_play(self, card: object) -> None:
-        if not isinstance(card, int) or not 0 <= card < NUM_ACTIONS:
-            raise IllegalAction("BAD_ACTION", f"actions are 0..53, not {card!r}")
-        where = (self.hand_index, self._plays(), self._to_play)
-        if card >= 52:
+    def _why_not_play(self, card: int) -> None:
+        where = (self._hand_index, self._plays(), self._to_play)
+        if not 0 <= card < 52:
             raise IllegalAction("NOT_IN_HAND", f"action {card} is not in the hand", *where)
         once = self._once[self._to_play]
         bit = 1 << card
@@ -667,12 +696,10 @@ class Game:
             )
         raise AssertionError(f"legal mask and checks disagree on {card}")  # pragma: no cover
 
-    def _pass_one(self, card: object) -> None:
-        if not isinstance(card, int) or not 0 <= card < NUM_ACTIONS:
-            raise IllegalAction("BAD_ACTION", f"actions are 0..53, not {card!r}")
+    def _pass_one(self, card: int) -> None:
         seat = self._passer
         if card >= 52:
-            raise IllegalAction("OUT_OF_TURN", "a card is to be passed now", self.hand_index, None, seat)
+            raise IllegalAction("OUT_OF_TURN", "a card is to be passed now", self._hand_index, None, seat)
         bit = 1 << card
         if self._twice[seat] & bit:
             self._twice[seat] ^= bit
@@ -682,7 +709,7 @@ class Game:
             raise IllegalAction(
                 "PASS_NOT_IN_HAND",
                 f"{CARDS[card]} is not in the hand (or not that many copies)",
-                self.hand_index,
+                self._hand_index,
                 None,
                 seat,
             )
@@ -693,7 +720,7 @@ class Game:
 
     def _advance_passer(self) -> None:
         # As native: the seat to pass is the first seat that has not passed three cards.
-        n = self.players
+        n = self._players
         self._passer = next((s for s in range(n) if len(self._passes[s]) < PASS_COUNT), n)
         if self._passer == n:
             self._deliver()
@@ -704,11 +731,11 @@ class Game:
         Raises:
             IllegalAction: ``OUT_OF_TURN``, ``BAD_PASS_COUNT`` or ``PASS_NOT_IN_HAND``; nothing changes.
         """
-        if not 0 <= seat < self.players:
-            raise ValueError(f"seat must be 0..{self.players - 1}, not {seat}")
-        where = (self.hand_index, None, seat)
-        if self.phase != PASS or self._passes[seat]:
-            if self.phase == OVER:
+        if not 0 <= seat < self._players:
+            raise ValueError(f"seat must be 0..{self._players - 1}, not {seat}")
+        where = (self._hand_index, None, seat)
+        if self._phase != PASS or self._passes[seat]:
+            if self._phase == OVER:
                 raise IllegalAction("OUT_OF_TURN", "the game is over", *where)
             raise IllegalAction("OUT_OF_TURN", f"seat {seat} may not pass now", *where)
         if len(cards) != PASS_COUNT:
@@ -742,12 +769,13 @@ class Game:
         Raises:
             IllegalAction: ``OUT_OF_TURN`` outside play, else as :meth:`apply_action`.
         """
-        if self.phase != PLAY:
+        if self._phase != PLAY:
             seat = self.current_player
-            if self.phase == OVER:
-                raise IllegalAction("OUT_OF_TURN", "the game is over", self.hand_index)
-            raise IllegalAction("OUT_OF_TURN", "no card is expected now", self.hand_index, None, seat)
-        if not (0 <= card < 52):
+            if self._phase == OVER:
+                raise IllegalAction("OUT_OF_TURN", "the game is over", self._hand_index)
+            raise IllegalAction("OUT_OF_TURN", "no card is expected now", self._hand_index, None, seat)
+        card = operator.index(card)
+        if not 0 <= card < 52:
             self._why_not_play(card)
         self.apply_action(card)
 
@@ -766,12 +794,12 @@ class Game:
             raise IllegalAction(
                 "BAD_MOON_CHOICE",
                 f"moon choice must be 52, 53, 'self_minus_26' or 'others_plus_26', not {choice!r}",
-                self.hand_index,
+                self._hand_index,
             )
-        if self.phase != MOON:
-            if self.phase == OVER:
-                raise IllegalAction("OUT_OF_TURN", "the game is over", self.hand_index)
-            raise IllegalAction("OUT_OF_TURN", "no moon choice is expected now", self.hand_index)
+        if self._phase != MOON:
+            if self._phase == OVER:
+                raise IllegalAction("OUT_OF_TURN", "the game is over", self._hand_index)
+            raise IllegalAction("OUT_OF_TURN", "no moon choice is expected now", self._hand_index)
         self._finish_hand(int(choice))
 
     def _play(self, card: int) -> None:
@@ -796,7 +824,7 @@ class Game:
         else:
             self._voids[seat] |= 1 << self._led
         trick.append(card)
-        n = self.players
+        n = self._players
         if len(trick) < n:
             self._to_play = (seat + 1) % n
             return
@@ -831,12 +859,12 @@ class Game:
         if len(self._tricks) == self._hs:
             if HAND_POINTS in self._points:
                 self._shooter = self._points.index(HAND_POINTS)
-                self.phase = MOON
+                self._phase = MOON
             else:
                 self._finish_hand(-1)
 
     def _finish_hand(self, choice: int) -> None:
-        n = self.players
+        n = self._players
         if choice < 0:
             scores = list(self._points)
         elif choice == MOON_OTHERS_PLUS_26:
@@ -850,31 +878,31 @@ class Game:
             totals[seat] += scores[seat]
         self._history.append(scores)
         self._last_hand = {
-            "index": self.hand_index,
+            "index": self._hand_index,
             "points": list(self._points),
             "scores": list(scores),
             "moon": None if self._shooter < 0 else self._shooter,
             "uncollected": sorted(self._waiting),
             "kitty_taker": None if self._kitty_taker < 0 else self._kitty_taker,
         }
-        if max(totals) >= self._rules.target_score or self.hand_index + 1 >= self._rules.max_hands:
+        if max(totals) >= self._rules.target_score or self._hand_index + 1 >= self._rules.max_hands:
             low = min(totals)
             self._winners = [s for s, t in enumerate(totals) if t == low]
-            self.phase = OVER
+            self._phase = OVER
             return
-        self.hand_index += 1
-        hands, kitty = self._deal(self.hand_index)
+        self._hand_index += 1
+        hands, kitty = self._deal(self._hand_index)
         self._start(hands, kitty, None)
 
     # --------------------------------------------------------------------------- policies
-    def heuristic_action(self) -> int:
+    def _heuristic_action(self) -> int:
         """The action the heuristic policy takes now (``docs/SIMULATOR.md``); -1 when over."""
-        phase = self.phase
+        phase = self._phase
         if phase == PLAY:
             seat = self._to_play
             once = self._once[seat]
             trick = self._trick
-            n = self.players
+            n = self._players
             return _choose(
                 seat, once, self._twice[seat], trick, self._led, self._seen, self._dup,
                 len(trick) == n - 1, not self._tricks, self._broken, self._p_once, self._p_twice,
@@ -911,14 +939,14 @@ class Game:
             ValueError: for another policy name.
         """
         if policy == "heuristic":
-            action = self.heuristic_action()
+            action = self._heuristic_action()
         elif policy == "random":
-            action = self.random_action()
+            action = self._random_action()
         else:
             raise ValueError(f"unknown policy {policy!r}: use 'random' or 'heuristic'")
         return None if action < 0 else action
 
-    def random_action(self) -> int:
+    def _random_action(self) -> int:
         """The random policy's action: one draw, ``rng.pick_bit(legal_mask())``; -1 when over."""
         mask = self.legal_mask()
         if not mask:
@@ -950,9 +978,9 @@ class Game:
         if hands is not None and hands < 1:
             raise ValueError(f"hands must be at least 1, not {hands}")
         if policy == "random":
-            choose: Callable[[], int] = self.random_action
+            choose: Callable[[], int] = self._random_action
         elif policy == "heuristic":
-            choose = self.heuristic_action
+            choose = self._heuristic_action
         elif callable(policy):
 
             def choose() -> int:
@@ -962,7 +990,7 @@ class Game:
         done = len(self._history)
         stop = None if hands is None else done + hands
         steps = 0
-        while self.phase != OVER:
+        while self._phase != OVER:
             self.apply_action(choose())
             steps += 1
             if stop is not None and len(self._history) >= stop:
@@ -974,15 +1002,15 @@ class Game:
         """A deep, independent copy, the play RNG's state included."""
         out = Game.__new__(type(self))
         out._rules = self._rules
-        out.players = self.players
+        out._players = self._players
         out._seed = self._seed
         out._fast = self._fast
         out._hs = self._hs
-        out.hand_index = self.hand_index
+        out._hand_index = self._hand_index
         out._totals = list(self._totals)
         out._history = [list(h) for h in self._history]
         out._winners = list(self._winners)
-        out.phase = self.phase
+        out._phase = self._phase
         out._once = list(self._once)
         out._twice = list(self._twice)
         out._dealt = self._dealt  # never mutated
@@ -1022,10 +1050,7 @@ class Game:
 
         The layout is in ``docs/SIMULATOR.md`` ("Observation"); every element is written.
         """
-        n = self.players
-        if not 0 <= seat < n:
-            raise ValueError(f"seat must be 0..{n - 1}, not {seat}")
-        values = self._observation(seat)
+        values = self._observation(self._seat(seat))
         if hasattr(buf, "__len__") and len(buf) != len(values):
             raise ValueError(f"the buffer holds {len(buf)} values, an observation {len(values)}")
         try:
@@ -1036,7 +1061,7 @@ class Game:
 
     def observation(self, seat: int) -> Any:
         """``seat``'s observation as a new numpy float32 array (a list of floats without numpy)."""
-        values = self._observation(seat)
+        values = self._observation(self._seat(seat))
         try:
             import numpy as np
         except ImportError:  # pragma: no cover - numpy is optional
@@ -1046,7 +1071,7 @@ class Game:
     def _observation(self, seat: int) -> list[float]:
         # The native module's layout (clients/sim/core/src/obs.rs, docs/SIMULATOR.md), written
         # from the same state in every phase, game over included.
-        n = self.players
+        n = self._players
         f32 = _f32
         out = [0.0] * obs_size(n)
         once, twice = self._once[seat], self._twice[seat]
@@ -1080,8 +1105,8 @@ class Game:
         if self._kitty_taker >= 0:
             out[known + 104 + (self._kitty_taker - seat) % n] = 1.0
         tail = known + 104 + n
-        out[tail + (self.hand_index % 2)] = 1.0
-        out[tail + 2 + self.phase] = 1.0
+        out[tail + (self._hand_index % 2)] = 1.0
+        out[tail + 2 + self._phase] = 1.0
         if self.current_player == seat:
             for a in _cards_of(self.legal_mask()):
                 out[tail + 6 + a] = 1.0
@@ -1089,7 +1114,7 @@ class Game:
 
     def __repr__(self) -> str:
         return (
-            f"<Game players={self.players} hand={self.hand_index} phase={PHASE_NAMES[self.phase]} "
+            f"<Game players={self._players} hand={self._hand_index} phase={PHASE_NAMES[self._phase]} "
             f"to_act={self.current_player} totals={self._totals}>"
         )
 
@@ -1141,56 +1166,70 @@ class VecGame:
             raise ValueError(f"deal must be 'referee' or 'fast', not {deal!r}")
         if num_games < 1:
             raise ValueError("num_games must be at least 1")
-        self.num_games = num_games
-        self.players = players
-        self.seed = "0" if seed is None else str(seed)
-        self.deal = deal
+        self._num_games = num_games
+        self._players = players
+        self._seed = "0" if seed is None else str(seed)
+        self._deal = deal
         self._rules = {"target_score": target_score, "max_hands": max_hands, "first_dealer": first_dealer}
-        self.obs_size = obs_size(players)
-        self.games: list[Game] = []
-        self.episodes: list[int] = []
+        self._games: list[Game] = []
+        self._episodes: list[int] = []
         self.reset()
 
+    @property
+    def num_games(self) -> int:
+        """How many games are stepped together."""
+        return self._num_games
+
+    @property
+    def players(self) -> int:
+        """The table size of every game."""
+        return self._players
+
+    @property
+    def obs_size(self) -> int:
+        """The length of one game's observation."""
+        return obs_size(self._players)
+
     def __len__(self) -> int:
-        return self.num_games
+        return self._num_games
 
     def _game(self, i: int, e: int) -> Game:
-        return Game(self.players, f"{self.seed}/{i}/{e}", deal=self.deal, **self._rules)
+        return Game(self._players, f"{self._seed}/{i}/{e}", deal=self._deal, **self._rules)
 
     def _new(self, i: int, e: int) -> Game:
         g = self._game(i, e)
         rot = ((e << 32) | (e >> 32)) & _M64
-        g._rng = Xoshiro(fnv1a(self.seed) ^ ((i * _GOLDEN) & _M64) ^ rot)
+        g._rng = Xoshiro(fnv1a(self._seed) ^ ((i * _GOLDEN) & _M64) ^ rot)
         return g
 
     def reset(self) -> None:
         """Every game back to episode 0."""
-        self.episodes = [0] * self.num_games
-        self.games = [self._new(i, 0) for i in range(self.num_games)]
+        self._episodes = [0] * self._num_games
+        self._games = [self._new(i, 0) for i in range(self._num_games)]
 
     def game(self, i: int) -> Game:
         """A copy of game ``i``."""
-        if not 0 <= i < self.num_games:
-            raise IndexError(f"game index must be 0..{self.num_games - 1}, not {i}")
-        return self.games[i].clone()
+        if not 0 <= i < self._num_games:
+            raise IndexError(f"game index must be 0..{self._num_games - 1}, not {i}")
+        return self._games[i].clone()
 
     def current_players(self, out: Any = None) -> list[int] | None:
         """Writes each game's current player into ``out`` (int array of length ``num_games``);
         without ``out``, returns them as a list."""
         if out is None:
-            return [g.current_player for g in self.games]
-        for i, g in enumerate(self.games):
+            return [g.current_player for g in self._games]
+        for i, g in enumerate(self._games):
             out[i] = g.current_player
         return None
 
     def legal_masks(self, out: Any) -> None:
         """Writes each game's 54 legal flags into row ``i`` of ``out`` (uint8/bool ``[N, 54]``)."""
-        for i, g in enumerate(self.games):
+        for i, g in enumerate(self._games):
             g.legal_mask_into(out[i])
 
     def observations(self, out: Any) -> None:
         """Writes each game's current player's observation into row ``i`` of ``out`` (float32 [N, OBS])."""
-        for i, g in enumerate(self.games):
+        for i, g in enumerate(self._games):
             g.observation_into(max(g.current_player, 0), out[i])
 
     def step(self, actions: Any, rewards: Any = None, dones: Any = None) -> None:
@@ -1209,9 +1248,9 @@ class VecGame:
                 before any is applied, so nothing changes.
         """
         acts = [int(a) for a in actions]
-        if len(acts) != self.num_games:
-            raise ValueError(f"step: {len(acts)} actions for {self.num_games} games")
-        for i, (a, g) in enumerate(zip(acts, self.games, strict=True)):
+        if len(acts) != self._num_games:
+            raise ValueError(f"step: {len(acts)} actions for {self._num_games} games")
+        for i, (a, g) in enumerate(zip(acts, self._games, strict=True)):
             if not 0 <= a < NUM_ACTIONS:
                 raise ValueError(f"an action is 0..{NUM_ACTIONS - 1}, not {a}")
             if not g.legal_mask() >> a & 1:
@@ -1221,7 +1260,7 @@ class VecGame:
                     exc.game = i  # type: ignore[attr-defined]
                     exc.args = (f"game {i}: {exc.args[0]}",)
                     raise
-        for i, g in enumerate(self.games):
+        for i, g in enumerate(self._games):
             before = len(g._history)
             g.apply_action(acts[i])
             self._after(i, g, before, rewards, dones)
@@ -1233,14 +1272,14 @@ class VecGame:
                 for s, v in enumerate(g._history[-1]):
                     row[s] = -float(v)
             else:
-                for s in range(self.players):
+                for s in range(self._players):
                     row[s] = 0.0
         over = g.phase == OVER
         if dones is not None:
             dones[i] = 1 if over else 0
         if over:
-            self.episodes[i] += 1
-            self.games[i] = self._new(i, self.episodes[i])
+            self._episodes[i] += 1
+            self._games[i] = self._new(i, self._episodes[i])
 
     def step_random(self, n_steps: int) -> int:
         """Steps every game ``n_steps`` times with uniformly random legal actions (each game's own
@@ -1250,20 +1289,20 @@ class VecGame:
             How many hands were completed meanwhile (as the native module).
         """
         hands = 0
-        for i in range(self.num_games):
-            g = self.games[i]
+        for i in range(self._num_games):
+            g = self._games[i]
             for _ in range(n_steps):
                 before = len(g._history)
-                action = g.random_action()
+                action = g._random_action()
                 if action >= 0:
                     g.apply_action(action)
                 hands += len(g._history) - before
                 if g.phase == OVER:
-                    self.episodes[i] += 1
-                    fresh = self._game(i, self.episodes[i])
+                    self._episodes[i] += 1
+                    fresh = self._game(i, self._episodes[i])
                     fresh._rng = g._rng
                     g = fresh
-            self.games[i] = g
+            self._games[i] = g
         return hands
 
 
