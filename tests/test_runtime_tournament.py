@@ -1,0 +1,149 @@
+"""Bots on the competition's runtimes in a tournament, started from the config's own folder with
+relative paths, as docs/TOURNAMENTS.md shows: the same runtime and sandbox as the portal's.
+
+The Python bots name ``python-sdk`` and run ``python3`` (the runtime's, not the machine's); the
+Java and TypeScript example bots ship only their own code (a jar without dependencies, the compiled
+``dist/``) and name ``java-grpc`` and ``node-grpc``. Without the runtime, the pre-flight check
+says which runtime the bot lacks.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.runtime_helpers import require_runtime
+from tests.test_hostile_sandbox import require_bwrap
+from tests.test_language_bots import built_bot
+from tests.test_relative_paths import SDK_BOT
+
+HEAD = "[tournament]\ntable_size = 6\ndeals = 2\nduplicate = false\nmax_hands = 1\nconcurrency = 1\n"
+#: How the Java example runs (clients/java/bot): on java-grpc its main class named, its jar (in
+#: its files) being on CLASSPATH; without it, the jar alone given as the class path.
+JAVA_OPTIONS = ["java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"]
+JAVA_MAIN = "org.cancellationhearts.example.Bot"
+
+
+def hearts(cwd: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hearts_tournaments", *args],
+        capture_output=True, text=True, cwd=cwd, timeout=timeout, check=False,
+    )  # fmt: skip
+
+
+def standings(cwd: Path, output: str) -> dict[str, dict[str, int]]:
+    report = hearts(cwd, "tournament", "report", output, "--format", "json")
+    assert report.returncode == 0, report.stderr
+    return {s["bot"]: s for s in json.loads(report.stdout)["standings"]}
+
+
+def assert_all_played(cwd: Path, output: str, names: set[str]) -> None:
+    table = standings(cwd, output)
+    assert set(table) == names
+    for entry in table.values():
+        assert entry["games"] > 0 and entry["faults"] == 0, entry
+
+
+@pytest.mark.timeout(900)
+def test_python_bots_on_the_sdk_runtime_play_from_the_config_folder(tmp_path: Path) -> None:
+    require_bwrap()
+    require_runtime("python-sdk")
+    folder = tmp_path / "mine"
+    (folder / "bots" / "sdk").mkdir(parents=True)
+    (folder / "bots" / "sdk" / "bot.py").write_text(SDK_BOT)
+    (folder / "bots" / "stdio").mkdir()
+    shutil.copy2(ROOT / "clients" / "stdio" / "lowest.py", folder / "bots" / "stdio" / "lowest.py")
+    (folder / "t.toml").write_text(
+        HEAD
+        + """
+[[bots]]
+name = "sdk"
+command = ["python3", "bots/sdk/bot.py"]
+runtime = "python-sdk"
+
+[[bots]]
+name = "stdio"
+command = ["python", "bots/stdio/lowest.py"]
+protocol = "stdio"
+runtime = "python-sdk"
+
+[[bots]]
+name = "trusted"
+command = ["python3", "bots/sdk/bot.py"]
+runtime = "python-sdk"
+sandbox = "none"
+
+[[bots]]
+name = "careful"
+builtin = "heuristic"
+"""
+    )
+    checked = hearts(folder, "tournament", "check", "t.toml")
+    assert checked.returncode == 0, checked.stderr[-3000:]
+    run = hearts(folder, "tournament", "run", "t.toml", "--progress", "never")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert_all_played(folder, "runs/t", {"sdk", "stdio", "trusted", "careful"})
+
+
+@pytest.mark.timeout(1500)
+def test_the_java_and_typescript_examples_ship_only_their_code_on_their_runtimes(tmp_path: Path) -> None:
+    """The Java example's jar without its dependencies (maven-shade's original-*.jar, 0.6 MB instead
+    of 21 MB) and the TypeScript example's dist/ without node_modules play on java-grpc and
+    node-grpc; without the runtime, the check says which runtime each lacks."""
+    require_bwrap()
+    java_bot, node_bot = built_bot("java"), built_bot("typescript")
+    require_runtime("java-grpc")
+    require_runtime("node-grpc")
+    folder = tmp_path / "mine"
+    (folder / "bots" / "java").mkdir(parents=True)
+    shutil.copy2(
+        java_bot.parent / "target" / "original-java-example-bot.jar", folder / "bots" / "java" / "bot.jar"
+    )
+    shutil.copytree(
+        node_bot.parent / "dist", folder / "bots" / "node", ignore=shutil.ignore_patterns("*.test.js")
+    )
+    bots = """
+[[bots]]
+name = "java"
+command = {java}
+files = "bots/java"
+{java_runtime}
+[[bots]]
+name = "node"
+command = ["node", "bots/node/main.js"]
+{node_runtime}
+[[bots]]
+name = "careful"
+builtin = "heuristic"
+"""
+    bare_java = json.dumps([*JAVA_OPTIONS, "-cp", "bots/java/bot.jar", JAVA_MAIN])
+    (folder / "bare.toml").write_text(HEAD + bots.format(java=bare_java, java_runtime="", node_runtime=""))
+    bare = hearts(folder, "tournament", "check", "bare.toml")
+    assert bare.returncode == 1, bare.stderr[-3000:]
+    lines = bare.stderr.splitlines()
+    java_line = next(line for line in lines if "entrant 'java' cannot play" in line)
+    assert 'fix: add runtime = "java-grpc"' in java_line and "(NoClassDefFoundError: io/grpc;" in java_line
+    node_line = next(line for line in lines if "entrant 'node' cannot play" in line)
+    assert 'fix: add runtime = "node-grpc"' in node_line and "(Cannot find module '@grpc/;" in node_line
+
+    (folder / "t.toml").write_text(
+        HEAD
+        + bots.format(
+            java=json.dumps([*JAVA_OPTIONS, JAVA_MAIN]),
+            java_runtime='runtime = "java-grpc"\n',
+            node_runtime='runtime = "node-grpc"\n',
+        )
+    )
+    run = hearts(folder, "tournament", "run", "t.toml", "--progress", "never", timeout=1200)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert_all_played(folder, "runs/t", {"java", "node", "careful"})
+    # The JVM's heap is sized from the bot's memory cap (the default [limits], 1024 MB).
+    logs = (folder / "runs" / "t" / "logs" / "java").glob("*.log")
+    assert any("Picked up JDK_JAVA_OPTIONS: -XX:MaxRAM=1024m" in p.read_text() for p in logs)
+    assert not (ROOT / "clients" / "typescript" / "dist" / "node_modules").exists()
