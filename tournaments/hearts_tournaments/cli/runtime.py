@@ -70,7 +70,22 @@ def list_runtimes(
         typer.echo("\n".join(text_lines(entry)))
 
 
-@runtime_app.command("install")
+def _install_help() -> str:
+    """``install``'s help, each runtime's source and needs from the registry."""
+    sources = "; ".join(
+        f"{r.name} from {r.source}" + (f" (needs {', '.join(r.needs)})" if r.needs else "")
+        for r in runtimes.RUNTIMES.values()
+    )
+    return (
+        "Build runtimes on this machine (into $HEARTS_RUNTIMES, else share/cancellation-hearts/runtimes "
+        "of this Python's environment), each unless it is installed and up to date.\n\n"
+        f"{sources}. Install while no tournament or league plays: a bot running on the old copy may "
+        "fail. Exit 0 when every one is installed, 1 when one cannot be built (one line each), 2 for a "
+        "bad argument."
+    )
+
+
+@runtime_app.command("install", help=_install_help())
 def install(
     names: Annotated[
         list[str] | None, typer.Argument(help=f"Runtimes to install: {runtimes.names()}.", show_default=False)
@@ -78,15 +93,7 @@ def install(
     every: Annotated[bool, typer.Option("--all", help="Install every runtime.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Build again even when up to date.")] = False,
 ) -> None:
-    """Build runtimes on this machine (into $HEARTS_RUNTIMES, else share/cancellation-hearts/runtimes
-    of this Python's environment), each unless it is installed and up to date.
-
-    python-sdk copies this installation's SDK, simulator, grpcio, protobuf and numpy (offline);
-    java-grpc needs java and mvn (Maven Central), node-grpc node and npm (the npm registry).
-    Install while no tournament or league plays: a bot running on the old copy may fail.
-    Exit 0 when every one is installed, 1 when one cannot be built (one line each), 2 for a bad
-    argument.
-    """
+    """Build runtimes on this machine (see :func:`_install_help`)."""
     wanted = list(runtimes.RUNTIMES) if every else list(names or ())
     if not wanted:
         raise fail(f"name the runtimes to install ({runtimes.names()}) or give --all")

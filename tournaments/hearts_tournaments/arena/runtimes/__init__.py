@@ -69,6 +69,8 @@ class Runtime:
             named it (``No module named 'hearts_client'``): the pre-flight check's fix then names
             it.
         build: Fills a fresh folder (:mod:`.build`).
+        versions: What an install here would bring, before one is made (its recipe's pins, or
+            this installation's versions).
         fingerprint: What it would be built from now; a folder built from something else is stale.
     """
 
@@ -82,6 +84,7 @@ class Runtime:
     source: str
     lacking: str
     build: Callable[[Path, Path], Built] = field(repr=False)
+    versions: Callable[[], dict[str, str]] = field(repr=False)
     fingerprint: Callable[[], str] = field(repr=False)
 
     @property
@@ -184,6 +187,7 @@ RUNTIMES: Mapping[str, Runtime] = {
             lacking=r"No module named '(hearts_(client|core|sim|protocol)|cancellation_hearts|grpc|google"
             r"|numpy)\b",
             build=build.build_python_sdk,
+            versions=build.python_sdk_versions,
             fingerprint=build.python_sdk_fingerprint,
         ),
         Runtime(
@@ -204,6 +208,7 @@ RUNTIMES: Mapping[str, Runtime] = {
             source="Maven Central (mvn dependency:copy-dependencies)",
             lacking=r"(NoClassDefFoundError|ClassNotFoundException)\W+(io[./]grpc|com[./]google[./]protobuf)",
             build=build.build_java_grpc,
+            versions=build.java_versions,
             fingerprint=build.recipe_fingerprint(build.JAVA_POM),
         ),
         Runtime(
@@ -221,6 +226,7 @@ RUNTIMES: Mapping[str, Runtime] = {
             source="the npm registry (npm ci of a locked tree, install scripts not run)",
             lacking=r"Cannot find module '(@grpc/|protobufjs)",
             build=build.build_node_grpc,
+            versions=build.node_versions,
             fingerprint=build.recipe_fingerprint(
                 build.NODE_RECIPE / "package.json", build.NODE_RECIPE / "package-lock.json"
             ),
@@ -394,33 +400,23 @@ class State:
             "example": runtime.example,
             "source": runtime.source,
             "status": self.status,
-            "versions": dict(self.installed.built.versions) if self.installed else pinned_versions(runtime),
+            "versions": dict(self.installed.built.versions) if self.installed else runtime.versions(),
         }
 
 
 def markdown_table() -> str:
     """The runtimes as a Markdown table (docs/COMPETITION.md holds it): what each is, the same on
-    every machine."""
+    every machine (the versions, which are a machine's, are in :meth:`State.to_json`)."""
     lines = [
         "| runtime | what a bot gets | command words | environment in the sandbox | installed from |",
         "|---|---|---|---|---|",
     ]
     for runtime in RUNTIMES.values():
-        pinned = ", ".join(f"{k} {v}" for k, v in pinned_versions(runtime).items())
-        gets = "; ".join(runtime.provides) + (f" ({pinned})" if pinned else "")
+        gets = "; ".join(runtime.provides)
         env = ", ".join(f"`{k}={v}`" for k, v in runtime.shown_env().items())
         words = ", ".join(f"`{w}`" for w in runtime.words)
         lines.append(f"| `{runtime.name}` | {gets} | {words} | {env} | {runtime.source} |")
     return "\n".join(lines)
-
-
-def pinned_versions(runtime: Runtime) -> dict[str, str]:
-    """The versions a runtime's recipe pins (what an install would bring), before it is installed."""
-    if runtime.name == "java-grpc":
-        return build.java_versions()
-    if runtime.name == "node-grpc":
-        return build.node_versions()
-    return {}
 
 
 def state(runtime: Runtime, staleness: bool = True) -> State:

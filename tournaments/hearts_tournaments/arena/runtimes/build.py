@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -151,8 +152,8 @@ def python_distributions() -> list[metadata.Distribution]:
             raise BuildError(f"python-sdk needs {name}, which this Python does not have: {hint}") from None
         found[name] = dist
         for requirement in dist.requires or ():
-            if "extra ==" in requirement.replace("extra==", "extra =="):
-                continue
+            if re.search(r"\bextra\s*==", requirement):
+                continue  # an extra's (the SDK's numpy and pettingzoo extras, grpcio's protobuf)
             todo.append(_requirement_name(requirement))
     return [found[n] for n in sorted(found)]
 
@@ -197,6 +198,16 @@ def _python_files(dists: list[metadata.Distribution]) -> Iterator[tuple[Path, Pa
         else:
             for package in packages:
                 yield from _package_files(package)
+
+
+def python_sdk_versions() -> dict[str, str]:
+    """What python-sdk would hold if built now: this Python's version and each distribution's
+    (nothing when one is missing: the install will say which)."""
+    try:
+        dists = python_distributions()
+    except BuildError:
+        return {}
+    return {"python": platform.python_version(), **{_normal(d.metadata["Name"]): d.version for d in dists}}
 
 
 def python_sdk_fingerprint() -> str:
