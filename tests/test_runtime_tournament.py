@@ -10,10 +10,13 @@ says which runtime the bot lacks.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,10 +27,6 @@ from tests.test_language_bots import built_bot
 from tests.test_relative_paths import SDK_BOT
 
 HEAD = "[tournament]\ntable_size = 6\ndeals = 2\nduplicate = false\nmax_hands = 1\nconcurrency = 1\n"
-#: How the Java example runs (clients/java/bot): on java-grpc its main class named, its jar (in
-#: its files) being on CLASSPATH; without it, the jar alone given as the class path.
-JAVA_OPTIONS = ["java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"]
-JAVA_MAIN = "org.cancellationhearts.example.Bot"
 
 
 def hearts(cwd: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -91,39 +90,48 @@ builtin = "heuristic"
     assert_all_played(folder, "runs/t", {"sdk", "stdio", "trusted", "careful"})
 
 
+def readme_manifest(language: str, runtime: str) -> dict[str, Any]:
+    """The ``bot.toml`` that clients/LANGUAGE/README.md gives for the runtime, as written."""
+    text = (ROOT / "clients" / language / "README.md").read_text()
+    (block,) = [
+        b for b in re.findall(r"```toml\n(.*?)```", text, flags=re.S) if f'runtime = "{runtime}"' in b
+    ]
+    return tomllib.loads(block)
+
+
+def entry(name: str, folder: Path, manifest: dict[str, Any], runtime: bool = True) -> str:
+    """A [[bots]] entry for a bot laid out in ``folder`` (bots/NAME) as its manifest says."""
+    words = [f"bots/{name}/{w}" if (folder / w).is_file() else w for w in manifest["command"]]
+    text = f'[[bots]]\nname = "{name}"\ncommand = {json.dumps(words)}\nfiles = "bots/{name}"\n'
+    return text + (f'runtime = "{manifest["runtime"]}"\n' if runtime else "") + "\n"
+
+
 @pytest.mark.timeout(1500)
 def test_the_java_and_typescript_examples_ship_only_their_code_on_their_runtimes(tmp_path: Path) -> None:
     """The Java example's jar without its dependencies (maven-shade's original-*.jar, 0.6 MB instead
     of 21 MB) and the TypeScript example's dist/ without node_modules play on java-grpc and
-    node-grpc; without the runtime, the check says which runtime each lacks."""
+    node-grpc, as their READMEs' bot.toml say; without the runtime, the check says which runtime
+    each lacks."""
     require_bwrap()
     java_bot, node_bot = built_bot("java"), built_bot("typescript")
     require_runtime("java-grpc")
     require_runtime("node-grpc")
     folder = tmp_path / "mine"
-    (folder / "bots" / "java").mkdir(parents=True)
-    shutil.copy2(
-        java_bot.parent / "target" / "original-java-example-bot.jar", folder / "bots" / "java" / "bot.jar"
+    java, node = folder / "bots" / "java", folder / "bots" / "node"
+    java.mkdir(parents=True)
+    shutil.copy2(java_bot.parent / "target" / "original-java-example-bot.jar", java / "bot.jar")
+    shutil.copytree(node_bot.parent / "dist", node / "dist", ignore=shutil.ignore_patterns("*.test.js"))
+    java_manifest, node_manifest = (
+        readme_manifest("java", "java-grpc"),
+        readme_manifest("typescript", "node-grpc"),
     )
-    shutil.copytree(
-        node_bot.parent / "dist", folder / "bots" / "node", ignore=shutil.ignore_patterns("*.test.js")
+    careful = '[[bots]]\nname = "careful"\nbuiltin = "heuristic"\n'
+
+    # Without the runtime (the jar given as the class path, as it would run alone).
+    bare_java = {"command": [*java_manifest["command"][:-1], "-cp", "bot.jar", java_manifest["command"][-1]]}
+    (folder / "bare.toml").write_text(
+        HEAD + entry("java", java, bare_java, False) + entry("node", node, node_manifest, False) + careful
     )
-    bots = """
-[[bots]]
-name = "java"
-command = {java}
-files = "bots/java"
-{java_runtime}
-[[bots]]
-name = "node"
-command = ["node", "bots/node/main.js"]
-{node_runtime}
-[[bots]]
-name = "careful"
-builtin = "heuristic"
-"""
-    bare_java = json.dumps([*JAVA_OPTIONS, "-cp", "bots/java/bot.jar", JAVA_MAIN])
-    (folder / "bare.toml").write_text(HEAD + bots.format(java=bare_java, java_runtime="", node_runtime=""))
     bare = hearts(folder, "tournament", "check", "bare.toml")
     assert bare.returncode == 1, bare.stderr[-3000:]
     lines = bare.stderr.splitlines()
@@ -133,12 +141,7 @@ builtin = "heuristic"
     assert 'fix: add runtime = "node-grpc"' in node_line and "(Cannot find module '@grpc/;" in node_line
 
     (folder / "t.toml").write_text(
-        HEAD
-        + bots.format(
-            java=json.dumps([*JAVA_OPTIONS, JAVA_MAIN]),
-            java_runtime='runtime = "java-grpc"\n',
-            node_runtime='runtime = "node-grpc"\n',
-        )
+        HEAD + entry("java", java, java_manifest) + entry("node", node, node_manifest) + careful
     )
     run = hearts(folder, "tournament", "run", "t.toml", "--progress", "never", timeout=1200)
     assert run.returncode == 0, run.stderr[-3000:]
@@ -146,4 +149,3 @@ builtin = "heuristic"
     # The JVM's heap is sized from the bot's memory cap (the default [limits], 1024 MB).
     logs = (folder / "runs" / "t" / "logs" / "java").glob("*.log")
     assert any("Picked up JDK_JAVA_OPTIONS: -XX:MaxRAM=1024m" in p.read_text() for p in logs)
-    assert not (ROOT / "clients" / "typescript" / "dist" / "node_modules").exists()
