@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from hearts_tournaments.arena import runtimes
 from tests.conftest import ROOT
 from tests.runtime_helpers import require_runtime
 from tests.test_hostile_sandbox import require_bwrap
@@ -88,6 +89,36 @@ builtin = "heuristic"
     run = hearts(folder, "tournament", "run", "t.toml", "--progress", "never")
     assert run.returncode == 0, run.stderr[-3000:]
     assert_all_played(folder, "runs/t", {"sdk", "stdio", "trusted", "careful"})
+
+
+@pytest.mark.timeout(900)
+def test_league_add_with_a_runtime_from_a_relative_folder(tmp_path: Path) -> None:
+    """`hearts league add --runtime`: the version keeps its runtime, is checked and validated on it."""
+    require_bwrap()
+    require_runtime("python-sdk")
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "bot.py").write_text(SDK_BOT)
+    steps = [
+        ("league", "init", "lg", "--table-size", "6", "--max-hands", "1"),
+        ("league", "add", "lg", "sdk", "--command", "python3 bots/bot.py", "--files", "bots",
+         "--runtime", "python-sdk"),
+        ("league", "add", "lg", "careful", "--builtin", "heuristic"),
+        ("league", "add", "lg", "dice", "--builtin", "random"),
+        ("league", "run", "lg", "--blocks", "1"),
+    ]  # fmt: skip
+    for step in steps:
+        done = hearts(tmp_path, *step)
+        assert done.returncode == 0, (step, done.stdout[-2000:], done.stderr[-3000:])
+    shown = hearts(tmp_path, "league", "info", "lg", "sdk@v1")
+    assert shown.returncode == 0, shown.stderr
+    info = json.loads(shown.stdout)
+    assert info["status"] == "active" and info["spec"]["runtime"] == "python-sdk", info
+    refused = hearts(
+        tmp_path, "league", "add", "lg", "other", "--command", "python3 bots/bot.py", "--runtime", "cobol"
+    )
+    assert refused.returncode == 2
+    said = f"--runtime must be one of {runtimes.names()} (`hearts runtime list`), not 'cobol'"
+    assert refused.stderr == f"hearts: error: {said}\n"
 
 
 def readme_manifest(language: str, runtime: str) -> dict[str, Any]:
