@@ -42,6 +42,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.runtime_helpers's bot
+
 from hearts_client.bots import make_bot
 from hearts_client.sdk import run_async
 from hearts_core.rules import Rules
@@ -53,36 +55,10 @@ from hearts_tournaments.arena.bots import BotSpec
 from hearts_tournaments.arena.entrants import BotProcess, SeatAccess
 from hearts_tournaments.arena.sandbox import SandboxKind, Watchdog
 from hearts_tournaments.portal.uploads import MAX_ARCHIVE_BYTES, MAX_FILES, MAX_UNPACKED_BYTES
+from tests.runtime_helpers import SIM_BOT
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = ROOT / "clients"
-#: A bot on the SDK and the simulator (tests/test_runtime_portal.py plays it through the portal).
-SDK_BOT = """\
-from hearts_client import Bot, main
-from hearts_client.sim import Game, sample_worlds
-
-
-class Search(Bot):
-    def choose_pass(self, view):
-        return sorted(view.hand, key=lambda c: c.rank)[-3:]
-
-    def choose_play(self, view):
-        worlds = sample_worlds(view, 3, seed=len(view.tricks))
-
-        def cost(card):
-            total = 0
-            for world in worlds:
-                game = Game.from_view(view, world)
-                game.apply_action(int(card))
-                game.play_out("heuristic", hands=1)
-                total += game.totals()[view.seat]
-            return total
-
-        return min(view.legal, key=cost)
-
-
-main(Search())
-"""
 #: The parts of python-sdk a vendoring bot copies (all but numpy, which the SDK does not need).
 VENDORED = (
     "hearts_client",
@@ -124,7 +100,7 @@ def _manifest(folder: Path, command: list[str], runtime: str | None) -> None:
 
 
 def _python(folder: Path, vendored: bool) -> None:
-    (folder / "bot.py").write_text(SDK_BOT)
+    (folder / "bot.py").write_text(SIM_BOT)
     if vendored:
         site = runtimes.installed("python-sdk").folder / "lib"
         (packages,) = site.glob("python3*/site-packages")

@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -25,16 +23,9 @@ from tests.conftest import ROOT
 from tests.runtime_helpers import require_runtime
 from tests.test_hostile_sandbox import require_bwrap
 from tests.test_language_bots import built_bot
-from tests.test_relative_paths import SDK_BOT
+from tests.test_relative_paths import SDK_BOT, hearts
 
 HEAD = "[tournament]\ntable_size = 6\ndeals = 2\nduplicate = false\nmax_hands = 1\nconcurrency = 1\n"
-
-
-def hearts(cwd: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", *args],
-        capture_output=True, text=True, cwd=cwd, timeout=timeout, check=False,
-    )  # fmt: skip
 
 
 def standings(cwd: Path, output: str) -> dict[str, dict[str, int]]:
@@ -84,9 +75,9 @@ name = "careful"
 builtin = "heuristic"
 """
     )
-    checked = hearts(folder, "tournament", "check", "t.toml")
+    checked = hearts(folder, "tournament", "check", "t.toml", timeout=600)
     assert checked.returncode == 0, checked.stderr[-3000:]
-    run = hearts(folder, "tournament", "run", "t.toml", "--progress", "never")
+    run = hearts(folder, "tournament", "run", "t.toml", "--progress", "never", timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     assert_all_played(folder, "runs/t", {"sdk", "stdio", "trusted", "careful"})
 
@@ -107,7 +98,7 @@ def test_league_add_with_a_runtime_from_a_relative_folder(tmp_path: Path) -> Non
         ("league", "run", "lg", "--blocks", "1"),
     ]  # fmt: skip
     for step in steps:
-        done = hearts(tmp_path, *step)
+        done = hearts(tmp_path, *step, timeout=600)
         assert done.returncode == 0, (step, done.stdout[-2000:], done.stderr[-3000:])
     shown = hearts(tmp_path, "league", "info", "lg", "sdk@v1")
     assert shown.returncode == 0, shown.stderr
@@ -163,7 +154,7 @@ def test_the_java_and_typescript_examples_ship_only_their_code_on_their_runtimes
     (folder / "bare.toml").write_text(
         HEAD + entry("java", java, bare_java, False) + entry("node", node, node_manifest, False) + careful
     )
-    bare = hearts(folder, "tournament", "check", "bare.toml")
+    bare = hearts(folder, "tournament", "check", "bare.toml", timeout=600)
     assert bare.returncode == 1, bare.stderr[-3000:]
     lines = bare.stderr.splitlines()
     java_line = next(line for line in lines if "entrant 'java' cannot play" in line)
