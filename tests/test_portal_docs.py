@@ -9,15 +9,18 @@ from hearts_tournaments.portal import uploads
 from hearts_tournaments.portal.uploads import check_archive
 from tests.conftest import ROOT
 from tests.portal_helpers import LOWEST, tar_gz
+from tests.runtime_helpers import require_runtime
 
 DOC = (ROOT / "docs" / "COMPETITION.md").read_text()
 
 
 def test_the_documented_manifest_is_accepted_as_written() -> None:
+    require_runtime("python-sdk")  # it names it: a machine without it refuses the manifest
     (manifest,) = re.findall(r"```toml\n(.*?)```", DOC, flags=re.S)
     checked = check_archive(tar_gz([("bot.toml", manifest.encode()), ("bot.py", LOWEST.encode())]))
     assert checked.manifest.command == ("python3", "bot.py")
-    assert checked.manifest.protocol == "stdio"
+    assert checked.manifest.protocol == "grpc"
+    assert checked.manifest.runtime == "python-sdk"
 
 
 def test_the_documented_limits_are_the_codes() -> None:

@@ -238,7 +238,8 @@ def test_the_documented_example_is_complete_and_reads(tmp_path: Path) -> None:
         block for block in re.findall(r"```toml\n(.*?)```", doc, flags=re.S) if "[[bots]]" in block
     )
     config = parse_config(example, tmp_path)
-    assert config.name == "spring" and len(config.bots) == 3
+    assert config.name == "spring" and len(config.bots) == 4
+    assert config.bot("searcher").runtime == "python-sdk"
     for key in TOURNAMENT_KEYS:
         assert re.search(rf"^{key} = ", example, flags=re.M), f"docs/TOURNAMENTS.md lacks {key}"
     for key in LIMIT_KEYS:

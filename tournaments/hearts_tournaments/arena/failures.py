@@ -65,16 +65,23 @@ class EntrantProblem:
         }
 
 
+def log_head(log: Path) -> str | None:
+    """The first :data:`HEAD_BYTES` of a bot's log, or None when it cannot be read."""
+    try:
+        with log.open("rb") as handle:
+            return handle.read(HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
 def first_error_line(log: Path) -> str | None:
     """The first line of a bot's log that tells an error, quoted short, or None.
 
     A Python traceback is named by its last line (the exception), not by ``Traceback (most
     recent call last):``; a log with no line that looks like an error gives its last line.
     """
-    try:
-        with log.open("rb") as handle:
-            head = handle.read(HEAD_BYTES).decode("utf-8", "replace")
-    except OSError:
+    head = log_head(log)
+    if head is None:
         return None
     lines = [line.rstrip() for line in head.splitlines() if line.strip()]
     # The runner's own notes (a bridge's summary) are not the bot's errors.

@@ -21,6 +21,7 @@ from hearts_core.defaults import (
     DEFAULT_TIME_BANK_MS,
 )
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE
+from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.seeds import DealSecretError, read_deal_secret
 from hearts_tournaments.cli.common import MARKUP_MODE, fail, log_to_file
 from hearts_tournaments.cli.policy_options import (
@@ -55,6 +56,14 @@ OptionOption = Annotated[list[str] | None, typer.Option("--option", help="KEY=VA
 FilesOption = Annotated[list[Path] | None, typer.Option("--files", help="Files the bot sees in its sandbox.")]
 SandboxOption = Annotated[str | None, typer.Option("--sandbox", help="bwrap or none (trusted bots only).")]
 ProtocolOption = Annotated[str, typer.Option("--protocol", help="grpc or stdio, for a command bot.")]
+RuntimeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--runtime",
+        help=f"A runtime the competition provides, for a command bot: {runtimes.names()} "
+        "(`hearts runtime list`).",
+    ),
+]
 RayAddressHelp = 'With executor ray: the Ray head "host:port", or "auto"; "" starts a Ray on this machine.'
 AllowBrokenOption = Annotated[
     bool,
@@ -155,10 +164,13 @@ def _add(
     pinned: float | None,
     keep: bool = False,
     allow_broken: bool = False,
+    runtime: str | None = None,
 ) -> None:
     with _open(folder) as store:
         try:
-            spec = commands.make_spec(name, command, builtin, option or (), files or (), sandbox, protocol)
+            spec = commands.make_spec(
+                name, command, builtin, option or (), files or (), sandbox, protocol, runtime=runtime
+            )
             # The version is its snapshot: what is checked here is what is validated and played.
             spec = commands.snapshot_files(store, spec)
         except LeagueError as exc:
@@ -189,6 +201,7 @@ def add(
     files: FilesOption = None,
     sandbox: SandboxOption = None,
     protocol: ProtocolOption = "grpc",
+    runtime: RuntimeOption = None,
     pin: Annotated[
         float | None, typer.Option("--pin", help="A reference entrant: pin its official strength.")
     ] = None,
@@ -211,6 +224,7 @@ def add(
         False,
         pin,
         allow_broken=allow_broken,
+        runtime=runtime,
     )
 
 
@@ -224,6 +238,7 @@ def update(
     files: FilesOption = None,
     sandbox: SandboxOption = None,
     protocol: ProtocolOption = "grpc",
+    runtime: RuntimeOption = None,
     keep: Annotated[bool, typer.Option("--keep", help="Keep the old versions playing too.")] = False,
     allow_broken: AllowBrokenOption = False,
 ) -> None:
@@ -231,7 +246,21 @@ def update(
 
     The new version is checked first, as by `add`.
     """
-    _add(folder, name, command, builtin, option, files, sandbox, protocol, True, None, keep, allow_broken)
+    _add(
+        folder,
+        name,
+        command,
+        builtin,
+        option,
+        files,
+        sandbox,
+        protocol,
+        True,
+        None,
+        keep,
+        allow_broken,
+        runtime,
+    )
 
 
 @league_app.command()

@@ -53,6 +53,10 @@ class _Hearts(LazyGroup):
             "hearts_tournaments.cli.league:league_app",
             "A continuous league: entrants added, updated and retired while games go on.",
         ),
+        "runtime": SubApp(
+            "hearts_tournaments.cli.runtime:runtime_app",
+            'Runtimes the competition provides to bots (`runtime = "python-sdk"`): list and install them.',
+        ),
         "web": SubApp(
             "hearts_tournaments.cli.web:web_app",
             "A tournament's leaderboard, games and replays in the browser: `hearts web DIR` serves it live.",
@@ -473,7 +477,8 @@ def doctor(
     """Show which isolation features this machine offers and which the tournament runner uses.
 
     Then what else bots and tests need here: each example bot's toolchain, Chromium for the web
-    tests, the SDK, and whether `python` from PATH starts inside the sandbox and imports the SDK.
+    tests, the SDK, whether `python` from PATH starts inside the sandbox and imports the SDK, and
+    which runtimes bots may name are installed here (`hearts runtime list`).
     """
     from hearts_tournaments.arena.sandbox import machine_features, runner_choice
     from hearts_tournaments.cli.doctor import more_features

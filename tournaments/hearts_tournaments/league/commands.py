@@ -13,6 +13,7 @@ from typing import Any
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_core.record import GameRecord, RecordFileError
 from hearts_core.replay import replay
+from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec
 from hearts_tournaments.arena.entrants import snapshot_spec
 from hearts_tournaments.arena.sandbox import SandboxKind
@@ -41,11 +42,13 @@ def make_spec(
     sandbox: str | None = None,
     protocol: str = "grpc",
     workdir: Path | None = None,
+    runtime: str | None = None,
 ) -> BotSpec:
     """A bot spec from ``add``/``update``'s options.
 
     Raises:
-        LeagueError: not exactly one of command and builtin, an unknown built-in, a bad option.
+        LeagueError: not exactly one of command and builtin, an unknown built-in, a bad option,
+            an unknown runtime.
     """
     if (command is None) == (builtin is None):
         raise LeagueError("give exactly one of --command and --builtin")
@@ -60,6 +63,10 @@ def make_spec(
             )
         if files:
             raise LeagueError("only command bots have files of their own")
+        if runtime is not None:
+            raise LeagueError(
+                "only command bots take --runtime: built-in bots run on the runner's own Python"
+            )
         parsed: dict[str, int | float | str | bool] = {}
         for item in options:
             key, sep, value = item.partition("=")
@@ -82,9 +89,19 @@ def make_spec(
         raise LeagueError("--command is empty")
     if protocol not in tuple(BotProtocol):
         raise LeagueError(f'--protocol must be "grpc" or "stdio", not {protocol!r}')
+    if runtime is not None and runtime not in runtimes.RUNTIMES:
+        raise LeagueError(
+            f"--runtime must be one of {runtimes.names()} (`hearts runtime list`), not {runtime!r}"
+        )
     resolved = tuple((where / f).resolve() for f in files) if files else None
     return BotSpec(
-        name=name, command=argv, workdir=where, files=resolved, sandbox=kind, protocol=BotProtocol(protocol)
+        name=name,
+        command=argv,
+        workdir=where,
+        files=resolved,
+        sandbox=kind,
+        protocol=BotProtocol(protocol),
+        runtime=runtime,
     )
 
 

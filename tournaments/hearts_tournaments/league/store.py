@@ -160,6 +160,7 @@ def spec_from_json(data: dict[str, Any], folder: Path | None = None) -> BotSpec:
         sandbox=SandboxKind(data["sandbox"]) if "sandbox" in data else None,
         protocol=BotProtocol(data.get("protocol", BotProtocol.GRPC.value)),
         snapshot=snapshot,
+        runtime=data.get("runtime"),
     )
 
 

@@ -15,6 +15,8 @@ logs at all: an entrant sees logs only of its own seats, logged in):
   rotation of its deal is played); another seat's is refused. ``GET /me/files/VERSION[/PATH]``:
   its own version's files as stored.
 * ``POST /api/submissions`` and ``GET /api/submissions/ID`` with ``Authorization: Bearer TOKEN``.
+* ``GET /runtimes`` (and ``/runtimes.json``), public: the runtimes a bot may name in ``bot.toml``
+  and whether this machine has each (:mod:`hearts_tournaments.arena.runtimes`).
 
 Every form carries a per-session CSRF token, and a POST whose ``Origin`` is another site is
 refused. Logins are rate-limited per address, uploads per account and per address. Every
@@ -50,6 +52,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 
+from hearts_tournaments.arena import runtimes
 from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.store import LeagueStore, Version
@@ -537,7 +540,16 @@ def make_portal_app(
             return JSONResponse({"error": "no submission of yours by that number"}, 404)
         return JSONResponse(found.to_json())
 
+    async def runtimes_page(request: Request) -> Response:
+        listed = [s.to_json() for s in runtimes.states(staleness=False)]
+        return portal.page("portal_runtimes.html", request=request, title="Runtimes", runtimes=listed)
+
+    async def runtimes_json(request: Request) -> Response:
+        return JSONResponse([s.to_json() for s in runtimes.states(staleness=False)])
+
     routes = [
+        Route("/runtimes", runtimes_page, methods=["GET"]),
+        Route("/runtimes.json", runtimes_json, methods=["GET"]),
         Route("/login", login_page, methods=["GET"]),
         Route("/login", login, methods=["POST"]),
         Route("/logout", logout, methods=["POST"]),

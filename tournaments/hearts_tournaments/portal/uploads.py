@@ -10,6 +10,7 @@ than :data:`MAX_MANIFEST_BYTES`, not TOML or not as documented (docs/COMPETITION
 
     command = ["python3", "bot.py"]   # words naming the archive's files become their paths
     protocol = "stdio"                # or "grpc" (the SDK's flags are appended)
+    runtime = "python-sdk"            # optional: a runtime the league provides (arena.runtimes)
     description = "lowest legal card"
 
 Nothing is written while checking. :func:`submit_version` then unpacks the checked members into
@@ -43,8 +44,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec
-from hearts_tournaments.arena.sandbox import SandboxKind
+from hearts_tournaments.arena.sandbox import SYSTEM_DIRS, SandboxKind
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueError
 from hearts_tournaments.league.play import tournament_config
@@ -54,8 +56,10 @@ from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.accounts import ACTIVE, ERROR, PENDING, VALIDATING, PortalStore
 from hearts_tournaments.tournament.preflight import check_entrants
 
-#: The most bytes of an uploaded archive.
-MAX_ARCHIVE_BYTES = 8 * 1024 * 1024
+#: The most bytes of an uploaded archive: the example bots fit, with or without the runtime that
+#: spares their dependencies, the heaviest (the Java example's shaded jar, 19.5 MB) with room to
+#: spare (bench/runtimes.py sizes; docs/COMPETITION.md, "What fits").
+MAX_ARCHIVE_BYTES = 32 * 1024 * 1024
 #: The most bytes of its files, unpacked.
 MAX_UNPACKED_BYTES = 64 * 1024 * 1024
 #: The most entries (files and folders).
@@ -72,7 +76,7 @@ MANIFEST = "bot.toml"
 PROGRAM_PATH = "/usr/local/bin:/usr/bin:/bin"
 #: Lines of a log shown to the entrant with an error.
 LOG_LINES = 20
-_KEYS = frozenset({"command", "protocol", "description"})
+_KEYS = ("command", "protocol", "runtime", "description")
 _BAD_NAME = re.compile(r"[\x00-\x1f\\]")
 
 
@@ -96,6 +100,7 @@ class Manifest:
     command: tuple[str, ...]
     protocol: BotProtocol
     description: str
+    runtime: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,17 +282,15 @@ def _zip_members(data: bytes, tally: _Tally) -> list[Member]:
 def _manifest(text: bytes, names: set[str]) -> Manifest:
     if len(text) > MAX_MANIFEST_BYTES:
         raise UploadError(
-            f"bot.toml is {len(text)} bytes, more than {MAX_MANIFEST_BYTES}: keep it to the three keys"
+            f"bot.toml is {len(text)} bytes, more than {MAX_MANIFEST_BYTES}: keep it to its {len(_KEYS)} keys"
         )
     try:
         data = tomllib.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UploadError(f"bot.toml is not valid TOML ({_first(exc)}): see docs/COMPETITION.md") from None
-    unknown = sorted(set(data) - _KEYS)
+    unknown = sorted(set(data) - set(_KEYS))
     if unknown:
-        raise UploadError(
-            f"bot.toml has unknown keys {', '.join(unknown)}: it takes command, protocol, description"
-        )
+        raise UploadError(f"bot.toml has unknown keys {', '.join(unknown)}: it takes {', '.join(_KEYS)}")
     command = data.get("command")
     if isinstance(command, str):
         import shlex
@@ -311,7 +314,19 @@ def _manifest(text: bytes, names: set[str]) -> Manifest:
     description = data.get("description", "")
     if not isinstance(description, str) or len(description) > 500:
         raise UploadError("bot.toml's description must be text of at most 500 characters")
-    return Manifest(tuple(command), BotProtocol(protocol), description)
+    runtime = data.get("runtime")
+    if runtime is not None:
+        if not isinstance(runtime, str) or runtime not in runtimes.RUNTIMES:
+            shown = repr(runtime)[:60]
+            raise UploadError(
+                f"bot.toml's runtime must be one of {runtimes.names()}, not {shown}: see /runtimes"
+            )
+        if runtimes.RUNTIMES[runtime].installed() is None:
+            raise UploadError(
+                f"bot.toml's runtime {runtime!r} is not installed on the league's machine: /runtimes lists "
+                "the ones it offers"
+            )
+    return Manifest(tuple(command), BotProtocol(protocol), description, runtime)
 
 
 def check_archive(data: bytes) -> CheckedArchive:
@@ -346,7 +361,7 @@ def check_archive(data: bytes) -> CheckedArchive:
             prefix = next(iter(tops)) + "/"
         else:
             raise UploadError(
-                "the archive holds no bot.toml at its root: see docs/COMPETITION.md for its three keys"
+                "the archive holds no bot.toml at its root: see docs/COMPETITION.md for its keys"
             )
     if prefix:
         members = [
@@ -394,23 +409,37 @@ def unpack(checked: CheckedArchive, target: Path) -> None:
 
 
 def bot_spec(name: str, checked: CheckedArchive, target: Path) -> BotSpec:
-    """The version's spec: its command with the archive's file names made paths under ``target``
-    and a program named without a path found in :data:`PROGRAM_PATH` (the system's own, never a
-    user's shims), always sandboxed, its files the folder ``target``."""
+    """The version's spec: its command with the archive's file names made paths under ``target``,
+    its program a word its runtime maps (``python3`` with ``runtime = "python-sdk"``: the runtime
+    finds it when the bot starts), else one of the archive's files, else a program of the system's
+    folders (named without a path: found in :data:`PROGRAM_PATH`, never a user's shims; or by its
+    path there), always sandboxed, its files the folder ``target``.
+
+    A program anywhere else is refused: the sandbox would show the bot the folder it lives in.
+    """
     files = {m.path for m in checked.members if m.data is not None}
+    runtime = runtimes.RUNTIMES[checked.manifest.runtime] if checked.manifest.runtime else None
     words = []
     for i, word in enumerate(checked.manifest.command):
         clean = word[2:] if word.startswith("./") else word
         if clean in files:
             words.append(str(target / clean))
+        elif i == 0 and runtime is not None and word in runtime.words:
+            words.append(word)
         elif i == 0 and "/" not in word:
             found = shutil.which(word, path=PROGRAM_PATH)
             if found is None:
                 raise UploadError(
                     f"bot.toml's program {word!r} is not installed on the league's machine ({PROGRAM_PATH}): "
-                    "use python3, node, java or ship the program in the archive"
+                    "name a runtime that provides it (see /runtimes), or ship the program in the archive"
                 )
             words.append(found)
+        elif i == 0 and not _system_program(word):
+            raise UploadError(
+                f"bot.toml's program {word[:80]!r} is neither a file of the archive nor a program of the "
+                f"league's machine in {', '.join(SYSTEM_DIRS[:3])}: ship it in the archive and name it by "
+                'its path there (["./bot"])'
+            )
         else:
             words.append(word)
     return BotSpec(
@@ -420,7 +449,14 @@ def bot_spec(name: str, checked: CheckedArchive, target: Path) -> BotSpec:
         files=(target,),
         sandbox=SandboxKind.BWRAP,
         protocol=checked.manifest.protocol,
+        runtime=checked.manifest.runtime,
     )
+
+
+def _system_program(word: str) -> bool:
+    """Whether ``word`` is an absolute path in the system's folders (nothing else gets bound for it)."""
+    path = Path(os.path.normpath(word))
+    return path.is_absolute() and any(Path(d) in path.parents for d in SYSTEM_DIRS)
 
 
 def first_lines(path: Path | None, count: int = LOG_LINES) -> str:

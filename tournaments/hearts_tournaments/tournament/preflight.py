@@ -29,9 +29,22 @@ import sys
 import tempfile
 from pathlib import Path
 
+from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec, Reuse
-from hearts_tournaments.arena.entrants import bot_files, command_inside, sandbox_extra
-from hearts_tournaments.arena.failures import STDIO_FIX, EntrantProblem, first_error_line, looks_like_stdio
+from hearts_tournaments.arena.entrants import (
+    bot_files,
+    command_inside,
+    runtime_of,
+    runtime_problem,
+    sandbox_extra,
+)
+from hearts_tournaments.arena.failures import (
+    STDIO_FIX,
+    EntrantProblem,
+    first_error_line,
+    log_head,
+    looks_like_stdio,
+)
 from hearts_tournaments.arena.folders import private_folder
 from hearts_tournaments.arena.job import GameJob, ScheduledGame
 from hearts_tournaments.arena.local import Arena, ArenaError
@@ -59,8 +72,22 @@ def paper_problem(config: TournamentConfig, spec: BotSpec) -> EntrantProblem | N
     base = spec.workdir.resolve()
     program = spec.command[0]
     env_path = bot_environment({}, Path("/tmp")).get("PATH")
+    sandboxed = config.sandbox_of(spec) is SandboxKind.BWRAP
     found: Path | None
-    if "/" in program:
+    problem = runtime_problem(spec)
+    if problem is not None:
+        return problem
+    runtime = runtime_of(spec, sandboxed)
+    mapped = runtime.installed.program(program) if runtime is not None else None
+    if mapped is not None:
+        found = Path(mapped)
+        if not os.access(found, os.X_OK):
+            return EntrantProblem(
+                spec.name,
+                f"its runtime {spec.runtime!r} maps {program!r} to {found}, which is not an executable file",
+                f"`hearts runtime install {spec.runtime} --force`",
+            )
+    elif "/" in program:
         found = Path(program) if os.path.isabs(program) else base / program
         if not found.exists():
             return EntrantProblem(
@@ -97,13 +124,14 @@ def paper_problem(config: TournamentConfig, spec: BotSpec) -> EntrantProblem | N
                 f"{base}",
             )
         scripts.append(path)
-    if config.sandbox_of(spec) is not SandboxKind.BWRAP:
+    if not sandboxed:
         return None
     files = bot_files(spec)
     shown = [
         *(Path(d) for d in SYSTEM_DIRS),
-        *sandbox_extra(spec, command_inside(spec), env_path),
+        *sandbox_extra(spec, command_inside(spec), env_path, runtime),
         *files,
+        *((runtime.installed.folder,) if runtime is not None else ()),
     ]
     for path in (found, *scripts):
         real = path.resolve()
@@ -260,6 +288,16 @@ def _live_problem(
             f"its sandbox does not show the program {program!r}; {cause}",
             f'name the program by a path the sandbox shows in {where}, e.g. "{example}", or add its folder '
             "to the entrant's files",
+            log,
+        )
+    head = log_head(log) if log is not None else None
+    wanted = runtimes.lacking(head) if head is not None else None
+    if wanted is not None and spec.runtime != wanted[0].name:
+        return EntrantProblem(
+            spec.name,
+            cause,
+            f'add runtime = "{wanted[0].name}" to its entry (its [[bots]] table, or bot.toml): that runtime '
+            f"provides what its log says it lacks ({wanted[1]}; `hearts runtime list`)",
             log,
         )
     if told is not None and not crashed and looks_like_stdio(spec.protocol, 0, log):
