@@ -298,3 +298,62 @@ def test_hearts_league_verify_reports_a_consistent_forgery_by_its_key(tmp_path: 
         assert result.returncode == 1, result.stdout
         lines = result.stdout.splitlines()[:-1]
         assert lines == [lines[0]] and lines[0].startswith(f"{key_of}: its signature does not hold"), lines
+
+
+def _someone_elses(path: Path) -> Path:
+    """A file that belongs to another user: the key made by ``signing`` given to uid 65534 when
+    this test runs as root; else a system file of root's (the ownership check comes first)."""
+    if os.geteuid() == 0:
+        signing.load_signing_key(path)
+        os.chown(path, 65534, 65534)
+        return path
+    return Path("/etc/hostname")
+
+
+KEY_ATTACKS = ["0644", "0640", "0602", "another user's", "a link to another user's 0666 key"]
+
+
+@pytest.mark.parametrize("attack", KEY_ATTACKS)
+def test_a_signing_key_others_can_read_write_or_own_is_refused(tmp_path: Path, attack: str) -> None:
+    # Anyone who can read the key signs results in the organiser's name; anyone who can write it
+    # (or owns it, or the file a link leads to) swaps in a key of their own. Refused as ssh
+    # refuses such a private key, before anything is scheduled, naming the fix.
+    key = tmp_path / "organiser" / "signing-key"
+    if attack.startswith("0"):
+        signing.load_signing_key(key)
+        key.chmod(int(attack, 8))
+        fix = f"chmod 600 {key}"
+    elif attack == "another user's":
+        key = _someone_elses(key)
+        fix = "belongs to uid"
+    else:
+        theirs = _someone_elses(tmp_path / "theirs" / "signing-key")
+        if theirs.parent == tmp_path / "theirs":
+            theirs.chmod(0o666)
+        key.parent.mkdir(mode=0o700)
+        key.symlink_to(theirs)
+        fix = "is a symbolic link"
+    (tmp_path / "t.toml").write_text(CONFIG)
+    lg = tmp_path / "lg"
+    league = [sys.executable, "-m", "hearts_tournaments", "league"]
+    for step in (
+        ["init", "lg", "--table-size", "6", "--max-hands", "1", "--sandbox", "none"],
+        ["add", "lg", "heur", "--builtin", "heuristic"],
+        ["add", "lg", "rnd", "--builtin", "random"],
+    ):
+        made = subprocess.run([*league, *step], capture_output=True, text=True, cwd=tmp_path, check=False)
+        assert made.returncode == 0, made.stderr
+    runs = ([*HEARTS, "run", "t.toml", "--progress", "never"], [*league, "run", "lg", "--blocks", "1"])
+    for command in runs:
+        result = subprocess.run(
+            command, capture_output=True, text=True, timeout=600, check=False, cwd=tmp_path, env=_env(key)
+        )
+        assert result.returncode == 2, (command, result.stdout, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+        assert "signing key" in lines[0] and fix in lines[0], lines[0]
+    # Nothing was scheduled, played or signed.
+    assert not (tmp_path / "out").exists()
+    with sqlite3.connect(lg / "league.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone() == (0,)
+    assert not (lg / signing.PUBLISHED).exists()

@@ -36,7 +36,7 @@ from hearts_tournaments.league.play import StopAfter, run_league, tournament_con
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.tournament.config import ExecutorKind
 from hearts_tournaments.tournament.preflight import check_entrants
-from hearts_tournaments.tournament.signing import SigningError
+from hearts_tournaments.tournament.signing import SigningError, signing_key_for
 
 league_app = typer.Typer(
     rich_markup_mode=MARKUP_MODE,
@@ -300,6 +300,10 @@ def run(
             raise fail(f"--{exc}") from None
     log = folder / LEAGUE_LOG
     with _open(folder) as store, log_to_file(log):
+        try:  # refused before anything is played, as `hearts tournament run` does
+            signing_key_for(folder)
+        except SigningError as exc:
+            raise fail(str(exc)) from None
         try:
             stored = run_league(
                 store,

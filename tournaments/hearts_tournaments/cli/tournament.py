@@ -53,7 +53,7 @@ from hearts_tournaments.tournament.runner import (
     tournament_standings,
 )
 from hearts_tournaments.tournament.schedule import Schedule, suggest_deals
-from hearts_tournaments.tournament.signing import PUBLISHED, SigningError
+from hearts_tournaments.tournament.signing import PUBLISHED, SigningError, signing_key_for
 from hearts_tournaments.tournament.snapshots import check_sandbox, snapshot_bots, snapshots_taken
 from hearts_tournaments.tournament.store import Store, StoreError
 from hearts_tournaments.tournament.verify import verify_tournament
@@ -169,6 +169,7 @@ def run_command(
     except ConfigError as exc:
         raise fail(f"{config or 'demo'}: {exc}") from None
     folder = output or (DEMO_OUTPUT if demo else settings.output)
+    _check_signing_key(folder)
     _check_external_referee(settings)
     _check_sandbox(settings, folder)
     if not (fresh or demo) and Store.path_in(folder).exists():
@@ -225,6 +226,7 @@ def resume_command(
         tournament.store.close()
         raise
     try:
+        _check_signing_key(folder)
         _check_external_referee(tournament.config)
         _check_sandbox(tournament.config, folder, snapshots_taken(tournament.store))
         if tournament.store.finished_keys() != {g.key for g in tournament.store.schedule().games}:
@@ -414,6 +416,15 @@ def _preflight(config: TournamentConfig, output: Path, allow_broken: bool, resum
     )
 
 
+def _check_signing_key(output: Path) -> None:
+    """Exits 2 when the organiser's signing key cannot be had or is refused (before anything is
+    scheduled or played; the runner makes the key on first use)."""
+    try:
+        signing_key_for(output)
+    except SigningError as exc:
+        raise fail(str(exc)) from None
+
+
 def _check_external_referee(config: TournamentConfig) -> None:
     """Exits 2 when the config names an external referee and its admin token is not given."""
     if config.server and not take_env_secret(ADMIN_TOKEN_ENV):
@@ -495,8 +506,6 @@ def _print_signed(output: Path) -> None:
         f"signed: {games} games by {key}, chain head {head}; publish {path} with the standings: "
         f"anyone checks them with `hearts tournament verify FOLDER --public-key {key}`"
     )
-
-
 
 
 def _warn_if_edited(tournament: Tournament, folder: Path, given: Path | None) -> None:

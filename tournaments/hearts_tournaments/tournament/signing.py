@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import hashlib
 import json
 import os
 import sqlite3
+import stat
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -62,6 +64,10 @@ class SigningError(Exception):
     """The signing key cannot be had or used (one line: what, and the fix)."""
 
 
+class KeyMissing(SigningError):
+    """There is no signing key on this machine (a reader's machine, not the organiser's)."""
+
+
 def default_key_path() -> Path:
     """``$HEARTS_SIGNING_KEY_FILE``, else ``$XDG_CONFIG_HOME/cancellation-hearts/signing-key``."""
     named = os.environ.get(KEY_ENV)
@@ -74,18 +80,21 @@ def default_key_path() -> Path:
 def load_signing_key(path: Path | None = None, *, create: bool = True) -> Ed25519PrivateKey:
     """The organiser's signing key, created (0600, in a 0700 folder) on first use.
 
+    As ssh does with a private key, a key file that others could read, write or swap is
+    refused: a symbolic link, a file that is not the user's own, or one whose mode gives the
+    group or others any access (:func:`read_private`).
+
     Raises:
-        SigningError: it cannot be read or created, or the file is not an Ed25519 key.
+        SigningError: it cannot be read or created, it is refused, or the file is not an
+            Ed25519 key.
     """
     path = path or default_key_path()
     try:
-        data = path.read_bytes()
+        data = read_private(path, "the signing key", MAX_KEY_BYTES)
     except FileNotFoundError:
         if not create:
-            raise SigningError(f"no signing key at {path}: a tournament run creates one") from None
+            raise KeyMissing(f"no signing key at {path}: a tournament run creates one") from None
         return _create(path)
-    except OSError as exc:
-        raise SigningError(f"cannot read the signing key {path}: {exc.strerror}") from None
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except ValueError:
@@ -93,6 +102,57 @@ def load_signing_key(path: Path | None = None, *, create: bool = True) -> Ed2551
     if not isinstance(key, Ed25519PrivateKey):
         raise SigningError(f"{path} is not an Ed25519 key: move it away to have a new key made")
     return key
+
+
+#: The most bytes a key file may hold (an Ed25519 key in PEM is 119).
+MAX_KEY_BYTES = 16 * 1024
+
+
+def read_private(path: Path, what: str, most: int) -> bytes:
+    """The bytes of a private file of the user's, read through one descriptor that never follows
+    a link: refused when it is a symbolic link, not a regular file, not the user's own, open to
+    the group or others in any way, or larger than ``most`` bytes.
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        SigningError: one line naming the file, what is wrong and the fix.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SigningError(
+                f"{what} {path} is a symbolic link (to {os.readlink(path)}): a private key is used "
+                f"only from a file of your own, never through a link; set {KEY_ENV} to the key file "
+                "itself"
+            ) from None
+        raise SigningError(f"cannot read {what} {path}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SigningError(f"{what} {path} is not a regular file: set {KEY_ENV} to the key file")
+        if info.st_uid != os.geteuid():
+            raise SigningError(
+                f"{what} {path} belongs to uid {info.st_uid}, not to you (uid {os.geteuid()}): whoever "
+                f"owns it can replace it; use a key of your own ({KEY_ENV}, or move it away to have one made)"
+            )
+        mode = stat.S_IMODE(info.st_mode)
+        if mode & 0o077:
+            raise SigningError(
+                f"{what} {path} is open to others (mode {mode:04o}): anyone who can read it signs "
+                f"results in your name, anyone who can write it swaps the key; run `chmod 600 {path}`"
+            )
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(most + 1)
+    except OSError as exc:
+        raise SigningError(f"cannot read {what} {path}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > most:
+        raise SigningError(f"{what} {path} is larger than {most} bytes: it is not a key")
+    return data
 
 
 def _create(path: Path) -> Ed25519PrivateKey:
@@ -331,7 +391,10 @@ def expected_signer(output: Path, public_key: str | None) -> tuple[Published | N
         return given, "by the key given", problems
     try:
         own = load_signing_key(create=False).public_key()
-    except SigningError:
+    except KeyMissing:
+        own = None
+    except SigningError as exc:
+        problems.append(f"signatures: the organiser's key on this machine is not used: {exc}")
         own = None
     if own is not None:
         mine = Published(own)
