@@ -170,7 +170,10 @@ def test_a_dropped_game_is_reported(copy: tuple[Path, Path]) -> None:
         in lines
     )
     assert any(line.startswith(f"{after}: its signature does not hold") for line in lines)
-    assert "chain: 10 signed games, but 12 were published" in lines
+    assert (
+        f"chain: 10 signed games, but 12 were published (the published file {published}): games were "
+        "dropped from the end" in lines
+    )
     # The break is reported where it is, once: the other games' signatures still hold.
     assert len(lines) <= 6, lines
 
@@ -357,3 +360,52 @@ def test_a_signing_key_others_can_read_write_or_own_is_refused(tmp_path: Path, a
     with sqlite3.connect(lg / "league.sqlite") as db:
         assert db.execute("SELECT COUNT(*) FROM games").fetchone() == (0,)
     assert not (lg / signing.PUBLISHED).exists()
+
+
+def _peak_rss_mb(command: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Runs ``command`` from a fresh Python whose only child it is: its result, and its peak
+    resident memory in MB (``RUSAGE_CHILDREN``)."""
+    probe = (
+        "import json, resource, subprocess, sys\n"
+        "r = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "print(json.dumps([r.returncode, r.stdout, r.stderr, "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, *command],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+        env=env,
+    )
+    code, stdout, stderr, peak = json.loads(out.stdout)
+    return subprocess.CompletedProcess(command, code, stdout, stderr), float(peak)
+
+
+def test_a_huge_or_deep_published_file_is_one_line_and_read_within_a_bound(copy: tuple[Path, Path]) -> None:
+    # `--public-key FILE` and the folder's own published.json are read by verify (and report):
+    # whoever hands a reader the file, or writes the folder, chooses its size and shape.
+    out, key = copy
+    deep = out.parent / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    huge = out.parent / "huge.json"
+    with huge.open("wb") as handle:  # 200 MB, sparse: nothing to write, everything to read
+        handle.truncate(200 * 1024 * 1024)
+    baseline = _peak_rss_mb([*HEARTS, "verify", str(out)], _env(key))[1]
+    for given in (deep, huge):
+        result, peak = _peak_rss_mb([*HEARTS, "verify", str(out), "--public-key", str(given)], _env(key))
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(given) in lines[0], lines
+        # Refused after a small read: no more memory than an ordinary verify (main: 657 MB).
+        assert peak < baseline + 50, (given.name, peak, baseline)
+    # The same files planted in the folder as its published.json: one problem line each.
+    for planted in (deep, huge):
+        shutil.copyfile(planted, out / signing.PUBLISHED)
+        for command in (["verify", str(out)], ["report", str(out)]):
+            result = _hearts(*command, key=key)
+            assert "Traceback" not in result.stderr, result.stderr
+        result = _verify(out, key)
+        assert result.returncode == 1, result.stdout
+        assert [line for line in result.stdout.splitlines() if line.startswith("published:")], result.stdout
