@@ -23,7 +23,7 @@ from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
 from hearts_server import registry as registry_module
 from hearts_server import service as service_module
 from hearts_server.server import make_server
-from tests.harness import RawSeat, await_table, create_table, running_server, sdk_bot
+from tests.harness import RawSeat, await_table, create_table, running_server, sdk_bot, until
 
 FAST: dict[str, Any] = {
     "decision_time_ms": 300,
@@ -145,7 +145,8 @@ def test_spectating_a_live_table_needs_its_credential_and_is_capped(
     async def scenario() -> dict[str, Any]:
         out: dict[str, Any] = {}
         async with running_server(tmp_path) as server:
-            table = await create_table(server.address, NAMES, **FAST)
+            # Nobody joins: the table stays live (waiting) for as long as the test needs it.
+            table = await create_table(server.address, NAMES, **{**FAST, "join_timeout_ms": 3_600_000})
             live = server.registry.tables[table.table_id]
             async with grpc.aio.insecure_channel(server.address) as channel:
                 stub = sgrpc.SpectatorServiceStub(channel)
@@ -167,10 +168,9 @@ def test_spectating_a_live_table_needs_its_credential_and_is_capped(
                         metadata=(("authorization", f"bearer {table.spectator_token}"),),
                     ),
                 ]
-                for call in good:
-                    await call.wait_for_connection()
-                while len(live.watchers) < 2:
-                    await asyncio.sleep(0.01)
+                # (Each is admitted as its call starts; a waiting table has no event to send
+                # yet, so the calls' metadata would only come with the first event.)
+                await until(lambda: len(live.watchers) == 2, "both spectators admitted")
                 # ... a third is not.
                 with pytest.raises(grpc.aio.AioRpcError) as caught:
                     async for _ in stub.Watch(

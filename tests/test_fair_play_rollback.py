@@ -30,26 +30,9 @@ from hearts_tournaments.league.store import HEADS
 from hearts_tournaments.tournament import signing
 from hearts_tournaments.tournament.folder import SNAPSHOT_NAME
 from hearts_tournaments.tournament.store import Store
+from tests.test_fair_play_results import CONFIG  # 12 games of two built-in bots
 
 HEARTS = [sys.executable, "-m", "hearts_tournaments"]
-CONFIG = """
-[tournament]
-name = "rollback"
-table_size = 6
-deals = 2
-seed = 5
-max_hands = 2
-output = "out"
-concurrency = 2
-
-[[bots]]
-name = "heuristic"
-builtin = "heuristic"
-
-[[bots]]
-name = "random"
-builtin = "random"
-"""
 GAMES = 12
 KEPT = 8
 

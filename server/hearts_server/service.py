@@ -147,7 +147,8 @@ class RefereeServicer:
                     await context.abort(grpc.StatusCode.FAILED_PRECONDITION, table.stop_reason)
                 return
             await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION, "this table ended without a finished game"
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"this table ended without a finished game: {table.stop_reason or 'it was stopped'}",
             )
         conn = table.attach(seat, join.events_in_request)
         reader = asyncio.create_task(self._read(iterator, table, seat, conn))

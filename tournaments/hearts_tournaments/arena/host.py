@@ -200,6 +200,7 @@ async def _host(
             except grpc.aio.AioRpcError as exc:
                 raise HostError(f"the referee stopped the table: {exc.details()}") from None
             done = True
+
             # A bot that was away at the end comes back to be told the result (status OK).
             async def told() -> Sequence[bool]:
                 request = apb.GetTableRequest(table_id=created.table_id)
@@ -214,7 +215,8 @@ async def _host(
                     process.kill()
     table = awaited.table
     if table.status != apb.TABLE_STATUS_DONE:
-        raise HostError(f"the referee stopped table {table.table_id} before its games were over")
+        why = f": {table.stop_reason}" if table.stop_reason else ""
+        raise HostError(f"the referee stopped table {table.table_id} before its games were over{why}")
     return [
         {
             "game_id": game.game_id,

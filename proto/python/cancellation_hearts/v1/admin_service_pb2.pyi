@@ -110,7 +110,9 @@ class TableConfig(_message.Message):
     """
     join_timeout_ms: _builtins.int
     """How long to wait for every seat to join before starting, in milliseconds; 0 means the
-    server's default (60000). At most 3600000 (an hour).
+    server's default (60000). At most 3600000 (an hour). Then the referee plays the seats
+    still absent by its default rule; but a table no seat of which was joined or released
+    (ReleaseSeat) by then ends there, ABORTED, without playing (its stop_reason says so).
     """
     label: _builtins.str
     """Optional label stored in the game records, e.g. a tournament's game key; at most 1000
