@@ -30,6 +30,7 @@ from hearts_server.logs import get_logger
 from hearts_server.registry import Registry, TooManyTables
 from hearts_server.sessions import SessionError, play_session
 from hearts_server.table import Connection, FinishedGame, Table, TableSettings
+from hearts_server.table.settings import MAX_NAME_CHARS, check_text
 
 log = get_logger(__name__)
 
@@ -158,7 +159,8 @@ class RefereeServicer:
                     await context.abort(grpc.StatusCode.FAILED_PRECONDITION, table.stop_reason)
                 return
             await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION, "this table ended without a finished game"
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"this table ended without a finished game: {table.stop_reason or 'it was stopped'}",
             )
         conn = table.attach(seat, join.events_in_request, declared_name(join.bot_name))
         reader = asyncio.create_task(self._read(iterator, table, seat, conn))
@@ -374,6 +376,10 @@ class AdminServicer(agrpc.AdminServiceServicer):
         self, request: apb.OpenSessionRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> apb.OpenSessionResponse:
         await self._check(context)
+        try:
+            check_text(request.bot_name, "a bot name", MAX_NAME_CHARS)
+        except ValueError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         session = self.registry.open_session(request.bot_name)
         return apb.OpenSessionResponse(session_id=session.session_id, token=session.token)
 

@@ -14,11 +14,12 @@ from hearts_server.table.decisions import RECONNECT_GRACE_S, FaultKind, Rejected
 from hearts_server.table.gamelog import FinishedGame, SeatStats
 from hearts_server.table.settings import TableSettings, TableStatus
 from hearts_server.table.streams import FLOOD_BURST, FLOOD_RATE, AlreadyConnected, Connection
-from hearts_server.table.table import Table
+from hearts_server.table.table import NOBODY_JOINED, Table
 
 __all__ = [
     "FLOOD_BURST",
     "FLOOD_RATE",
+    "NOBODY_JOINED",
     "RECONNECT_GRACE_S",
     "AlreadyConnected",
     "Clock",

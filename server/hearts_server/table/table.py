@@ -45,6 +45,9 @@ log = get_logger(__name__)
 
 T = TypeVar("T")
 
+#: How the stop reason of a table nobody joined begins (the arena recognises it).
+NOBODY_JOINED = "no bot joined"
+
 #: Builds the View a seat's message is made from (tests rebuild it from a re-dealt state).
 ViewBuilder = Callable[[State, int], View]
 
@@ -223,7 +226,15 @@ class Table:
 
     # ------------------------------------------------------------------ the game
     async def run(self) -> None:
-        """Waits for the seats, plays every game, and closes the streams."""
+        """Waits for the seats, plays every game, and closes the streams.
+
+        A table at which no seat was joined by a bot or released by the organiser when its join
+        timeout ends is abandoned: it ends there (ABORTED, :data:`NOBODY_JOINED`), having played
+        nothing. Without this the referee would play every seat of every game itself, which
+        costs a core and a game's memory per table for hours; with it a table nobody comes to
+        costs its waiting object until the join timeout. A seat that joined once (and left), or
+        that the organiser released, is the organiser's table: it is played as before.
+        """
         try:
             try:
                 await self.clock.wait_for(
@@ -232,6 +243,14 @@ class Table:
             except TimeoutError:
                 missing = [s.index for s in self.seats if not s.ever_joined and not s.released]
                 self._log.warning("join_timeout", missing_seats=missing)
+                if len(missing) == len(self.seats):
+                    self.stop_reason = (
+                        f"{NOBODY_JOINED} table {self.table_id} within its join timeout of "
+                        f"{self.settings.policy.join_timeout_ms} ms: it ended without playing"
+                    )
+                    self.stop_code = "FAILED_PRECONDITION"
+                    self.status = TableStatus.ABORTED
+                    return
             self.status = TableStatus.PLAYING
             for number in range(self.settings.games):
                 await self._play_game(number)

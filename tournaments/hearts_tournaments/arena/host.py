@@ -217,7 +217,8 @@ async def _host(
                     process.kill()
     table = awaited.table
     if table.status != apb.TABLE_STATUS_DONE:
-        raise HostError(f"the referee stopped table {table.table_id} before its games were over")
+        why = f": {table.stop_reason}" if table.stop_reason else ""
+        raise HostError(f"the referee stopped table {table.table_id} before its games were over{why}")
     return [
         {
             "game_id": game.game_id,

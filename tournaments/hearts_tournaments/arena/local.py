@@ -35,6 +35,7 @@ from hearts_core.defaults import TablePolicy
 from hearts_protocol.transport import own_channel
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
+from hearts_server.table import NOBODY_JOINED
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec, Reuse
 from hearts_tournaments.arena.entrants import BotProcess, SeatAccess
 from hearts_tournaments.arena.failures import exit_line, silent_line
@@ -51,6 +52,15 @@ log = get_logger(__name__)
 CONNECT_TIMEOUT_S = 10.0
 #: The arena's note of which process played which seat of each game (JSON lines).
 PROCESSES_LOG = "processes.jsonl"
+
+
+def _nobody_joined(table: apb.GetTableResponse) -> bool:
+    """Whether the referee ended ``table`` at its join timeout because no bot joined it."""
+    return (
+        table.status == apb.TABLE_STATUS_ABORTED
+        and not table.games
+        and table.stop_reason.startswith(NOBODY_JOINED)
+    )
 
 
 class ArenaError(Exception):
@@ -354,10 +364,10 @@ class GamePlay:
             self.admin = agrpc.AdminServiceStub(channel)
             return await self._play()
 
-    async def _play(self) -> GameOutcome:
+    def _table_config(self) -> apb.TableConfig:
         config = self.config
         game = self.game
-        table = apb.TableConfig(
+        return apb.TableConfig(
             players=len(game.seats),
             bot_names=list(game.seats),
             target_score=config.target_score,
@@ -372,7 +382,13 @@ class GamePlay:
             join_timeout_ms=config.policy.join_timeout_ms,
             label=f"{config.name}/{game.key}",
         )
-        created = await self.admin.CreateTable(apb.CreateTableRequest(config=table), metadata=self.metadata)
+
+    async def _play(self) -> GameOutcome:
+        config = self.config
+        game = self.game
+        created = await self.admin.CreateTable(
+            apb.CreateTableRequest(config=self._table_config()), metadata=self.metadata
+        )
         self.table_id = created.table_id
         self.tokens = [s.token for s in sorted(created.seats, key=lambda s: s.seat)]
         log.info("game_starting", key=game.key, table_id=self.table_id, absent=list(self.absent))
@@ -425,9 +441,32 @@ class GamePlay:
             # The game is stored at once and its bots get their grace to exit in the background,
             # so that the next game does not wait for them.
             self.runner.reap(game, processes)
-        outcome = self._outcome(response.table)
+        table = response.table
+        if _nobody_joined(table):
+            table = await self._play_without_bots()
+        outcome = self._outcome(table)
         self._tell_silent(outcome, {p.seat: p.log_path for p in processes})
         return outcome
+
+    async def _play_without_bots(self) -> apb.GetTableResponse:
+        """Plays the game with every seat released to the referee, each decision a fault of its
+        bot: for a game none of whose bots joined its table within the join timeout (the referee
+        ends such a table without playing), as a game of absent bots is played."""
+        self.runner.incident(
+            f"no bot of game {self.game.key} joined its table within the join timeout "
+            f"({self.config.policy.join_timeout_ms} ms): the referee plays every seat, each decision a "
+            "fault of its bot"
+        )
+        created = await self.admin.CreateTable(
+            apb.CreateTableRequest(config=self._table_config()), metadata=self.metadata
+        )
+        self.table_id = created.table_id
+        for seat in range(len(self.game.seats)):
+            await self._release(seat, faulted=True)
+        response = await self.admin.AwaitTable(
+            apb.AwaitTableRequest(table_id=self.table_id), metadata=self.metadata
+        )
+        return response.table
 
     def _tell_silent(self, outcome: GameOutcome, logs: dict[int, Path]) -> None:
         """One line per seat whose bot stopped answering (its exit, if any, was told already)."""
@@ -528,9 +567,7 @@ class GamePlay:
             # back in memory, is stored with the game, and its file is written when there is space.
             log.warning("record_not_written_by_referee", key=game.key, error=table.games[0].record_error)
         elif table.status != apb.TABLE_STATUS_DONE or len(table.games) != 1:
-            raise ArenaError(
-                f"the referee stopped table {table.table_id} of game {game.key} before it ended"
-            )
+            raise ArenaError(f"the referee stopped table {table.table_id} of game {game.key} before it ended")
         finished = table.games[0]
         result = finished.result
         seats = sorted(result.results, key=lambda r: r.seat)

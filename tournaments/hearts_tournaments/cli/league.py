@@ -31,13 +31,14 @@ from hearts_tournaments.cli.policy_options import (
     TimeBankMsOption,
     table_policy,
 )
+from hearts_tournaments.cli.signed import GamesOption, HeadOption, signed_line
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError, check_executor
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
-from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.league.store import HEADS, LeagueStore
 from hearts_tournaments.tournament.config import ExecutorKind
 from hearts_tournaments.tournament.preflight import check_entrants
-from hearts_tournaments.tournament.signing import SigningError
+from hearts_tournaments.tournament.signing import PUBLISHED, SigningError, signing_key_for
 
 league_app = typer.Typer(
     rich_markup_mode=MARKUP_MODE,
@@ -329,6 +330,10 @@ def run(
             raise fail(f"--{exc}") from None
     log = folder / LEAGUE_LOG
     with _open(folder) as store, log_to_file(log):
+        try:  # refused before anything is played, as `hearts tournament run` does
+            signing_key_for(folder)
+        except SigningError as exc:
+            raise fail(str(exc)) from None
         try:
             stored = run_league(
                 store,
@@ -344,6 +349,9 @@ def run(
             typer.echo(f"stopped: {store.block_count()} blocks stored; `hearts league run` goes on", err=True)
             raise typer.Exit(130) from None
         typer.echo(f"{stored} blocks played; {store.block_count()} stored in all; its log: {log}")
+    line = signed_line(folder / PUBLISHED, "hearts league verify LEAGUE")
+    if line is not None:
+        typer.echo(f"{line}; the head after each block is in {folder / HEADS}")
 
 
 @league_app.command()
@@ -412,14 +420,19 @@ def verify(
             "Default: the organiser's key on this machine, else the key the folder names (said so).",
         ),
     ] = None,
+    games: GamesOption = None,
+    head: HeadOption = None,
 ) -> None:
     """Check every stored game: its record replays to its stored outcome, its signature and the chain hold.
 
+    Also every line of the published heads.jsonl (one per stored block) must be signed and in
+    the chain. A reader who kept a head (a line of heads.jsonl, or the head printed after a
+    run) checks with --head HEX (and --games N) that the league was not rolled back past it.
     Prints one line per problem and exits 1 if there is any; else a summary line and exit 0.
     """
     with _open(folder) as store:
         try:
-            problems, summary = commands.verify(store, public_key)
+            problems, summary = commands.verify(store, public_key, games, head)
         except SigningError as exc:
             raise fail(str(exc)) from None
     for problem in problems:

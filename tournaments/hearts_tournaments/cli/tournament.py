@@ -12,7 +12,6 @@ exits 3; Ctrl-C exits 130, also resumable.
 from __future__ import annotations
 
 import enum
-import json
 import sys
 import time
 from collections.abc import Collection
@@ -30,6 +29,7 @@ from hearts_tournaments.arena.seeds import (
 )
 from hearts_tournaments.arena.snapshot import SnapshotError
 from hearts_tournaments.cli.common import MARKUP_MODE, fail, log_to_file
+from hearts_tournaments.cli.signed import GamesOption, HeadOption, signed_line
 from hearts_tournaments.tournament.config import (
     SERVER_PATTERN,
     ConfigError,
@@ -53,7 +53,7 @@ from hearts_tournaments.tournament.runner import (
     tournament_standings,
 )
 from hearts_tournaments.tournament.schedule import Schedule, suggest_deals
-from hearts_tournaments.tournament.signing import PUBLISHED, SigningError
+from hearts_tournaments.tournament.signing import PUBLISHED, SigningError, signing_key_for
 from hearts_tournaments.tournament.snapshots import check_sandbox, snapshot_bots, snapshots_taken
 from hearts_tournaments.tournament.store import Store, StoreError
 from hearts_tournaments.tournament.verify import verify_tournament
@@ -169,6 +169,7 @@ def run_command(
     except ConfigError as exc:
         raise fail(f"{config or 'demo'}: {exc}") from None
     folder = output or (DEMO_OUTPUT if demo else settings.output)
+    _check_signing_key(folder)
     _check_external_referee(settings)
     _check_sandbox(settings, folder)
     if not (fresh or demo) and Store.path_in(folder).exists():
@@ -225,6 +226,7 @@ def resume_command(
         tournament.store.close()
         raise
     try:
+        _check_signing_key(folder)
         _check_external_referee(tournament.config)
         _check_sandbox(tournament.config, folder, snapshots_taken(tournament.store))
         if tournament.store.finished_keys() != {g.key for g in tournament.store.schedule().games}:
@@ -314,15 +316,21 @@ def verify_command(
             "organiser's key on this machine, else the key the folder names (said so).",
         ),
     ] = None,
+    games: GamesOption = None,
+    head: HeadOption = None,
 ) -> None:
     """Check every stored game against its record, seed and signature, and the standings against the records.
 
-    Prints one line per problem and exits 1 if there is any; else a summary line and exit 0.
+    Prints one line per problem and exits 1 if there is any; else a summary line and exit 0. The
+    summary says whether the tournament is complete against its schedule, and whether the count
+    and chain head were checked against ones published outside the folder (--games and --head as
+    printed with the standings, or --public-key published.json): without them, games dropped
+    from the end with an earlier published.json put back are not seen.
     """
     tournament = _open(folder)
     with tournament.store:
         try:
-            verification = verify_tournament(tournament, public_key)
+            verification = verify_tournament(tournament, public_key, games, head)
         except (StoreError, SigningError) as exc:
             raise fail(str(exc)) from None
     for problem in verification.problems:
@@ -414,6 +422,15 @@ def _preflight(config: TournamentConfig, output: Path, allow_broken: bool, resum
     )
 
 
+def _check_signing_key(output: Path) -> None:
+    """Exits 2 when the organiser's signing key cannot be had or is refused (before anything is
+    scheduled or played; the runner makes the key on first use)."""
+    try:
+        signing_key_for(output)
+    except SigningError as exc:
+        raise fail(str(exc)) from None
+
+
 def _check_external_referee(config: TournamentConfig) -> None:
     """Exits 2 when the config names an external referee and its admin token is not given."""
     if config.server and not take_env_secret(ADMIN_TOKEN_ENV):
@@ -484,19 +501,11 @@ def _run(
 
 
 def _print_signed(output: Path) -> None:
-    """The line that binds the standings to the organiser's key: key, count and chain head."""
-    path = output / PUBLISHED
-    try:
-        body = json.loads(path.read_text())
-        key, games, head = str(body["public_key"]), int(body["games"]), str(body["chain_head"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return
-    typer.echo(
-        f"signed: {games} games by {key}, chain head {head}; publish {path} with the standings: "
-        f"anyone checks them with `hearts tournament verify FOLDER --public-key {key}`"
-    )
-
-
+    """The line that binds the standings to the organiser's key: key, count and chain head, and
+    the check anyone can run with them (which sees games dropped from the end)."""
+    line = signed_line(output / PUBLISHED, "hearts tournament verify FOLDER")
+    if line is not None:
+        typer.echo(line)
 
 
 def _warn_if_edited(tournament: Tournament, folder: Path, given: Path | None) -> None:
