@@ -371,18 +371,23 @@ class Portal:
             ended = still()
             if ended is not None:
                 raise Refused(401, ended)
-        except (Refused, UploadError) as exc:
+            sid = self.db.add_submission(name, size, address)
+            self.worker.jobs.put(Job(sid, name, place, checked))
+            place = None  # the worker's now: it gives the place back
+        except (Refused, UploadError, OSError) as exc:
+            if isinstance(exc, OSError):  # the spool's disk: nothing the entrant can mend
+                log.error("portal_spool_failed", entrant=name, error=repr(exc))
+                exc = Refused(503, f"the portal cannot store uploads now ({exc.strerror}): try again later")
             status, why = (exc.status, exc.why) if isinstance(exc, Refused) else (400, str(exc))
-            if place is not None:
-                self.spool.give_back(place)
             if status == 429:  # as often as the entrant likes: counted, not listed
                 self.db.refusal(name, "submission_limited", address, {"why": why})
             else:
                 self.db.refused(name, size, address, why)
                 log.info("portal_upload_refused", entrant=name, address=address, why=why)
             return status, {"error": why}
-        sid = self.db.add_submission(name, size, address)
-        self.worker.jobs.put(Job(sid, name, place, checked))
+        finally:
+            if place is not None:
+                self.spool.give_back(place)
         submission = self.db.submission(sid)
         assert submission is not None
         return 202, {**submission.to_json(), "status_url": f"/me/submissions/{sid}"}

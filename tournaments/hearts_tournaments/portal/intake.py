@@ -253,6 +253,8 @@ class Spool:
         self.held: dict[Path, Place] = {}
         self.reserved: dict[Path, int] = {}
         self.lock = threading.Lock()
+        if self.folder.is_symlink():
+            self.folder.unlink()
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder.mkdir(mode=0o700)
 
