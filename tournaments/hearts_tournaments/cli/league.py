@@ -36,6 +36,7 @@ from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError, check_executor
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
 from hearts_tournaments.league.store import HEADS, LeagueStore
+from hearts_tournaments.portal.accounts import name_refusal
 from hearts_tournaments.tournament.config import ExecutorKind
 from hearts_tournaments.tournament.preflight import check_entrants
 from hearts_tournaments.tournament.signing import PUBLISHED, SigningError, signing_key_for
@@ -167,6 +168,10 @@ def _add(
     allow_broken: bool = False,
     runtime: str | None = None,
 ) -> None:
+    if not update:
+        taken = name_refusal(folder, name)
+        if taken is not None:
+            raise fail(taken)
     with _open(folder) as store:
         try:
             spec = commands.make_spec(
