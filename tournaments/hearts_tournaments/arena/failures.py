@@ -82,12 +82,14 @@ def _quote(line: str) -> str:
     return line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 3] + "..."
 
 
+#: What :func:`exit_line` says of a process that ended before its game.
+EARLY = "before the game ended"
+
+
 def exit_line(bot: str, game: str, seat: int, code: int | None, killed: str | None, log: Path) -> str:
     """The line for a bot process that ended before its game did."""
     how = f"was killed ({killed})" if killed else f"exited with status {code}"
-    return (
-        f"entrant {bot!r} in game {game} (seat {seat}) {how} before the game ended: {_said(log)}; log: {log}"
-    )
+    return f"entrant {bot!r} in game {game} (seat {seat}) {how} {EARLY}: {_said(log)}; log: {log}"
 
 
 def silent_line(bot: str, game: str, seat: int, why: str, log: Path | None) -> str:
