@@ -164,6 +164,8 @@ def test(
                 report = run_kit(spec, levels=levels, scratch=folder)
         except KitError as exc:
             raise fail(str(exc)) from None
+    if keep is None:
+        report = report.without_files()
     for line in report.text(verbose=verbose):
         typer.echo(line)
     try:

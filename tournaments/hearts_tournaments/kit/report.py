@@ -9,6 +9,7 @@ what ``--json`` writes and :meth:`Report.junit` what ``--junit`` writes for a CI
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import json
 import xml.etree.ElementTree as ET
@@ -36,16 +37,24 @@ class Evidence:
             the legal cards), or None.
         log: Lines of the bot's log (its first error line first, then its last lines).
         figures: The numbers measured (times in ms, memory in MB, counts).
+        log_file: The bot's whole log, while the kit's folder is kept ("" once it is removed).
     """
 
     game: str = ""
     request: dict[str, Any] | None = None
     log: tuple[str, ...] = ()
     figures: dict[str, Any] = field(default_factory=dict)
+    log_file: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The evidence as JSON."""
-        return {"game": self.game, "request": self.request, "log": list(self.log), "figures": self.figures}
+        return {
+            "game": self.game,
+            "request": self.request,
+            "log": list(self.log),
+            "figures": self.figures,
+            "log_file": self.log_file,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +103,7 @@ class CheckResult:
                 request=evidence.get("request"),
                 log=tuple(evidence.get("log") or ()),
                 figures=dict(evidence.get("figures") or {}),
+                log_file=evidence.get("log_file") or "",
             ),
         )
 
@@ -196,6 +206,13 @@ class Report:
         lines.append(self.summary())
         return lines
 
+    def without_files(self) -> Report:
+        """The report once the kit's folder is removed: no evidence names a log file."""
+        checks = tuple(
+            dataclasses.replace(c, evidence=dataclasses.replace(c.evidence, log_file="")) for c in self.checks
+        )
+        return dataclasses.replace(self, checks=checks)
+
     def junit(self) -> str:
         """The report as JUnit XML: a test suite per level, a test case per check."""
         suites = ET.Element("testsuites", name="hearts bot test", tests=str(len(self.checks)))
@@ -238,6 +255,8 @@ def _details(check: CheckResult) -> list[str]:
     if evidence.figures:
         shown = ", ".join(f"{k} {v}" for k, v in evidence.figures.items())
         lines.append(f"figures: {shown}")
+    if evidence.log_file:
+        lines.append(f"log file: {evidence.log_file}")
     if evidence.log:
         lines.append("log:")
         lines.extend(f"  {line}" for line in evidence.log)

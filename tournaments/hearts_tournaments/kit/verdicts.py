@@ -116,4 +116,5 @@ def evidence(
         request=request,
         log=log_lines(log),
         figures={k: v for k, v in figures.items() if v is not None},
+        log_file=str(log) if log is not None else "",
     )
