@@ -43,7 +43,9 @@ class _Hearts(LazyGroup):
         "submit": SubApp(
             "hearts_tournaments.cli.portal:submit",
             "Pack FOLDER and submit it as your next version; prints its status until active or error."
-            "\n\nExit 0 once active, 1 on error, 2 for a refused upload or a bad argument.",
+            "\n\nExit 0 once active, 1 on error, 2 for a refused upload or a bad argument. With `--check DIR`"
+            "\nnothing is sent: the bot test kit runs on the very archive (docs/BOT_TEST.md), exit 0 when"
+            "\nevery check passes, 1 when one fails.",
         ),
         "bot": SubApp(
             "hearts_tournaments.cli.bot:bot_app",
