@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -118,24 +120,56 @@ def test_hearts_bot_name_still_runs_a_built_in_bot(tmp_path: Path) -> None:
     assert "ismcts" in hearts("bot", "run", "--help", cwd=tmp_path).stdout
 
 
+GUIDE = ROOT / "docs" / "BOT_TEST.md"
+#: A PATH with no version manager's shims: the interpreter a newcomer's python3 is.
+PLAIN_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def test_the_guide_names_every_check_and_is_linked() -> None:
+    guide = GUIDE.read_text()
+    for check in CHECKS:
+        ranged = check.name.rsplit(".", 1)[0] + ".6` ... `" + check.name.rsplit(".", 1)[0] + ".11"
+        assert f"`{check.name}`" in guide or ("table_size" in check.name and ranged in guide), check.name
+    for page in ("WRITING_A_BOT.md", "COMPETITION.md", "TOURNAMENTS.md"):
+        assert "BOT_TEST.md" in (ROOT / "docs" / page).read_text(), page
+    assert "docs/BOT_TEST.md" in hearts("bot", "test", "--help").stdout
+
+
 @pytest.mark.timeout(600)
-def test_a_stdio_bot_passes_from_its_folder_and_its_reports_are_written() -> None:
-    """As docs/BOT_TEST.md shows it: from the bot's folder, its command after --, the reports
-    written where asked (relative paths)."""
-    report, junit = STDIO / "kit-report.json", STDIO / "kit-report.xml"
-    try:
-        result = hearts(
-            "bot", "test", "--protocol", "stdio", "--json", report.name, "--junit", junit.name, "--",
-            sys.executable, "lowest.py", cwd=STDIO,
-        )  # fmt: skip
-        assert result.returncode == 0, result.stdout + result.stderr
-        assert "32 checks: 30 passed, 0 failed, 2 skipped" in result.stdout
-        written = json.loads(report.read_text())
-        assert written["passed"] and written["bot"] == "lowest"
-        assert ET.parse(junit).getroot().get("failures") == "0"
-    finally:
-        report.unlink(missing_ok=True)
-        junit.unlink(missing_ok=True)
+def test_the_guide_s_first_run_passes_as_written(tmp_path: Path) -> None:
+    """docs/BOT_TEST.md's first console block, typed as it is, from the folder it goes to (on a
+    PATH without a version manager's shims, as on a newcomer's machine)."""
+    block = GUIDE.read_text().split("```console\n", 1)[1].split("```", 1)[0]
+    typed = [line[2:] for line in block.splitlines() if line.startswith("$ ")]
+    assert typed[0] == "cd clients/stdio" and typed[1].startswith("hearts bot test ")
+    report = tmp_path / "report.json"
+    command = shlex.split(typed[1])[1:]  # after `hearts`
+    split = command.index("--")
+    command[split:split] = ["--json", str(report)]
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{PLAIN_PATH}"}
+    result = subprocess.run(
+        [sys.executable, "-m", "hearts_tournaments", *command],
+        capture_output=True, text=True, cwd=ROOT / typed[0].split()[1], env=env, timeout=600, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    shown = result.stdout.splitlines()
+    assert shown[0] == "hearts bot test: lowest (stdio): python3 lowest.py"
+    assert shown[-1].startswith("32 checks: 30 passed, 0 failed, 2 skipped")
+    written = json.loads(report.read_text())
+    assert written["passed"] and written["bot"] == "lowest"
+
+
+@pytest.mark.timeout(600)
+def test_junit_shows_a_test_per_check(tmp_path: Path) -> None:
+    junit = tmp_path / "bot-test.xml"
+    result = hearts(
+        "bot", "test", "--level", "process", "--protocol", "stdio", "--junit", str(junit), "--",
+        "sh", "first_legal.sh", cwd=ROOT / "clients" / "stdio",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    root = ET.parse(junit).getroot()
+    assert root.get("failures") == "0" and root.get("tests") == "7"
+    assert [c.get("name") for c in root.iter("testcase")] == [c.name for c in checks_of(Level.PROCESS)]
 
 
 @pytest.mark.timeout(600)
@@ -155,3 +189,29 @@ def test_a_failing_check_exits_1_with_its_verdict_fix_and_evidence(tmp_path: Pat
         "session-1"
     )
     assert list(kept.rglob("*.json")) and (kept / "kit.log").is_file()  # the records and the log, kept
+
+
+@pytest.mark.timeout(900)
+def test_submit_check_tests_the_very_archive_and_sends_nothing(tmp_path: Path) -> None:
+    """``hearts submit --check DIR``: the archive ``hearts submit`` would send, checked as the portal
+    checks it, the kit's every level on it (the portal's bot.toml and its own program lookup)."""
+    mine = tmp_path / "mybot"
+    mine.mkdir()
+    (mine / "lowest.py").write_text((STDIO / "lowest.py").read_text())
+    (mine / "bot.toml").write_text('command = ["python3", "lowest.py"]\nprotocol = "stdio"\n')
+    passed = hearts("submit", "--check", "mybot", cwd=tmp_path)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    first = passed.stdout.splitlines()[0]  # the program found as the league finds it, the script unpacked
+    assert first.startswith("hearts bot test: mybot (stdio): /") and first.endswith("/bot/lowest.py"), first
+    assert "32 checks: 30 passed, 0 failed, 2 skipped" in passed.stdout
+    # What the portal refuses is refused here, as it would be there (exit 2, one line).
+    (mine / "bot.toml").write_text('command = ["python3", "lowest.py"]\nprotocol = "stdio"\nruntime = "x"\n')
+    refused = hearts("submit", "--check", "mybot", cwd=tmp_path)
+    assert (
+        refused.returncode == 2 and "the portal would refuse it: bot.toml has unknown keys" in refused.stderr
+    )
+    # A bot that fails a check: exit 1 and the check named.
+    (mine / "bot.toml").write_text('command = ["sh", "no_retry.sh"]\nprotocol = "stdio"\n')
+    (mine / "no_retry.sh").write_text((ROOT / "tests" / "kit_mutants" / "no_retry.sh").read_text())
+    failed = hearts("submit", "--check", "mybot", cwd=tmp_path)
+    assert failed.returncode == 1 and "FAIL  session.rejection" in failed.stdout, failed.stdout
