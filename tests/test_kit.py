@@ -177,7 +177,8 @@ def test_a_failing_check_exits_1_with_its_verdict_fix_and_evidence(tmp_path: Pat
     kept = tmp_path / "kept"
     result = hearts(
         "bot", "test", "--protocol", "stdio", "--level", "session", "--keep", str(kept), "--json",
-        str(tmp_path / "r.json"), "--", "sh", "tests/kit_mutants/no_retry.sh",
+        str(tmp_path / "r.json"), "--files", "tests/kit_mutants", "--files", "clients/stdio/first_legal.sh",
+        "--", "sh", "tests/kit_mutants/no_retry.sh", "clients/stdio/first_legal.sh",
     )  # fmt: skip
     assert result.returncode == 1, result.stdout + result.stderr
     assert "FAIL  session.rejection" in result.stdout and "fix: after a rejection" in result.stdout
@@ -211,7 +212,8 @@ def test_submit_check_tests_the_very_archive_and_sends_nothing(tmp_path: Path) -
         refused.returncode == 2 and "the portal would refuse it: bot.toml has unknown keys" in refused.stderr
     )
     # A bot that fails a check: exit 1 and the check named.
-    (mine / "bot.toml").write_text('command = ["sh", "no_retry.sh"]\nprotocol = "stdio"\n')
+    (mine / "bot.toml").write_text('command = ["sh", "no_retry.sh", "first_legal.sh"]\nprotocol = "stdio"\n')
     (mine / "no_retry.sh").write_text((ROOT / "tests" / "kit_mutants" / "no_retry.sh").read_text())
+    (mine / "first_legal.sh").write_text((STDIO / "first_legal.sh").read_text())
     failed = hearts("submit", "--check", "mybot", cwd=tmp_path)
     assert failed.returncode == 1 and "FAIL  session.rejection" in failed.stdout, failed.stdout

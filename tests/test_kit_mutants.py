@@ -31,6 +31,7 @@ def _spec(mutant: Mutant) -> BotSpec:
         name=mutant.name.replace(".", "-"),
         command=mutant.command,
         workdir=ROOT,
+        files=mutant.files,
         protocol=mutant.protocol,
     )
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from hearts_core.defaults import TablePolicy
 from hearts_tournaments.arena.bots import BotProtocol
@@ -20,8 +21,11 @@ from hearts_tournaments.arena.sandbox import Limits, SandboxKind
 from hearts_tournaments.kit.catalogue import Level
 from hearts_tournaments.kit.table import Competition
 
-#: The mutation set's folder (the bots see it, read-only, in their sandbox).
+#: The repository, the mutation set's folder (the bots see it, read-only, in their sandbox) and
+#: the shell example the shell mutants wrap.
+ROOT = Path(__file__).resolve().parent.parent.parent
 FOLDER = "tests/kit_mutants"
+EXAMPLE = "clients/stdio/first_legal.sh"
 #: A competition generous with time: on a loaded machine no good answer is ever late, so a
 #: check fails for its defect only (the timing mutants use the default limits).
 CALM = Competition(policy=TablePolicy(decision_ms=5000, time_bank_ms=600_000))
@@ -50,6 +54,13 @@ class Mutant:
     competition: Competition = field(default=CALM)
 
     @property
+    def files(self) -> tuple[Path, ...] | None:
+        """What its sandbox shows (a shell mutant also sees the example it wraps)."""
+        if self.program.endswith(".sh"):
+            return (ROOT / FOLDER, ROOT / EXAMPLE)
+        return None
+
+    @property
     def protocol(self) -> BotProtocol:
         """How it talks."""
         return BotProtocol.GRPC if self.program in ("grpc", "sdk") else BotProtocol.STDIO
@@ -61,9 +72,10 @@ class Mutant:
 
     @property
     def command(self) -> tuple[str, ...]:
-        """Its command, from the repository's root (a Python bot is given its defect)."""
+        """Its command, from the repository's root (a Python bot is given its defect, a shell
+        script the shell example it wraps)."""
         if self.program.endswith(".sh"):
-            return ("sh", f"{FOLDER}/{self.program}")
+            return ("sh", f"{FOLDER}/{self.program}", EXAMPLE)
         script = {"grpc": "grpc_bot.py", "sdk": "sdk_bot.py", "stdio": "stdio_bot.py"}[self.program]
         return (sys.executable, f"{FOLDER}/{script}", self.name.removesuffix("-stdio"))
 
@@ -138,7 +150,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("stale-id-stdio", "stdio", S, "session.request_ids", "answers first with a wrong id"),
     Mutant("no-retry", "grpc", S, "session.rejection", "ignores rejections"),
     Mutant("no-retry-stdio", "stdio", S, "session.rejection", "ignores rejected lines"),
-    Mutant("no_retry.sh", "no_retry.sh", S, "session.rejection", "ignores rejected lines"),
+    Mutant("no_retry.sh", "no_retry.sh", S, "session.rejection", "never reads its rejected lines"),
     Mutant("no-reconnect", "grpc", S, "session.reconnect", "gives up when its stream breaks"),
     # rules
     Mutant(
