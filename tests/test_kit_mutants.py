@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
+import json
 import os
 from pathlib import Path
 
@@ -37,8 +39,23 @@ def _spec(mutant: Mutant) -> BotSpec:
 
 
 @pytest.fixture(scope="module")
-def reports() -> dict[str, Report]:
-    """Every mutant at its level and every good bot at every level, side by side."""
+def reports(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[str, Report]:
+    """Every mutant at its level and every good bot at every level, side by side: once per test
+    run, however many xdist workers share this module's tests (the first one runs them, the
+    others read its reports)."""
+    if worker_id == "master":
+        return _run_all()
+    shared = tmp_path_factory.getbasetemp().parent / "kit_mutants.json"
+    with (shared.parent / "kit_mutants.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if shared.exists():
+            return {k: Report.from_json(v) for k, v in json.loads(shared.read_text()).items()}
+        found = _run_all()
+        shared.write_text(json.dumps({k: r.to_json() for k, r in found.items()}))
+        return found
+
+
+def _run_all() -> dict[str, Report]:
     gate = asyncio.Semaphore(AT_ONCE)
 
     async def one(key: str, mutant: Mutant, levels: tuple[Level, ...]) -> tuple[str, Report]:

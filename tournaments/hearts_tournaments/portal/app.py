@@ -54,6 +54,7 @@ from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.store import LeagueStore, Version
 from hearts_tournaments.portal.accounts import ERROR, PortalError, PortalStore, Submission
+from hearts_tournaments.portal.kit_reports import load_report
 from hearts_tournaments.portal.uploads import (
     MAX_ARCHIVE_BYTES,
     CheckedArchive,
@@ -470,7 +471,10 @@ def make_portal_app(
         found = own_submission(request, name)
         if found is None:
             return portal.message(request, 404, "no submission of yours by that number")
-        return portal.page("portal_submission.html", request=request, title=f"submission {found.id}", s=found)
+        kit = load_report(portal.folder, name, found.id)
+        return portal.page(
+            "portal_submission.html", request=request, title=f"submission {found.id}", s=found, kit=kit
+        )
 
     async def submission_json(request: Request) -> Response:
         name = portal.who(request)

@@ -16,7 +16,8 @@ Nothing is written while checking. :func:`submit_version` then unpacks the check
 a private scratch folder (each file created anew, ``O_EXCL|O_NOFOLLOW``, no link ever made),
 copies that into the league's content-addressed snapshot store with
 :func:`hearts_tournaments.arena.snapshot.take` (through the league's own ``snapshot_files``), removes
-the scratch folder, runs the pre-flight game in the sandbox as ``hearts league add`` does, and
+the scratch folder, runs the pre-flight check in the sandbox as ``hearts league add`` does (the
+bot test kit's quick levels, whose report its submission page shows), and
 only when it passes adds the snapshot as the entrant's next version (``pending`` until ``hearts
 league run`` plays its validation game). The entrant's older versions play on until the new one
 is active (:func:`sync_statuses`), then are retired: a submission that fails leaves the entrant
@@ -52,7 +53,8 @@ from hearts_tournaments.league.store import ACTIVE as VERSION_ACTIVE
 from hearts_tournaments.league.store import ERROR as VERSION_ERROR
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.accounts import ACTIVE, ERROR, PENDING, VALIDATING, PortalStore
-from hearts_tournaments.tournament.preflight import check_entrants
+from hearts_tournaments.portal.kit_reports import save_report
+from hearts_tournaments.tournament.preflight import preflight
 
 #: The most bytes of an uploaded archive.
 MAX_ARCHIVE_BYTES = 8 * 1024 * 1024
@@ -444,7 +446,7 @@ def submit_version(
 ) -> None:
     """Unpacks a checked archive into the league's snapshot store, checks it in the sandbox, and
     adds it as ``name``'s next version when it passes (the submission's status says how it went)."""
-    portal.set_submission(sid, VALIDATING, "checking it in the sandbox (one hand against the referee)")
+    portal.set_submission(sid, VALIDATING, "checking it in the sandbox (the bot test kit's quick levels)")
     league = league.absolute()
     scratch = Path(tempfile.mkdtemp(prefix="hearts-upload-"))
     try:
@@ -456,7 +458,9 @@ def submit_version(
             except LeagueError as exc:
                 portal.set_submission(sid, ERROR, str(exc))
                 return
-            problems = check_entrants(tournament_config(store, (spec,)), league / "logs", (spec,))
+            found = preflight(tournament_config(store, (spec,)), league / "logs", (spec,))
+            save_report(league, name, sid, found.reports.get(spec.name))
+            problems = found.problems
             if problems:
                 problem = problems[0]
                 message = f"it cannot play: {problem.cause}; fix: {problem.fix}"
