@@ -28,7 +28,7 @@ from hearts_tournaments.arena.entrants import EXIT_GRACE_S
 from hearts_tournaments.arena.failures import EARLY, first_error_line
 from hearts_tournaments.arena.sandbox import SYSTEM_DIRS, SandboxKind, bot_environment
 from hearts_tournaments.kit.report import CheckResult
-from hearts_tournaments.kit.table import Competition, KitTable, Played, ProcessEnd, kill, leftovers
+from hearts_tournaments.kit.table import Competition, Judged, KitTable, Played, ProcessEnd, kill, leftovers
 from hearts_tournaments.kit.verdicts import (
     blocked,
     evidence,
@@ -59,7 +59,7 @@ FLUSH_FIX = (
 )
 
 
-async def process_level(spec: BotSpec, competition: Competition, folder: Path) -> list[CheckResult]:
+async def process_level(spec: BotSpec, competition: Competition, folder: Path) -> Judged:
     """Plays the level's game and judges the process."""
     async with KitTable("process", spec, competition, folder, Reuse.NEVER) as table:
         played = await table.play(
@@ -72,7 +72,7 @@ async def process_level(spec: BotSpec, competition: Competition, folder: Path) -
     left = leftovers(table.seeds)
     kill(left)
     end = table.ends[0] if table.ends else None
-    return judge(spec, competition, played, end, left)
+    return Judged(judge(spec, competition, played, end, left), table.bot_cpu_s)
 
 
 def judge(

@@ -120,6 +120,7 @@ class Report:
         checks: Every verdict, level by level.
         seconds: Each level's wall time.
         wall_s: The whole run's wall time (levels run side by side).
+        bot_cpu_s: The CPU seconds the bot's processes used, per level (the sandbox's samples).
     """
 
     bot: str
@@ -129,6 +130,7 @@ class Report:
     checks: tuple[CheckResult, ...]
     seconds: dict[str, float] = field(default_factory=dict)
     wall_s: float = 0.0
+    bot_cpu_s: dict[str, float] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -174,6 +176,7 @@ class Report:
             "counts": self.counts(),
             "seconds": self.seconds,
             "wall_s": self.wall_s,
+            "bot_cpu_s": self.bot_cpu_s,
             "checks": [c.to_json() for c in self.checks],
         }
 
@@ -188,6 +191,7 @@ class Report:
             checks=tuple(CheckResult.from_json(c) for c in data["checks"]),
             seconds={k: float(v) for k, v in (data.get("seconds") or {}).items()},
             wall_s=float(data.get("wall_s") or 0.0),
+            bot_cpu_s={k: float(v) for k, v in (data.get("bot_cpu_s") or {}).items()},
         )
 
     def text(self, verbose: bool = False) -> list[str]:

@@ -15,11 +15,11 @@ from hearts_server.table.settings import LIMITS
 from hearts_tournaments.arena.bots import BotSpec, Reuse
 from hearts_tournaments.kit.report import CheckResult
 from hearts_tournaments.kit.scenarios import Scenario, scenarios
-from hearts_tournaments.kit.table import Competition, KitTable, Played, ProcessEnd
+from hearts_tournaments.kit.table import Competition, Judged, KitTable, Played, ProcessEnd
 from hearts_tournaments.kit.verdicts import evidence, failed, first_failure, own, passed, rejections, told
 
 
-async def rules_level(spec: BotSpec, competition: Competition, folder: Path) -> list[CheckResult]:
+async def rules_level(spec: BotSpec, competition: Competition, folder: Path) -> Judged:
     """Plays every scenario and judges the bot in each."""
     results = []
     async with KitTable("rules", spec, competition, folder, Reuse.BETWEEN_DEALS) as table:
@@ -40,7 +40,7 @@ async def rules_level(spec: BotSpec, competition: Competition, folder: Path) -> 
         end = table.end_of(game)
         after = ended_after(played[index + 1][1] if index + 1 < len(played) else None, end)
         results.append(judge(scenario, game, end.log if end is not None else None, after))
-    return results
+    return Judged(results, table.bot_cpu_s)
 
 
 def ended_after(following: Played | None, end: ProcessEnd | None) -> str:

@@ -20,7 +20,7 @@ from hearts_tournaments.kit.process import process_level
 from hearts_tournaments.kit.report import CheckResult, Report, Status
 from hearts_tournaments.kit.rules import rules_level
 from hearts_tournaments.kit.session import session_level
-from hearts_tournaments.kit.table import Competition
+from hearts_tournaments.kit.table import Competition, Judged
 from hearts_tournaments.kit.timing import timing_level
 from hearts_tournaments.kit.verdicts import blocked
 
@@ -28,7 +28,7 @@ from hearts_tournaments.kit.verdicts import blocked
 ALL_LEVELS = tuple(Level)
 
 #: Each level's runner.
-_RUNNERS: dict[Level, Callable[[BotSpec, Competition, Path], Awaitable[list[CheckResult]]]] = {
+_RUNNERS: dict[Level, Callable[[BotSpec, Competition, Path], Awaitable[Judged]]] = {
     Level.PROCESS: process_level,
     Level.SESSION: session_level,
     Level.RULES: rules_level,
@@ -82,11 +82,14 @@ async def run_kit_async(
     with _folder(scratch) as folder:
         spec = _snapshotted(spec, competition, folder)
         seconds: dict[str, float] = {}
+        cpu: dict[str, float] = {}
         by_level: dict[Level, list[CheckResult]] = {}
 
         async def one(level: Level) -> None:
             start = time.perf_counter()
-            by_level[level] = await _RUNNERS[level](spec, competition, folder / level.value)
+            judged = await _RUNNERS[level](spec, competition, folder / level.value)
+            by_level[level] = judged.checks
+            cpu[level.value] = judged.bot_cpu_s
             seconds[level.value] = round(time.perf_counter() - start, 1)
 
         rest = [lvl for lvl in levels if lvl is not Level.PROCESS]
@@ -110,6 +113,7 @@ async def run_kit_async(
         checks=tuple(c for lvl in ordered for c in by_level[lvl]),
         seconds={lvl.value: seconds.get(lvl.value, 0.0) for lvl in ordered},
         wall_s=round(time.perf_counter() - started, 1),
+        bot_cpu_s={lvl.value: cpu[lvl.value] for lvl in ordered if lvl.value in cpu},
     )
 
 

@@ -21,7 +21,7 @@ from hearts_server.table.script import NoteKind
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec, Reuse
 from hearts_tournaments.arena.failures import first_error_line
 from hearts_tournaments.kit.report import CheckResult
-from hearts_tournaments.kit.table import Competition, KitTable, Played
+from hearts_tournaments.kit.table import Competition, Judged, KitTable, Played
 from hearts_tournaments.kit.verdicts import (
     blocked,
     evidence,
@@ -45,7 +45,7 @@ CUT = 3
 _STALE = ("STALE_REQUEST", "NOT_YOUR_TURN")
 
 
-async def session_level(spec: BotSpec, competition: Competition, folder: Path) -> list[CheckResult]:
+async def session_level(spec: BotSpec, competition: Competition, folder: Path) -> Judged:
     """Plays the level's games and judges the stream."""
     grpc = spec.protocol is BotProtocol.GRPC
     games: list[Played] = []
@@ -67,7 +67,7 @@ async def session_level(spec: BotSpec, competition: Competition, folder: Path) -
     stale_bridge = sum(
         end.bridge.refused.get(code, 0) for end in table.ends if end.bridge is not None for code in _STALE
     )
-    return judge(spec, games, processes, stale_bridge, log)
+    return Judged(judge(spec, games, processes, stale_bridge, log), table.bot_cpu_s)
 
 
 def judge(

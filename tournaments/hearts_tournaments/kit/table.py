@@ -44,6 +44,7 @@ from hearts_tournaments.arena.job import GameJob, ScheduledGame
 from hearts_tournaments.arena.local import PROCESSES_LOG, Arena, ArenaError
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.arena.sandbox import Limits, SandboxKind
+from hearts_tournaments.kit.report import CheckResult
 
 #: The most games one level plays on one warm process (more than any level plays).
 WARM_GAMES = 100
@@ -106,6 +107,14 @@ class KitSettings:
     def sandbox_of(self, spec: BotSpec) -> SandboxKind:
         """The competition's sandbox."""
         return self.competition.sandbox
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """A level's verdicts, and the CPU seconds the bot used for them."""
+
+    checks: list[CheckResult]
+    bot_cpu_s: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,6 +346,11 @@ class KitTable:
                 played.record = played.outcome.record()
                 played.hands = hands_of(played.record)
         return played
+
+    @property
+    def bot_cpu_s(self) -> float:
+        """The CPU seconds the bot's processes used, as the sandbox's watchdog sampled them."""
+        return round(sum(end.cpu_s or 0.0 for end in self.ends), 2)
 
     def end_of(self, played: Played) -> ProcessEnd | None:
         """How the process that played ``played`` ended (once the level's arena is left)."""

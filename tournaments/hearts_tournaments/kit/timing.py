@@ -26,7 +26,7 @@ from hearts_core.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from hearts_server.table.settings import LIMITS
 from hearts_tournaments.arena.bots import BotSpec, Reuse
 from hearts_tournaments.kit.report import CheckResult
-from hearts_tournaments.kit.table import Competition, KitTable, Played
+from hearts_tournaments.kit.table import Competition, Judged, KitTable, Played
 from hearts_tournaments.kit.verdicts import evidence, failed, own, passed
 
 #: Hands per game the level plays at each table size.
@@ -51,7 +51,7 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
-async def timing_level(spec: BotSpec, competition: Competition, folder: Path) -> list[CheckResult]:
+async def timing_level(spec: BotSpec, competition: Competition, folder: Path) -> Judged:
     """Plays a game at every table size and judges the bot's time."""
     played = []
     async with KitTable("timing", spec, competition, folder, Reuse.BETWEEN_DEALS) as table:
@@ -69,7 +69,7 @@ async def timing_level(spec: BotSpec, competition: Competition, folder: Path) ->
     for game in played:
         end = table.end_of(game)
         results.append(judge(game, competition, end.log if end is not None else None))
-    return results
+    return Judged(results, table.bot_cpu_s)
 
 
 def judge(game: Played, competition: Competition, log: Path | None) -> CheckResult:
