@@ -37,7 +37,7 @@ from hearts_server.logs import get_logger
 from hearts_server.server import make_server
 from hearts_server.table.script import Scripts
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec, Reuse
-from hearts_tournaments.arena.entrants import BotProcess, SeatAccess
+from hearts_tournaments.arena.entrants import EXIT_GRACE_S, BotProcess, SeatAccess
 from hearts_tournaments.arena.failures import exit_line, silent_line
 from hearts_tournaments.arena.folders import private_folder
 from hearts_tournaments.arena.job import GameJob, ScheduledGame
@@ -212,6 +212,8 @@ class Arena:
         #: Told of every bot process once it has exited or been stopped, with its exit status
         #: (the bot test kit reads how it ended).
         self.on_exit: Callable[[BotProcess, int], None] | None = None
+        #: Seconds a bot may take to exit by itself once its game (or session) is done.
+        self.exit_grace_s = EXIT_GRACE_S
 
     @property
     def socket(self) -> Path:
@@ -283,7 +285,7 @@ class Arena:
 
     async def _reap_warm(self, warm: WarmBot) -> None:
         process = warm.process
-        code = await process.stop()
+        code = await process.stop(self.exit_grace_s)
         if self.on_exit is not None:
             self.on_exit(process, code)
         peak_mb, cpu_s = process.peak or (None, None)
@@ -325,7 +327,7 @@ class Arena:
         task.add_done_callback(lambda done: self._reaping.pop(done, None))
 
     async def _reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
-        codes = await asyncio.gather(*(p.stop() for p in processes))
+        codes = await asyncio.gather(*(p.stop(self.exit_grace_s) for p in processes))
         for process, code in zip(processes, codes, strict=True):
             if self.on_exit is not None:
                 self.on_exit(process, code)

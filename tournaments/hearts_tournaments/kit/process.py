@@ -24,11 +24,19 @@ from pathlib import Path
 
 from hearts_server.table.script import NoteKind
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec, Reuse
-from hearts_tournaments.arena.entrants import EXIT_GRACE_S
 from hearts_tournaments.arena.failures import EARLY, first_error_line
 from hearts_tournaments.arena.sandbox import SYSTEM_DIRS, SandboxKind, bot_environment
 from hearts_tournaments.kit.report import CheckResult
-from hearts_tournaments.kit.table import Competition, Judged, KitTable, Played, ProcessEnd, kill, leftovers
+from hearts_tournaments.kit.table import (
+    EXIT_GRACE_S,
+    Competition,
+    Judged,
+    KitTable,
+    Played,
+    ProcessEnd,
+    kill,
+    leftovers,
+)
 from hearts_tournaments.kit.verdicts import (
     blocked,
     evidence,

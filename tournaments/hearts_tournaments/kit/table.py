@@ -48,6 +48,10 @@ from hearts_tournaments.kit.report import CheckResult
 
 #: The most games one level plays on one warm process (more than any level plays).
 WARM_GAMES = 100
+#: Seconds a bot may take to exit once its table (or session) is done before the kit stops it:
+#: a tournament's grace (3 s) is short for a JVM shutting down on a loaded machine, and a bot
+#: stopped after it costs nothing but time there; the kit fails only a bot that does not exit.
+EXIT_GRACE_S = 10.0
 #: The reason a refused legal answer is given (the referee sends it with a rule's code).
 REFUSAL_REASON = (
     "hearts bot test refuses this legal answer on purpose, as a referee refuses an illegal one: "
@@ -242,6 +246,7 @@ class KitTable:
         self.folder = folder
         self.arena = Arena(self.settings, folder, scripts=self.scripts)
         self.arena.on_exit = self._ended
+        self.arena.exit_grace_s = EXIT_GRACE_S
         self.arena.notify = self._incident
         #: How each of the bot's processes ended (complete once the level's arena is left).
         self.ends: list[ProcessEnd] = []
