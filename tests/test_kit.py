@@ -206,7 +206,7 @@ def test_submit_check_tests_the_very_archive_and_sends_nothing(tmp_path: Path) -
     assert first.startswith("hearts bot test: mybot (stdio): /") and first.endswith("/bot/lowest.py"), first
     assert "32 checks: 30 passed, 0 failed, 2 skipped" in passed.stdout
     # What the portal refuses is refused here, as it would be there (exit 2, one line).
-    (mine / "bot.toml").write_text('command = ["python3", "lowest.py"]\nprotocol = "stdio"\nruntime = "x"\n')
+    (mine / "bot.toml").write_text('command = ["python3", "lowest.py"]\nprotocol = "stdio"\ncolour = "red"\n')
     refused = hearts("submit", "--check", "mybot", cwd=tmp_path)
     assert (
         refused.returncode == 2 and "the portal would refuse it: bot.toml has unknown keys" in refused.stderr

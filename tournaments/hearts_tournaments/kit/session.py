@@ -41,8 +41,10 @@ GAMES = 3
 REFUSED = 2
 #: The bot's decision after whose answer its stream is closed in game 2: its second card.
 CUT = 3
-#: Stale ids, as the referee (a gRPC bot) or the bridge (a stdio bot) refuses them.
-_STALE = ("STALE_REQUEST", "NOT_YOUR_TURN")
+#: An answer naming another request than the open one, as the referee (a gRPC bot) or the bridge
+#: (a stdio bot) refuses it. (``NOT_YOUR_TURN``, an answer while no request is open, is a late
+#: one: the decision it was for already timed out, which session.games tells.)
+_STALE = ("STALE_REQUEST",)
 
 
 async def session_level(spec: BotSpec, competition: Competition, folder: Path) -> Judged:
