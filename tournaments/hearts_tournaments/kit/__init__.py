@@ -18,5 +18,6 @@ kit's alone). Four levels, each on a fresh process, each a list of named checks
 
 :func:`.run.run_kit` runs them into a report; the pre-flight check of ``hearts tournament
 check``, ``hearts league add`` and the portal runs the quick levels (process and session).
-:mod:`.table` plays the kit's games on the arena and keeps what the checks read.
+:mod:`.table` plays the kit's games on the arena and keeps what the checks read;
+:mod:`.subject` makes the bot under test from ``hearts bot test``'s command line.
 """

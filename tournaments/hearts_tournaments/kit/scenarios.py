@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from hearts_core.cards import BLACK_MARIA, CARDS, Card, Suit
+from hearts_core.cards import CARDS, Card, Suit
 from hearts_core.deal import deal_hand
 from hearts_core.driver import play_through
 from hearts_core.fallback import default_moon, default_pass, default_play
@@ -537,6 +537,3 @@ def rehearse(scenario: Scenario, bot: Chooser, seed: str = "rehearsal") -> list[
 
     play_through(state, answer)
     return state.results
-
-
-__all__ = ["BLACK_MARIA", "Chooser", "Scenario", "cards", "fill", "passed_for", "rehearse", "scenarios"]
