@@ -140,7 +140,7 @@ class RefereeServicer:
                 async for out in play_session(session, iterator, _deliver, join.events_in_request, declared):
                     yield out
             except SessionError as exc:
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+                await context.abort(_code(exc.code), str(exc))
             return
         found = self.registry.by_token(join.token)
         if found is None:

@@ -27,7 +27,12 @@ log = get_logger(__name__)
 
 
 class SessionError(Exception):
-    """A bind that cannot be done (closed session, started table, bad seat): one clear line."""
+    """A bind that cannot be done (closed session, started table, bad seat), or a stream the
+    referee closed: one clear line, and the stream's status (``code``, a gRPC status name)."""
+
+    def __init__(self, message: str, code: str = "RESOURCE_EXHAUSTED") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(slots=True)
@@ -120,7 +125,8 @@ async def play_session(
     are played, or when the bot's side ends (the current seat waits for a reconnection).
 
     Raises:
-        SessionError: with the reason, when a seat's stream was closed for a flood.
+        SessionError: with the reason and status, when the referee closed a seat's stream (a
+            flood, or on purpose in a scripted game).
     """
     ended = asyncio.Event()
     reader = asyncio.create_task(_read(session, iterator, deliver, ended))
@@ -156,7 +162,7 @@ async def play_session(
                 table.detach(index, conn)
                 session.last_request_id = max(session.last_request_id, table.decisions.last_request_id)
             if conn.close_reason is not None:
-                raise SessionError(conn.close_reason)
+                raise SessionError(conn.close_reason, conn.close_code)
             if ended.is_set() and not table.done.is_set():
                 break  # the bot went away mid-game: it may come back to this seat
             session.current = None

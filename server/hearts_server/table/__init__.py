@@ -6,7 +6,8 @@
 - :mod:`.broadcast`: each seat's feed and the spectators' public stream;
 - :mod:`.gamelog`: the decisions and faults of a game, and the finished game's record;
 - :mod:`.settings`: how a table plays, and the defaults;
-- :mod:`.clock`: time as a dependency (a manual clock in tests).
+- :mod:`.clock`: time as a dependency (a manual clock in tests);
+- :mod:`.script`: scripted games, for the bot test kit only (chosen deals, a refused answer).
 """
 
 from hearts_server.table.clock import Clock, LoopClock, ManualClock

@@ -543,21 +543,22 @@ class BotProcess:
         await self._finish()
         return code
 
-    async def stop(self) -> int:
-        """Lets the bot exit by itself for a while, then terminates it, then kills its whole tree.
+    async def stop(self, grace: float = EXIT_GRACE_S) -> int:
+        """Lets the bot exit by itself for ``grace`` seconds, then terminates it, then kills its
+        whole tree.
 
         A stdio bot's bridge is given the same grace first (it closes the bot's stdin when done).
         """
         if self.bridge is not None:
-            done, _ = await asyncio.wait({self.bridge}, timeout=EXIT_GRACE_S)
+            done, _ = await asyncio.wait({self.bridge}, timeout=grace)
             if not done:
                 self.bridge.cancel()
                 await asyncio.gather(self.bridge, return_exceptions=True)
         if self.process is None:
             return NOT_STARTED
-        for grace, signal_it in ((EXIT_GRACE_S, self.process.terminate), (TERM_GRACE_S, self._kill_tree)):
+        for wait_s, signal_it in ((grace, self.process.terminate), (TERM_GRACE_S, self._kill_tree)):
             try:
-                code = await asyncio.wait_for(self.process.wait(), grace)
+                code = await asyncio.wait_for(self.process.wait(), wait_s)
                 break
             except TimeoutError:
                 self.lingered = True

@@ -100,6 +100,10 @@ def _quote(line: str) -> str:
     return line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 3] + "..."
 
 
+#: What :func:`exit_line` says of a process that ended before its game.
+EARLY = "before the game ended"
+
+
 def looks_like_stdio(protocol: BotProtocol, code: int | None, log: Path | None) -> bool:
     """Whether a bot that stopped before its game ended is probably a stdin/stdout bot entered as
     a gRPC one (:data:`STDIO_GUESS`): it was started as gRPC, exited with status 0 and its log
@@ -123,7 +127,7 @@ def exit_line(
     said = _said(log)
     if not killed and looks_like_stdio(protocol, code, log):
         said += f", {STDIO_GUESS}"
-    return f"entrant {bot!r} in game {game} (seat {seat}) {how} before the game ended: {said}; log: {log}"
+    return f"entrant {bot!r} in game {game} (seat {seat}) {how} {EARLY}: {said}; log: {log}"
 
 
 def silent_line(bot: str, game: str, seat: int, why: str, log: Path | None) -> str:

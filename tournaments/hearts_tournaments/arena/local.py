@@ -36,8 +36,9 @@ from hearts_protocol.transport import own_channel
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
 from hearts_server.table import NOBODY_JOINED
+from hearts_server.table.script import Scripts
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec, Reuse
-from hearts_tournaments.arena.entrants import BotProcess, SeatAccess
+from hearts_tournaments.arena.entrants import EXIT_GRACE_S, BotProcess, SeatAccess
 from hearts_tournaments.arena.failures import exit_line, silent_line
 from hearts_tournaments.arena.folders import private_folder
 from hearts_tournaments.arena.job import GameJob, ScheduledGame
@@ -103,6 +104,8 @@ class Referee:
     starts the server there (and on ``host:port``, ``127.0.0.1:0`` by default) with an admin token
     that only this object holds, and opens a channel; leaving it stops the server and removes the
     folder. ``relay_to`` names an external referee instead: the socket is then a relay to it.
+    ``scripts`` scripts the games whose deal seed it holds: the bot test kit's referee only
+    (:mod:`hearts_server.table.script`).
 
     Raises (on entry):
         ArenaError: the server cannot start or does not answer.
@@ -116,11 +119,13 @@ class Referee:
         port: int = 0,
         relay_to: str = "",
         admin_token: str | None = None,
+        scripts: Scripts | None = None,
     ) -> None:
         self.records = records
         self.host = host
         self.port = port
         self.relay_to = relay_to
+        self.scripts = scripts
         token = admin_token if relay_to else secrets.token_hex(32)
         #: The admin API's metadata (the token), or none for an external referee without one.
         self.metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),) if token else ()
@@ -150,6 +155,7 @@ class Referee:
                         port=self.port,
                         admin_token=self._token,
                         unix_socket=self.socket,
+                        scripts=self.scripts,
                     )
                     await server.start()
                     stack.push_async_callback(server.stop, 1.0)
@@ -185,7 +191,8 @@ class Arena:
     "between_deals"``, the warm pool; :meth:`play` plays one game (many may run at once);
     leaving it lets the last bots exit and stops the referee. The tournament runner (the
     ``local`` executor), each Ray node, the league and the pre-flight check all play on it.
-    ``settings`` may be replaced between games (a league does, between blocks).
+    ``settings`` may be replaced between games (a league does, between blocks). ``scripts``
+    scripts the games whose deal seed it holds (the bot test kit's arena only).
     """
 
     def __init__(
@@ -195,13 +202,16 @@ class Arena:
         external_token: str | None = None,
         *,
         note_processes: bool = True,
+        scripts: Scripts | None = None,
     ) -> None:
         self.config = config
         self.output = output
         #: Whether :meth:`note_processes` writes ``processes.jsonl`` (a league does not).
         self.noting = note_processes
         self._reaping: dict[asyncio.Task[None], list[BotProcess]] = {}
-        self.referee = Referee(output / "records", relay_to=config.server, admin_token=external_token)
+        self.referee = Referee(
+            output / "records", relay_to=config.server, admin_token=external_token, scripts=scripts
+        )
         self.metadata = self.referee.metadata
         self.watchdog = Watchdog()
         self._stack = contextlib.AsyncExitStack()
@@ -209,6 +219,11 @@ class Arena:
         self.pool: WarmPool | None = None
         #: Where a line about an entrant's failure goes as it happens (the runner's reporter).
         self.notify: Callable[[str], None] | None = None
+        #: Told of every bot process once it has exited or been stopped, with its exit status
+        #: (the bot test kit reads how it ended).
+        self.on_exit: Callable[[BotProcess, int], None] | None = None
+        #: Seconds a bot may take to exit by itself once its game (or session) is done.
+        self.exit_grace_s = EXIT_GRACE_S
 
     @property
     def socket(self) -> Path:
@@ -280,7 +295,9 @@ class Arena:
 
     async def _reap_warm(self, warm: WarmBot) -> None:
         process = warm.process
-        code = await process.stop()
+        code = await process.stop(self.exit_grace_s)
+        if self.on_exit is not None:
+            self.on_exit(process, code)
         peak_mb, cpu_s = process.peak or (None, None)
         log.info(
             "bot_lingered" if process.lingered else "bot_exited",
@@ -320,8 +337,10 @@ class Arena:
         task.add_done_callback(lambda done: self._reaping.pop(done, None))
 
     async def _reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
-        codes = await asyncio.gather(*(p.stop() for p in processes))
+        codes = await asyncio.gather(*(p.stop(self.exit_grace_s) for p in processes))
         for process, code in zip(processes, codes, strict=True):
+            if self.on_exit is not None:
+                self.on_exit(process, code)
             seat = process.seat
             event = "bot_lingered" if process.lingered else "bot_exited"
             peak_mb, cpu_s = process.peak or (None, None)
@@ -397,6 +416,8 @@ class GamePlay:
                 # A quarantined bot's seat: the referee plays it, and what it decides for the
                 # seat counts against the bot (as faults, until the seat is retired).
                 await self._release(seat, faulted=True)
+            elif self.job.released and self.job.released[seat]:
+                await self._release(seat, faulted=False)
         processes: list[BotProcess] = []
         warm_bots: dict[int, WarmBot] = {}
         watchers: list[asyncio.Task[None]] = []
@@ -405,7 +426,7 @@ class GamePlay:
         pool = self.runner.pool
         try:
             for seat, bot in enumerate(game.seats):
-                if self.absent[seat]:
+                if self.absent[seat] or (self.job.released and self.job.released[seat]):
                     continue
                 spec = config.bot(bot)
                 if pool is not None:
@@ -471,7 +492,7 @@ class GamePlay:
     def _tell_silent(self, outcome: GameOutcome, logs: dict[int, Path]) -> None:
         """One line per seat whose bot stopped answering (its exit, if any, was told already)."""
         for seat, bot in enumerate(outcome.seats):
-            if self.absent[seat] or self.told[seat]:
+            if self.absent[seat] or self.told[seat] or (self.job.released and self.job.released[seat]):
                 continue
             if outcome.never_answered[seat]:
                 why = "never made a decision of its own"

@@ -55,10 +55,6 @@ def plain_help() -> None:
         argument._hearts_plain = True  # type: ignore[attr-defined]
 
 
-#: In a parameter's help, where the built-in bots' names go (see :class:`NamesBuiltins`).
-BUILTINS = "{builtins}"
-
-
 def builtin_names() -> str:
     """The built-in bots' names, from the registry (``hearts_client.bots.BUILTIN_BOTS``) in its
     order, as prose: ``"random, heuristic, montecarlo or ismcts"``."""
@@ -66,23 +62,6 @@ def builtin_names() -> str:
 
     *most, last = BUILTIN_BOTS
     return f"{', '.join(most)} or {last}" if most else last
-
-
-class NamesBuiltins(typer.core.TyperCommand):
-    """A command whose parameters' help names the built-in bots where it says ``{builtins}``.
-
-    The names come from the registry when the help is shown: importing the bots (the SDK, its
-    gRPC stack, the simulator) at startup would cost every ``hearts`` command a third of a
-    second, and a list typed into the help would go stale when a bot is added.
-    """
-
-    # The context and formatter are click's, of the copy typer carries (typer._click).
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        for param in self.params:
-            shown = getattr(param, "help", None)
-            if isinstance(shown, str) and BUILTINS in shown:
-                param.help = shown.replace(BUILTINS, builtin_names())  # type: ignore[attr-defined]
-        super().format_help(ctx, formatter)
 
 
 @contextlib.contextmanager

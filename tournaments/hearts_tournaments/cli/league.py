@@ -181,7 +181,7 @@ def _add(
             spec = commands.snapshot_files(store, spec)
         except LeagueError as exc:
             raise fail(str(exc)) from None
-        # The pre-flight check of `hearts tournament run`: it starts, joins and decides in its
+        # The pre-flight check of `hearts tournament run` (the bot test kit's quick levels in its
         # sandbox, or it is not added (`run` would only give it status error).
         # Its referee's and runner's log lines go to the league's log, as `run`'s do: the
         # terminal shows only the verdict.

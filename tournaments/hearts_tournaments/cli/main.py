@@ -24,7 +24,7 @@ from hearts_core.defaults import (
 from hearts_core.rules import DEFAULT_TARGET_SCORE
 from hearts_server.logs import LogFormat, configure_logging
 from hearts_tournaments.arena.sandbox import SandboxError, SandboxKind
-from hearts_tournaments.cli.common import BUILTINS, MARKUP_MODE, NamesBuiltins, fail, plain_help
+from hearts_tournaments.cli.common import MARKUP_MODE, fail, plain_help
 from hearts_tournaments.cli.lazy import LazyGroup, SubApp
 from hearts_tournaments.cli.policy_options import (
     DecisionMsOption,
@@ -43,7 +43,13 @@ class _Hearts(LazyGroup):
         "submit": SubApp(
             "hearts_tournaments.cli.portal:submit",
             "Pack FOLDER and submit it as your next version; prints its status until active or error."
-            "\n\nExit 0 once active, 1 on error, 2 for a refused upload or a bad argument.",
+            "\n\nExit 0 once active, 1 on error, 2 for a refused upload or a bad argument. With `--check DIR`"
+            "\nnothing is sent: the bot test kit runs on the very archive (docs/BOT_TEST.md), exit 0 when"
+            "\nevery check passes, 1 when one fails.",
+        ),
+        "bot": SubApp(
+            "hearts_tournaments.cli.bot:bot_app",
+            "Run a built-in bot in one seat, or test your bot the way a competition runs it.",
         ),
         "tournament": SubApp(
             "hearts_tournaments.cli.tournament:tournament_app",
@@ -418,56 +424,6 @@ def host(
     else:
         for game in results:
             typer.echo(result_line(game))
-
-
-@app.command(cls=NamesBuiltins)
-def bot(
-    name: Annotated[str, typer.Argument(help=f"Built-in bot: {BUILTINS}.")],
-    server: Annotated[
-        str, typer.Option("--server", envvar="HEARTS_SERVER", help="Referee address host:port.")
-    ] = "127.0.0.1:50051",
-    token: Annotated[
-        str | None,
-        typer.Option("--token", envvar="HEARTS_TOKEN", help="The seat's secret token (manual use only)."),
-    ] = None,
-    token_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--token-file",
-            envvar="HEARTS_TOKEN_FILE",
-            help="Read the seat's token from this file (safer than --token: not on the command line).",
-        ),
-    ] = None,
-    bot_name: Annotated[
-        str | None,
-        typer.Option(
-            "--name",
-            envvar="HEARTS_BOT_NAME",
-            help="The name the bot gives itself when it joins: self-declared, logged and recorded; "
-            "the seat keeps the organiser's name.",
-        ),
-    ] = None,
-    seed: Annotated[str | None, typer.Option("--seed", help="Seed of the bot's own random choices.")] = None,
-    tls_ca: Annotated[
-        Path | None, typer.Option("--tls-ca", help="Trust this CA (PEM) and connect with TLS.")
-    ] = None,
-) -> None:
-    """Run a built-in bot in one seat of a referee server (through the Python SDK)."""
-    from hearts_client.bots import make_bot
-    from hearts_client.sdk import BotRunError, TokenError, read_token, run
-
-    try:
-        player = make_bot(name, seed)  # a misspelt bot is told before a missing token
-    except ValueError as exc:
-        raise fail(str(exc)) from None
-    try:
-        token = read_token(token, token_file)
-    except TokenError as exc:
-        raise fail(str(exc)) from None
-    try:
-        run(player, server, token, name=bot_name or name, tls_ca=tls_ca)
-    except BotRunError as exc:
-        raise fail(str(exc), code=1) from None
 
 
 @app.command()

@@ -255,9 +255,10 @@ def check_command(
     """Check that every entrant can play, without running the tournament.
 
     The config is read and checked; then each command entrant's program and scripts must exist
-    and be inside what its sandbox shows it, and the entrant is started in its real sandbox and
-    must join and decide in a one-hand game against the referee. Prints one line per entrant;
-    exits 1 if any cannot play (each named with the cause and the fix, on stderr).
+    and be inside what its sandbox shows it, and the entrant must pass the quick levels of the
+    bot test kit (`hearts bot test --level process --level session`) in its real sandbox, with
+    the tournament's limits. Prints one line per entrant; exits 1 if any cannot play (each named
+    with its first failed check, the cause and the fix, on stderr).
     """
     try:
         settings, _ = load_config(config)
@@ -274,7 +275,7 @@ def check_command(
     for spec in settings.bots:
         if spec.name in failing:
             continue
-        how = "built-in" if spec.command is None else "starts, joins and decides in its sandbox"
+        how = "built-in" if spec.command is None else "passes the bot test kit's quick levels in its sandbox"
         typer.echo(f"{spec.name}: ok ({how})")
     if problems:
         typer.echo(

@@ -74,6 +74,7 @@ from hearts_tournaments.portal.accounts import (
     Submission,
 )
 from hearts_tournaments.portal.intake import BODY_SECONDS, Place, Refused, Spool, read_form, read_upload
+from hearts_tournaments.portal.kit_reports import load_report
 from hearts_tournaments.portal.uploads import (
     MAX_ENTRANT_BYTES,
     CheckedArchive,
@@ -578,7 +579,10 @@ def make_portal_app(
         found = own_submission(request, name)
         if found is None:
             return portal.message(request, 404, "no submission of yours by that number")
-        return portal.page("portal_submission.html", request=request, title=f"submission {found.id}", s=found)
+        kit = load_report(portal.folder, name, found.id)
+        return portal.page(
+            "portal_submission.html", request=request, title=f"submission {found.id}", s=found, kit=kit
+        )
 
     async def submission_json(request: Request) -> Response:
         name = portal.who(request)

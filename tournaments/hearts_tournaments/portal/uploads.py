@@ -21,9 +21,10 @@ portal's memory does not grow with the uploads it checks. Nothing is written whi
 checks, into a private scratch folder (each file created anew, ``O_EXCL|O_NOFOLLOW``, no link
 ever made), copies that into the league's content-addressed snapshot store with
 :func:`hearts_tournaments.arena.snapshot.take` (through the league's own ``snapshot_files``),
-removes the scratch folder, runs the pre-flight game in the sandbox as ``hearts league add``
-does, and only when it passes adds the snapshot as the entrant's next version (``pending`` until
-``hearts league run`` plays its validation game). A submission that fails leaves no bytes behind:
+removes the scratch folder, runs the pre-flight check in the sandbox as ``hearts league add``
+does (the bot test kit's quick levels, whose report its submission page shows), and only when
+it passes adds the snapshot as the entrant's next version (``pending`` until ``hearts league
+run`` plays its validation game). A submission that fails leaves no bytes behind:
 its snapshot (unless a version plays the same one) and its check's log go. The files an
 entrant's versions keep are capped (:func:`storage_refusal`). The entrant's older versions play
 on until the new one is active (:func:`sync_statuses`), then are retired: a submission that fails
@@ -62,7 +63,8 @@ from hearts_tournaments.league.store import ACTIVE as VERSION_ACTIVE
 from hearts_tournaments.league.store import ERROR as VERSION_ERROR
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.accounts import ACTIVE, ERROR, PENDING, VALIDATING, PortalStore
-from hearts_tournaments.tournament.preflight import check_entrants
+from hearts_tournaments.portal.kit_reports import save_report
+from hearts_tournaments.tournament.preflight import preflight
 
 #: The most bytes of an uploaded archive: the example bots fit, with or without the runtime that
 #: spares their dependencies, the heaviest (the Java example's shaded jar, 19.5 MB) with room to
@@ -710,7 +712,7 @@ def submit_version(
     if account is None or account.revoked is not None:
         portal.set_submission(sid, ERROR, f"{name}'s account was revoked before its upload was checked")
         return
-    portal.set_submission(sid, VALIDATING, "checking it in the sandbox (one hand against the referee)")
+    portal.set_submission(sid, VALIDATING, "checking it in the sandbox (the bot test kit's quick levels)")
     league = league.absolute()
     scratch = Path(tempfile.mkdtemp(prefix="hearts-upload-"))
     snapshot: Path | None = None
@@ -729,7 +731,9 @@ def submit_version(
                 portal.set_submission(sid, ERROR, str(exc))
                 return
             snapshot = spec.snapshot
-            problems = check_entrants(tournament_config(store, (spec,)), league / "logs", (spec,))
+            found = preflight(tournament_config(store, (spec,)), league / "logs", (spec,))
+            save_report(league, name, sid, found.reports.get(spec.name))
+            problems = found.problems
             if problems:
                 problem = problems[0]
                 log = problem.log
