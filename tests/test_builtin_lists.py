@@ -80,8 +80,8 @@ def test_every_list_of_built_in_bots_in_the_docs_is_the_registry() -> None:
 
 
 def test_the_help_names_every_built_in_bot() -> None:
-    result = hearts("bot", "--help")
+    result = hearts("bot", "run", "--help")
     assert result.returncode == 0, result.stderr
-    help_text = " ".join(result.stdout.split())
+    help_text = " ".join(result.stdout.replace("│", " ").split())
     names = ", ".join(list(BUILTIN_BOTS)[:-1]) + f" or {list(BUILTIN_BOTS)[-1]}"
-    assert f"Built-in bot: {names}." in help_text, help_text
+    assert f"The built-in bot: {names}." in help_text, help_text

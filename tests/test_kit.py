@@ -95,7 +95,7 @@ def test_a_report_reads_back_from_json_and_shows_as_text_and_junit() -> None:
 def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
     cases = {
         ("bot", "test"): "Missing argument",
-        ("bot", "test", "--runtime", "python-sdk", "--", "python3", "bot.py"): "--runtime 'python-sdk'",
+        ("bot", "test", "--runtime", "cobol", "--", "python3", "bot.py"): "no runtime 'cobol'",
         ("bot", "test", "--files", "nothere", "--", "python3", "bot.py"): "no such file or folder",
         ("bot", "test", "--level", "speed", "--", "python3", "bot.py"): "--level",
         ("bot", "test", "--protocol", "ws", "--", "python3", "bot.py"): "--protocol",

@@ -13,9 +13,9 @@
 from hearts_server.table.clock import Clock, LoopClock, ManualClock
 from hearts_server.table.decisions import RECONNECT_GRACE_S, FaultKind, Rejected, Seat
 from hearts_server.table.gamelog import FinishedGame, SeatStats
-from hearts_server.table.settings import TableSettings, TableStatus
+from hearts_server.table.settings import NOBODY_JOINED, TableSettings, TableStatus
 from hearts_server.table.streams import FLOOD_BURST, FLOOD_RATE, AlreadyConnected, Connection
-from hearts_server.table.table import NOBODY_JOINED, Table
+from hearts_server.table.table import Table
 
 __all__ = [
     "FLOOD_BURST",

@@ -26,6 +26,9 @@ MAX_TABLE_HANDS = 20_000
 MAX_NAME_CHARS = 200
 MAX_SEED_CHARS = 200
 MAX_LABEL_CHARS = 1_000
+#: How the stop reason of a table nobody joined begins (the arena recognises it in AwaitTable's
+#: answer).
+NOBODY_JOINED = "no bot joined"
 
 
 def check_limits(settings: TableSettings) -> None:

@@ -39,15 +39,12 @@ from hearts_server.table.clock import Clock, LoopClock
 from hearts_server.table.decisions import Decisions, Outcome, Rejected, Seat
 from hearts_server.table.gamelog import FinishedGame, GameLog, SeatStats
 from hearts_server.table.script import REFUSAL_CODES, NoteKind, ScriptNote, Scripts, TableScript
-from hearts_server.table.settings import TableSettings
+from hearts_server.table.settings import NOBODY_JOINED, TableSettings
 from hearts_server.table.streams import Connection, FloodGate
 
 log = get_logger(__name__)
 
 T = TypeVar("T")
-
-#: How the stop reason of a table nobody joined begins (the arena recognises it).
-NOBODY_JOINED = "no bot joined"
 
 #: Builds the View a seat's message is made from (tests rebuild it from a re-dealt state).
 ViewBuilder = Callable[[State, int], View]

@@ -35,8 +35,8 @@ from hearts_core.defaults import TablePolicy
 from hearts_protocol.transport import own_channel
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
-from hearts_server.table import NOBODY_JOINED
 from hearts_server.table.script import Scripts
+from hearts_server.table.settings import NOBODY_JOINED
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec, Reuse
 from hearts_tournaments.arena.entrants import EXIT_GRACE_S, BotProcess, SeatAccess
 from hearts_tournaments.arena.failures import exit_line, silent_line

@@ -25,7 +25,14 @@ from pathlib import Path
 from hearts_server.table.script import NoteKind
 from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec, Reuse
-from hearts_tournaments.arena.failures import EARLY, STDIO_FIX, first_error_line, log_head, looks_like_stdio
+from hearts_tournaments.arena.failures import (
+    EARLY,
+    STDIO_FIX,
+    STDIO_GUESS,
+    first_error_line,
+    log_head,
+    looks_like_stdio,
+)
 from hearts_tournaments.arena.sandbox import SYSTEM_DIRS, SandboxKind, bot_environment
 from hearts_tournaments.kit.report import CheckResult
 from hearts_tournaments.kit.table import (
@@ -127,6 +134,8 @@ def judge(
         results.append(blocked("process.starts", "process.flags"))
     elif not started:
         cause = _why_not_started(played, end, said, bool(joined))
+        if looks_like_stdio(spec.protocol, code, log):
+            cause += f", {STDIO_GUESS}"
         results.append(
             failed(
                 "process.starts",
@@ -358,7 +367,7 @@ def _start_fix(
             "`hearts runtime list`)"
         )
     if looks_like_stdio(spec.protocol, code, log):
-        return f"it exited at once with status 0 and wrote nothing: {STDIO_FIX}"
+        return STDIO_FIX
     if competition.sandbox is SandboxKind.BWRAP:
         return (
             "run the command by hand to see it start; inside the sandbox it runs in /tmp with no network and "

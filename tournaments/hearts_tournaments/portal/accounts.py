@@ -81,7 +81,8 @@ CREATE TABLE IF NOT EXISTS submissions (
     status TEXT NOT NULL,
     version TEXT,
     message TEXT NOT NULL DEFAULT '',
-    log TEXT NOT NULL DEFAULT ''
+    log TEXT NOT NULL DEFAULT '',
+    report TEXT
 );
 CREATE TABLE IF NOT EXISTS audit (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -218,6 +219,9 @@ class PortalStore:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA busy_timeout=30000")
             self._db.executescript(_SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(submissions)")}
+            if "report" not in columns:  # a portal made before the kit's reports were kept
+                self._db.execute("ALTER TABLE submissions ADD COLUMN report TEXT")
         except sqlite3.Error as exc:
             raise PortalError(f"{path} is not a portal database: {exc}") from None
         for name in (f"{PORTAL_DB}-wal", f"{PORTAL_DB}-shm"):
@@ -537,6 +541,15 @@ class PortalStore:
             (sid,),
         ).fetchone()
         return None if row is None else Submission(*row)
+
+    def set_report(self, sid: int, report: str) -> None:
+        """Keeps the bot test kit's report of submission ``sid`` (JSON, bounded by its writer)."""
+        self._db.execute("UPDATE submissions SET report = ? WHERE id = ?", (report, sid))
+
+    def report(self, sid: int) -> str | None:
+        """The kit's report of submission ``sid`` as kept, or None (not checked, or refused before)."""
+        row = self._db.execute("SELECT report FROM submissions WHERE id = ?", (sid,)).fetchone()
+        return None if row is None else row[0]
 
     def submissions(self, account: str | None = None) -> list[Submission]:
         """Submissions, newest first (of one account, or all)."""

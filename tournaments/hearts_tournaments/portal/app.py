@@ -579,7 +579,7 @@ def make_portal_app(
         found = own_submission(request, name)
         if found is None:
             return portal.message(request, 404, "no submission of yours by that number")
-        kit = load_report(portal.folder, name, found.id)
+        kit = load_report(portal.db, found.id)
         return portal.page(
             "portal_submission.html", request=request, title=f"submission {found.id}", s=found, kit=kit
         )

@@ -1,38 +1,62 @@
-"""The bot test kit's report of each submission, kept for its submission page.
+"""The bot test kit's report of each submission, kept with it for its submission page.
 
-``LEAGUE/logs/ENTRANT/submission-ID.kit.json`` (in the league's private logs, beside the bot's
-own logs): written once the upload's check has run, read by the entrant's submission page.
+The report is a column of the submission's row in ``portal.sqlite`` (the organiser's, shown to
+its entrant only), not a file: a submission that fails leaves no bytes in the league folder, and
+its report is what tells the entrant why. It is bounded: past :data:`MAX_REPORT_BYTES` of JSON
+the evidence's log lines are cut to the failed checks' first :data:`LOG_LINES` (each at most
+:data:`LOG_LINE_CHARS` characters), as a failed submission's log is.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import os
-from pathlib import Path
 
-from hearts_tournaments.arena.folders import private_folder
-from hearts_tournaments.kit.report import Report
+from hearts_tournaments.kit.report import Report, Status
+from hearts_tournaments.portal.accounts import PortalStore
+
+#: Bytes of a report's JSON kept at most (a report is about 3 KB; its evidence's log lines are
+#: what could make it larger).
+MAX_REPORT_BYTES = 64 * 1024
+#: Log lines kept per failed check, and characters per line, when a report is cut.
+LOG_LINES = 20
+LOG_LINE_CHARS = 300
 
 
-def report_path(league: Path, entrant: str, sid: int) -> Path:
-    """Where submission ``sid``'s report is kept."""
-    return league / "logs" / entrant / f"submission-{sid}.kit.json"
-
-
-def save_report(league: Path, entrant: str, sid: int, report: Report | None) -> None:
-    """Keeps ``report`` for submission ``sid`` (private to the organiser, shown to its entrant)."""
+def save_report(portal: PortalStore, sid: int, report: Report | None) -> None:
+    """Keeps ``report`` with submission ``sid``, cut to :data:`MAX_REPORT_BYTES` if need be."""
     if report is None:
         return
-    path = report_path(league, entrant, sid)
-    private_folder(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(report.to_json(), out)
+    text = json.dumps(report.to_json())
+    if len(text.encode()) > MAX_REPORT_BYTES:
+        text = json.dumps(_cut(report).to_json())
+    portal.set_report(sid, text)
 
 
-def load_report(league: Path, entrant: str, sid: int) -> Report | None:
+def load_report(portal: PortalStore, sid: int) -> Report | None:
     """Submission ``sid``'s report, or None (not checked yet, or refused before)."""
-    try:
-        return Report.from_json(json.loads(report_path(league, entrant, sid).read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError):
+    text = portal.report(sid)
+    if text is None:
         return None
+    try:
+        return Report.from_json(json.loads(text))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _cut(report: Report) -> Report:
+    """``report`` with every check's evidence log kept to a few short lines (failed checks only)."""
+    checks = tuple(
+        dataclasses.replace(
+            check,
+            evidence=dataclasses.replace(
+                check.evidence,
+                log=tuple(line[:LOG_LINE_CHARS] for line in check.evidence.log[:LOG_LINES])
+                if check.status is Status.FAILED
+                else (),
+                request=check.evidence.request if check.status is Status.FAILED else None,
+            ),
+        )
+        for check in report.checks
+    )
+    return dataclasses.replace(report, checks=checks)

@@ -732,7 +732,7 @@ def submit_version(
                 return
             snapshot = spec.snapshot
             found = preflight(tournament_config(store, (spec,)), league / "logs", (spec,))
-            save_report(league, name, sid, found.reports.get(spec.name))
+            save_report(portal, sid, found.reports.get(spec.name))
             problems = found.problems
             if problems:
                 problem = problems[0]
