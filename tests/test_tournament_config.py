@@ -105,7 +105,7 @@ BAD = [
     ('[tournament]\ntable_size = 6\nsandbox = "docker"\n' + BOTS, 'tournament.sandbox: must be "bwrap"'),
     ("[tournament]\ntable_size = 6\n" + BOTS + "[limits]\nmemory_mb = 0\n", "limits.memory_mb: must be at"),
     ("[tournament]\ntable_size = 6\n" + BOTS + "[limits]\ncolour = 1\n", "limits.colour: unknown key"),
-    ('[tournament]\ntable_size = 6\n' + BOTS + '[limits]\ncpu_s = "lots"\n', "limits.cpu_s: must be a whole"),
+    ("[tournament]\ntable_size = 6\n" + BOTS + '[limits]\ncpu_s = "lots"\n', "limits.cpu_s: must be a whole"),
     (
         '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\nbuiltin = "random"\nfiles = "x"\n' + BOTS,
         "bots[0].files: only command bots",

@@ -38,7 +38,7 @@ from hearts_tournaments.league.play import StopAfter, run_league, tournament_con
 from hearts_tournaments.league.store import HEADS, LeagueStore
 from hearts_tournaments.portal.accounts import name_refusal
 from hearts_tournaments.tournament.config import ExecutorKind
-from hearts_tournaments.tournament.preflight import check_entrants
+from hearts_tournaments.tournament.preflight import preflight
 from hearts_tournaments.tournament.signing import PUBLISHED, SigningError, signing_key_for
 
 league_app = typer.Typer(
@@ -186,7 +186,10 @@ def _add(
         # Its referee's and runner's log lines go to the league's log, as `run`'s do: the
         # terminal shows only the verdict.
         with log_to_file(folder / LEAGUE_LOG):
-            problems = check_entrants(tournament_config(store, (spec,)), folder / "logs", (spec,))
+            found = preflight(tournament_config(store, (spec,)), folder / "logs", (spec,))
+        problems = found.problems
+        for warning in found.warnings:
+            typer.echo(f"hearts: warning: {warning.line()}", err=True)
         for problem in problems:
             typer.echo(f"hearts: {'warning' if allow_broken else 'error'}: {problem.line()}", err=True)
         if problems and not allow_broken:

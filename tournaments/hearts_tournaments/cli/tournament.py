@@ -41,7 +41,7 @@ from hearts_tournaments.tournament.config import (
 )
 from hearts_tournaments.tournament.config_diff import config_changes
 from hearts_tournaments.tournament.folder import Tournament, create_tournament, open_tournament, schedule_for
-from hearts_tournaments.tournament.preflight import CHECK_LOG, check_entrants
+from hearts_tournaments.tournament.preflight import CHECK_LOG, preflight
 from hearts_tournaments.tournament.progress import ProgressReporter
 from hearts_tournaments.tournament.report import ReportFormat, render
 from hearts_tournaments.tournament.results import deal_warnings
@@ -258,7 +258,9 @@ def check_command(
     and be inside what its sandbox shows it, and the entrant must pass the quick levels of the
     bot test kit (`hearts bot test --level process --level session`) in its real sandbox, with
     the tournament's limits. Prints one line per entrant; exits 1 if any cannot play (each named
-    with its first failed check, the cause and the fix, on stderr).
+    with its first failed check, the cause and the fix, on stderr). An entrant that fails only
+    checks that do not stop play (a late answer, no second answer after a rejection) is ok, with
+    a warning: it plays, and the referee answers for it where it fails.
     """
     try:
         settings, _ = load_config(config)
@@ -267,13 +269,21 @@ def check_command(
     folder = output or settings.output
     _check_sandbox(settings, folder)
     with log_to_file(folder / CHECK_LOG):
-        problems = check_entrants(settings, folder / "logs")
+        found = preflight(settings, folder / "logs")
+    problems = found.problems
     failing = {p.bot for p in problems}
+    warned = {w.bot: w for w in found.warnings}
     for problem in problems:
         typer.echo(f"hearts: error: {problem.line()}", err=True)
+    for warning in found.warnings:
+        typer.echo(f"hearts: warning: {warning.line()}", err=True)
     commands = [s for s in settings.bots if s.command is not None]
     for spec in settings.bots:
         if spec.name in failing:
+            continue
+        if spec.name in warned:
+            names = ", ".join(c.name for c in warned[spec.name].failed)
+            typer.echo(f"{spec.name}: ok, with warnings (plays; fails {names})")
             continue
         how = "built-in" if spec.command is None else "passes the bot test kit's quick levels in its sandbox"
         typer.echo(f"{spec.name}: ok ({how})")
@@ -403,7 +413,10 @@ def _preflight(config: TournamentConfig, output: Path, allow_broken: bool, resum
     if all(spec.command is None for spec in config.bots):
         return  # built-in bots only: nothing to start before the first game
     with log_to_file(output / CHECK_LOG):
-        problems = check_entrants(config, output / "logs")
+        found = preflight(config, output / "logs")
+    for warning in found.warnings:
+        typer.echo(f"hearts: warning: {warning.line()}", err=True)
+    problems = found.problems
     if not problems:
         return
     kind = "warning" if allow_broken else "error"

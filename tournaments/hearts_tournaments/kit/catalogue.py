@@ -24,6 +24,12 @@ class Level(enum.StrEnum):
 #: What ``hearts tournament check``, ``hearts league add`` and the portal run.
 QUICK_LEVELS = (Level.PROCESS, Level.SESSION)
 
+#: The checks whose failure means a bot cannot play a game at all: the pre-flight check refuses
+#: it. Any other failed check of the quick levels is a warning: the bot plays and the referee
+#: answers for it where it fails (a late answer, an answer not repeated after a rejection), as
+#: in any game; a check game on a loaded machine must not keep a bot out of a tournament.
+CANNOT_PLAY = frozenset({"process.flags", "process.starts", "process.limits", "session.joins"})
+
 #: Where a bot's process learns everything it is given.
 _GETS = "docs/PROTOCOL.md, what a bot process gets"
 

@@ -218,9 +218,24 @@ def judge(
             fix = FLUSH_FIX
         elif stdio and not decided:
             fix = FLUSH_FIX
+        elif bad is not None and bad.bot_error:
+            fix = "fix the error its log shows: its SDK caught it and answered a legal card for it"
         if exited_early:
             cause = f"{cause}; {played.incidents[0] if played.incidents else f'it exited with status {code}'}"
-        results.append(failed("process.decides", cause, evidence(played, log, bad), fix))
+        results.append(
+            failed(
+                "process.decides",
+                cause,
+                evidence(
+                    played,
+                    log,
+                    bad,
+                    decisions=sum(1 for d in decided if not d.bot_error),
+                    exited_early=exited_early,
+                ),
+                fix,
+            )
+        )
     else:
         slowest = max(d.ms for d in decided)
         results.append(

@@ -16,6 +16,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Any
 
+from hearts_tournaments.kit.catalogue import CANNOT_PLAY
+
 
 class Status(enum.StrEnum):
     """A check's verdict."""
@@ -76,6 +78,18 @@ class CheckResult:
     verdict: str
     fix: str = ""
     evidence: Evidence = field(default_factory=Evidence)
+
+    @property
+    def stops_play(self) -> bool:
+        """Whether this check failed so that the bot cannot play a game at all (it does not start
+        or join, its limits kill it, it never decides for itself or exits mid-game): the pre-flight
+        check refuses such a bot; any other failure is a warning (:data:`.catalogue.CANNOT_PLAY`)."""
+        if self.status is not Status.FAILED:
+            return False
+        if self.name == "process.decides":
+            figures = self.evidence.figures
+            return not figures.get("decisions") or bool(figures.get("exited_early"))
+        return self.name in CANNOT_PLAY
 
     def to_json(self) -> dict[str, Any]:
         """The verdict as JSON."""

@@ -749,8 +749,12 @@ def submit_version(
                 portal.set_submission(sid, ERROR, str(exc))
                 return
             snapshot = None  # the new version's now
+            warned = ", ".join(c.name for w in found.warnings for c in w.failed)
         version = line.split(":")[0]
-        portal.set_submission(sid, VALIDATING, "pending its validation game in the league", version=version)
+        pending = "pending its validation game in the league"
+        if warned:
+            pending += f"; it plays, but fails {warned} (its kit report says why)"
+        portal.set_submission(sid, VALIDATING, pending, version=version)
         emit(f"submission {sid} of {name}: {line}")
     except UploadError as exc:
         portal.set_submission(sid, ERROR, str(exc))

@@ -13,9 +13,13 @@ the project's own and is not checked):
    table policy, protocol): it starts, joins, decides, exits, stays in its limits, plays game
    after game on one stream, answers again after a rejection and reconnects.
 
-A failure is an :class:`~hearts_tournaments.arena.failures.EntrantProblem`: one line naming the
-entrant, the first check it failed (its verdict, with the first error line of its log) and the
-fix. The failing entrants' logs are kept in ``OUTPUT/logs/NAME/check.log``.
+An entrant that fails a check that stops play (:attr:`~hearts_tournaments.kit.report.CheckResult.stops_play`:
+it does not start or join, its limits kill it, it never decides for itself or exits mid-game)
+cannot play: an :class:`~hearts_tournaments.arena.failures.EntrantProblem`, one line naming the
+entrant, that check (its verdict, with the first error line of its log) and the fix. An entrant
+that fails only other checks (a late answer, no second answer after a rejection) plays, with an
+:class:`EntrantWarning`: the referee answers for it where it fails, as in any game. The logs of
+both are kept in ``OUTPUT/logs/NAME/check.log``.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import asyncio
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hearts_tournaments.arena.bots import BotSpec
@@ -148,6 +152,34 @@ class Preflight:
 
     problems: list[EntrantProblem]
     reports: dict[str, Report]
+    warnings: list[EntrantWarning] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class EntrantWarning:
+    """An entrant that plays, though it failed checks of the kit's quick levels that do not stop
+    play (a late answer, no second answer after a rejection, a stray stdout line, a bad exit).
+
+    Attributes:
+        bot: The entrant's name.
+        failed: The checks it failed, the first first.
+        log: Its check log, kept.
+    """
+
+    bot: str
+    failed: tuple[CheckResult, ...]
+    log: Path | None = None
+
+    def line(self) -> str:
+        """The warning as one line (without the ``hearts: warning:`` prefix)."""
+        first = self.failed[0]
+        more = f" (and {len(self.failed) - 1} more)" if len(self.failed) > 1 else ""
+        where = f" (log: {self.log})" if self.log is not None else ""
+        return (
+            f"entrant {self.bot!r} plays, but fails {first.name}{more}: {first.verdict}{where}; "
+            f"fix: {first.fix}; the referee answers for it where it fails (`hearts bot test` runs "
+            "every check)"
+        )
 
 
 def check_entrants(
@@ -179,11 +211,12 @@ def preflight(config: TournamentConfig, logs: Path, bots: tuple[BotSpec, ...] | 
         else:
             live.append(spec)
     reports: dict[str, Report] = {}
+    warnings: list[EntrantWarning] = []
     if live:
-        found, reports = asyncio.run(_live_checks(config, tuple(live), logs))
+        found, reports, warnings = asyncio.run(_live_checks(config, tuple(live), logs))
         for problem in found:
             problems[problem.bot] = problem
-    return Preflight([problems[s.name] for s in specs if s.name in problems], reports)
+    return Preflight([problems[s.name] for s in specs if s.name in problems], reports, warnings)
 
 
 def competition_of(config: TournamentConfig, spec: BotSpec) -> Competition:
@@ -199,7 +232,7 @@ def competition_of(config: TournamentConfig, spec: BotSpec) -> Competition:
 
 async def _live_checks(
     config: TournamentConfig, specs: tuple[BotSpec, ...], logs: Path
-) -> tuple[list[EntrantProblem], dict[str, Report]]:
+) -> tuple[list[EntrantProblem], dict[str, Report], list[EntrantWarning]]:
     """The kit's quick levels for each entrant (a few at a time), in a scratch folder."""
     gate = asyncio.Semaphore(max(1, config.concurrency))
     with tempfile.TemporaryDirectory(prefix="hearts-check-") as scratch:
@@ -220,14 +253,21 @@ async def _live_checks(
         results = await asyncio.gather(*(one(s) for s in specs))
         problems: list[EntrantProblem] = []
         reports: dict[str, Report] = {}
+        warnings: list[EntrantWarning] = []
         for spec, result in zip(specs, results, strict=True):
             if isinstance(result, EntrantProblem):
                 problems.append(result)
                 continue
             reports[spec.name] = result.without_files()
-            if result.failed:
-                problems.append(_problem(spec, result.failed[0], logs / spec.name))
-    return problems, reports
+            stopping = [c for c in result.failed if c.stops_play]
+            if stopping:
+                problems.append(_problem(spec, stopping[0], logs / spec.name))
+            elif result.failed:
+                first = result.failed[0]
+                log = Path(first.evidence.log_file) if first.evidence.log_file else None
+                kept = _keep_log(log, logs / spec.name) if log is not None else None
+                warnings.append(EntrantWarning(spec.name, tuple(result.failed), kept))
+    return problems, reports, warnings
 
 
 def _problem(spec: BotSpec, check: CheckResult, folder: Path) -> EntrantProblem:
