@@ -51,6 +51,7 @@ class LeagueSource:
         except LeagueError as exc:
             raise NotATournament(str(exc)) from None
         self._cache = -1
+        self._version_of = (-1, -1)
         self._rows: tuple[GameRow, ...] = ()
         self._standings: Standings | None = None
         self._bots: tuple[str, ...] = ()
@@ -65,9 +66,14 @@ class LeagueSource:
         return self._store.config.name
 
     def version(self) -> int:
-        """Changes whenever a block is stored, a command is given or a version changes status."""
-        statuses = tuple((v.id, v.status) for v in self._store.versions())
-        return hash((self._store.block_count(), len(self._store.commands()), statuses)) & ((1 << 62) - 1)
+        """Changes whenever a block is stored, a command is given or a version changes status
+        (looked at again only when the database has changed: every page asks for it)."""
+        changed = self._store.data_version()
+        if changed != self._version_of[0]:
+            statuses = tuple((v.id, v.status) for v in self._store.versions())
+            found = hash((self._store.block_count(), len(self._store.commands()), statuses)) & ((1 << 62) - 1)
+            self._version_of = (changed, found)
+        return self._version_of[1]
 
     def league(self) -> dict[str, Any]:
         """What the league's own page shows: the official table (every version, pinned and
