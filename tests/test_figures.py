@@ -25,8 +25,14 @@ def what(title: str) -> str:
 
 
 def row(title: str) -> str:
-    """The figure itself: its section's list items, joined by "; "."""
-    return "; ".join(line[2:] for line in section(title).splitlines() if line.startswith("- "))
+    """The figure itself: its section's list items (each on one line), joined by "; "."""
+    items: list[str] = []
+    for line in section(title).splitlines():
+        if line.startswith("- "):
+            items.append(line[2:])
+        elif line.startswith("  ") and items:
+            items[-1] += " " + line.strip()
+    return "; ".join(items)
 
 
 def command(title: str) -> str:
