@@ -1,6 +1,6 @@
 """``ismcts``: information-set Monte Carlo tree search on the simulator, for every decision.
 
-The strongest built-in (see ``docs/MONTECARLO.md`` for the choice and its measurements). It sees
+The strongest built-in (see ``docs/design/MONTECARLO.md`` for the choice and its measurements). It sees
 only its seat's View and searches through :mod:`hearts_client.sim` (the native core when built):
 
 * **Play** — single-observer ISMCTS over the seat's own decisions to the end of the hand. Each
