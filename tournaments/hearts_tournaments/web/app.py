@@ -23,6 +23,7 @@ from pathlib import Path
 
 import structlog
 import uvicorn
+import uvloop
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -416,4 +417,7 @@ def serve(
             on_ready(url)
         await task
 
-    asyncio.run(main())
+    # uvloop (with httptools, which uvicorn picks by itself) serves several times the requests
+    # per second of asyncio's own loop: a shared leaderboard link is many visitors at once.
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(main())

@@ -52,6 +52,7 @@ class LeagueSource:
             raise NotATournament(str(exc)) from None
         self._cache = -1
         self._version_of = (-1, -1)
+        self._league: tuple[int, dict[str, Any]] | None = None
         self._rows: tuple[GameRow, ...] = ()
         self._standings: Standings | None = None
         self._bots: tuple[str, ...] = ()
@@ -79,8 +80,11 @@ class LeagueSource:
         """What the league's own page shows: the official table (every version, pinned and
         provisional marks, conservative score), the versions and their status, the blocks and
         the validation games, as `hearts league show --all`, `info` and `games` give them."""
+        version = self.version()
+        if self._league is not None and self._league[0] == version:
+            return self._league[1]
         validations = list_games(self._store, status="validation")
-        return {
+        shown = {
             "table": league_table(self._store, everyone=True),
             "versions": self._store.versions(),
             "blocks": [(number, seats) for number, _seed, seats, _seen in self._store.block_rows()],
@@ -88,6 +92,9 @@ class LeagueSource:
             "config": self._store.config,
             "no_interval_penalty": NO_INTERVAL_PENALTY,
         }
+        # The official table is refitted once per state of the league, not once per visitor.
+        self._league = (version, shown)
+        return shown
 
     def _refresh(self) -> None:
         version = self._store.block_count()
