@@ -11,7 +11,11 @@ Usage::
     bench/decision_time.py --bot ismcts --players 8 --hands 20 [--json]
 
 ``ismcts`` runs with its default budget (``--worlds`` is ignored); its pass decisions are timed
-too and reported apart (``pass_mean``, ``pass_max``). The simulator backend in use is reported.
+too and reported apart (``pass_mean``, ``pass_max``), with how many decisions its wall-clock
+safety stop cut short (``cut_short``). Besides the wall clock, each decision's CPU time (the
+process's, ``time.process_time``) is reported (``cpu_*``): on a loaded machine the wall clock
+counts the waits for a core, the CPU time is what the decision takes on an idle one. The
+simulator backend in use is reported.
 """
 
 from __future__ import annotations
@@ -40,10 +44,14 @@ def decision_times(
     seed: str,
     bot: str = "montecarlo",
     passes: list[float] | None = None,
+    cpu: list[float] | None = None,
+    stops: list[int] | None = None,
 ) -> list[float]:
     """Seconds per play decision of ``bot`` over ``hands`` hands at one table size.
 
-    Pass decisions are timed into ``passes`` when it is given.
+    Pass decisions are timed into ``passes`` when it is given, each play decision's CPU seconds
+    into ``cpu``, and an ``ismcts`` bot's searched and cut-short decisions are added to
+    ``stops`` (two counters).
     """
     rules = Rules(players=players)
     seconds: list[float] = []
@@ -53,8 +61,9 @@ def decision_times(
         state.start_hand(*deal_hand(rules, derive_seed(seed, "deals"), index))
         measured = index % players
         bots: list[Bot] = [HeuristicBot(s) for s in range(players)]
+        searcher = None
         if bot == "ismcts":
-            bots[measured] = IsmctsBot(derive_seed(seed, index))
+            bots[measured] = searcher = IsmctsBot(derive_seed(seed, index))
         else:
             bots[measured] = MonteCarloBot(derive_seed(seed, index), worlds=worlds)
         for seat, player in enumerate(bots):
@@ -66,23 +75,29 @@ def decision_times(
         while state.phase is Phase.PLAYING:
             seat = state.to_play
             view = build_view(state, seat)
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             card = bots[seat].choose_play(view)
             if seat == measured:
                 seconds.append(time.perf_counter() - start)
+                if cpu is not None:
+                    cpu.append(time.process_time() - start_cpu)
             state.play(card)
+        if searcher is not None and stops is not None:
+            stops[0] += searcher.decisions
+            stops[1] += searcher.cut_short
     return seconds
 
 
-def summary(seconds: Sequence[float]) -> dict[str, float]:
-    """Mean, 95th percentile and maximum of ``seconds``."""
+def summary(seconds: Sequence[float], prefix: str = "") -> dict[str, float]:
+    """Mean, 95th and 99th percentiles and maximum of ``seconds`` (keys after ``prefix``)."""
     ordered = sorted(seconds)
-    return {
-        "decisions": len(ordered),
+    figures = {
         "mean": statistics.fmean(ordered),
         "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))],
+        "p99": ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))],
         "max": ordered[-1],
     }
+    return {"decisions": len(ordered), **{prefix + k: v for k, v in figures.items()}}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -109,22 +124,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.bot == "montecarlo":
                 figures["worlds"] = worlds
             passes: list[float] = []
-            figures.update(summary(decision_times(players, worlds, args.hands, args.seed, args.bot, passes)))
+            cpu: list[float] = []
+            stops = [0, 0]
+            seconds = decision_times(players, worlds, args.hands, args.seed, args.bot, passes, cpu, stops)
+            figures.update(summary(seconds))
+            figures.update(summary(cpu, "cpu_"))
             if args.bot == "ismcts":
                 figures["pass_mean"] = statistics.fmean(passes)
                 figures["pass_max"] = max(passes)
+                figures["searched"], figures["cut_short"] = stops
             if args.json:
                 print(json.dumps(figures), flush=True)
                 continue
             budget = f"{worlds:4d} worlds" if args.bot == "montecarlo" else "ismcts"
+            ms = {k: f"{v * 1000:6.1f}" for k, v in figures.items() if isinstance(v, float)}
             line = (
-                f"{players:2d} players, {budget}: mean {figures['mean'] * 1000:6.1f} ms, "  # type: ignore[operator]
-                f"p95 {figures['p95'] * 1000:6.1f} ms, max {figures['max'] * 1000:6.1f} ms "  # type: ignore[operator]
-                f"({figures['decisions']} decisions)"
+                f"{players:2d} players, {budget}: mean {ms['mean']} ms, p95 {ms['p95']} ms, "
+                f"p99 {ms['p99']} ms, max {ms['max']} ms; CPU mean {ms['cpu_mean']} ms, "
+                f"p99 {ms['cpu_p99']} ms, max {ms['cpu_max']} ms ({figures['decisions']} decisions)"
             )
             if args.bot == "ismcts":
                 line += (
                     f"; pass mean {statistics.fmean(passes) * 1000:.1f} ms, max {max(passes) * 1000:.1f} ms"
+                    f"; cut short by the safety stop {stops[1]} of {stops[0]}"
                 )
             print(f"{line} [{BACKEND} backend]", flush=True)
     return 0

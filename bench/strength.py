@@ -15,7 +15,9 @@ Usage::
 
 Prints the mean points per hand of both with 95% confidence intervals (normal approximation),
 the paired difference, the ratio of A's points to B's (the delta method's interval, keeping
-the pairing), the wall time and A's time per decision. ``--json`` also holds every deal's two
+the pairing), the wall time and A's time per decision, and, for a bot with a wall-clock safety
+stop (``ismcts``), how many of its decisions that stop cut short: a budget-bound bot's figures
+are its own only when that count is 0 or negligible. ``--json`` also holds every deal's two
 scores, so that ``--pool`` can combine runs on different seeds into one set of figures.
 """
 
@@ -72,12 +74,18 @@ class Config:
 
 @dataclass(frozen=True, slots=True)
 class HandOutcome:
-    """One deal played both ways: A's and B's score in the same seat, A's decision times."""
+    """One deal played both ways: A's and B's score in the same seat, A's decision times.
+
+    ``searched`` and ``cut_short`` count A's searched decisions and those its safety stop cut
+    short (a bot with such a stop, as ``ismcts``; 0 for others).
+    """
 
     seat: int
     bot_points: int
     field_points: int
     decision_seconds: tuple[float, ...]
+    searched: int = 0
+    cut_short: int = 0
 
 
 class _Timed:
@@ -143,6 +151,8 @@ def play_deal(config: Config, index: int) -> HandOutcome:
         bot_points=with_bot[seat],
         field_points=alone[seat],
         decision_seconds=tuple(timer.seconds) if timer else (),
+        searched=getattr(timer.bot, "decisions", 0) if timer else 0,
+        cut_short=getattr(timer.bot, "cut_short", 0) if timer else 0,
     )
 
 
@@ -209,6 +219,10 @@ def pool(paths: Sequence[str]) -> dict[str, object]:
     if not bot or len(bot) != len(field):
         raise ValueError("the runs hold no per-hand points (made before --json printed them?)")
     ((bot_name, field_name, players, worlds, time_limit),) = kinds
+    stops = [r["safety_stop"] for r in runs if "safety_stop" in r]
+    pooled_stops = (
+        {k: sum(s[k] for s in stops) for k in ("decisions", "cut_short")} if len(stops) == len(runs) else None
+    )
     return {
         "bot": bot_name,
         "field": field_name,
@@ -218,6 +232,7 @@ def pool(paths: Sequence[str]) -> dict[str, object]:
         "hands": len(bot),
         "seed": [r["seed"] for r in runs],
         **summarize(bot, field),
+        **({"safety_stop": pooled_stops} if pooled_stops is not None else {}),
         "bot_points": bot,
         "field_points": field,
     }
@@ -261,6 +276,11 @@ def run(config: Config, jobs: int) -> dict[str, object]:
         "bot_points": [o.bot_points for o in outcomes],
         "field_points": [o.field_points for o in outcomes],
     }
+    if hasattr(make_bot(config.bot, 0), "cut_short"):
+        figures["safety_stop"] = {
+            "decisions": sum(o.searched for o in outcomes),
+            "cut_short": sum(o.cut_short for o in outcomes),
+        }
     if decisions:
         figures["decision_seconds"] = {
             "count": len(decisions),
@@ -298,6 +318,12 @@ def report(figures: dict[str, object]) -> str:
             f"  {bot} time per decision: mean {timing['mean'] * 1000:.1f} ms, "
             f"p95 {timing['p95'] * 1000:.1f} ms, max {timing['max'] * 1000:.1f} ms "
             f"over {timing['count']} decisions ({processes})"
+        )
+    stops = figures.get("safety_stop")
+    if isinstance(stops, dict):
+        lines.append(
+            f"  {bot} decisions cut short by its safety stop (wall clock): {stops['cut_short']} "
+            f"of {stops['decisions']} searched"
         )
     return "\n".join(lines)
 
