@@ -11,6 +11,7 @@ the seat's total (a moon shot included).
 Usage::
 
     bench/strength.py --bot montecarlo --field heuristic --players 8 --hands 2000 [--json]
+    bench/strength.py --bot ismcts --field heuristic --players 8 --hands 2000 --safety-limit none
     bench/strength.py --pool run1.json run2.json [--json]
 
 Prints the mean points per hand of both with 95% confidence intervals (normal approximation),
@@ -37,6 +38,7 @@ from pathlib import Path
 
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS, make_bot
+from hearts_client.bots.ismcts import IsmctsBot
 from hearts_client.bots.montecarlo import DEFAULT_WORLDS, MonteCarloBot
 from hearts_core.cards import Card
 from hearts_core.deal import derive_seed
@@ -61,6 +63,8 @@ class Config:
         seed: Derives every deal and every bot's seed.
         worlds: Worlds per decision for ``montecarlo`` bots, or ``None`` for their default.
         time_limit: Seconds per decision for ``montecarlo`` bots, or ``None``.
+        safety_limit: The wall-clock safety stop of ``ismcts`` bots in seconds, ``None`` for
+            none, or ``"default"`` for the bot's own.
     """
 
     bot: str
@@ -70,6 +74,7 @@ class Config:
     seed: str
     worlds: int | None = None
     time_limit: float | None = None
+    safety_limit: float | str | None = "default"
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +119,8 @@ def _bot(config: Config, name: str, seed: str) -> Bot:
         if config.worlds is not None:
             bot.worlds = config.worlds
         bot.time_limit = config.time_limit
+    if isinstance(bot, IsmctsBot) and config.safety_limit != "default":
+        bot.safety_limit = None if config.safety_limit is None else float(config.safety_limit)
     return bot
 
 
@@ -270,13 +277,14 @@ def run(config: Config, jobs: int) -> dict[str, object]:
         "seed": config.seed,
         "worlds": _worlds(config),
         "time_limit": config.time_limit,
+        **({"safety_limit": config.safety_limit} if IsmctsBot.name in (config.bot, config.field) else {}),
         **summarize(bot, field),
         "seconds": seconds,
         "jobs": jobs,
         "bot_points": [o.bot_points for o in outcomes],
         "field_points": [o.field_points for o in outcomes],
     }
-    if hasattr(make_bot(config.bot, 0), "cut_short"):
+    if config.bot == IsmctsBot.name:
         figures["safety_stop"] = {
             "decisions": sum(o.searched for o in outcomes),
             "cut_short": sum(o.cut_short for o in outcomes),
@@ -328,6 +336,20 @@ def report(figures: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
+def _safety_limit(parser: argparse.ArgumentParser, text: str) -> float | str | None:
+    if text in ("default", "none"):
+        return None if text == "none" else text
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        parser.error(
+            f"--safety-limit must be a positive number of seconds, 'none' or 'default', not {text!r}"
+        )
+    return seconds
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parses the options, runs the benchmark and prints the figures."""
     names = sorted(BUILTIN_BOTS)
@@ -339,6 +361,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", default="strength", help="seeds the deals and the bots")
     parser.add_argument("--worlds", type=int, default=None, help="montecarlo worlds per decision")
     parser.add_argument("--time-limit", type=float, default=None, help="montecarlo seconds per decision")
+    parser.add_argument(
+        "--safety-limit",
+        default="default",
+        help="ismcts's wall-clock safety stop in seconds, or 'none' (default: the bot's own); "
+        "its budgets decide unless the stop fires, and the decisions it cut short are counted",
+    )
     parser.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)"
     )
@@ -368,6 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,
             worlds=args.worlds,
             time_limit=args.time_limit,
+            safety_limit=_safety_limit(parser, args.safety_limit),
         )
         figures = run(config, args.jobs)
     print(json.dumps(figures) if args.json else report(figures))

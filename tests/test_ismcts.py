@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import subprocess
@@ -157,3 +158,34 @@ def test_ismcts_plays_a_clean_game_against_the_real_server(tmp_path: Path) -> No
     path.write_text(game.record_json)
     replayed = hearts("replay", str(path))
     assert replayed.returncode == 0 and json.loads(replayed.stdout)["error"] is None
+
+
+def test_the_strength_bench_reports_the_decisions_the_safety_stop_cut_short(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # On a machine where the time is always up the bench's output says every searched decision
+    # of ismcts was cut short; with the stop off (--safety-limit none), none was.
+    import bench.strength as strength
+
+    monkeypatch.setattr(time, "perf_counter", SlowMachine(10.0))
+    config = strength.Config(bot="ismcts", field="heuristic", players=8, hands=2, seed="stop")
+    figures = strength.run(config, jobs=1)
+    stops = figures["safety_stop"]
+    assert isinstance(stops, dict) and stops["cut_short"] == stops["decisions"] > 5
+    assert f"cut short by its safety stop (wall clock): {stops['cut_short']} of" in strength.report(figures)
+    assert figures["safety_limit"] == "default"
+    unstopped = strength.run(dataclasses.replace(config, hands=1, safety_limit=None), jobs=1)
+    stops = unstopped["safety_stop"]
+    assert isinstance(stops, dict) and stops["cut_short"] == 0 < stops["decisions"]
+    assert unstopped["safety_limit"] is None
+
+
+def test_the_strength_bench_refuses_a_bad_safety_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    import bench.strength as strength
+
+    with pytest.raises(SystemExit) as exit_:
+        strength.main(["--bot", "ismcts", "--safety-limit", "-1"])
+    assert exit_.value.code == 2
+    assert "--safety-limit must be a positive number of seconds, 'none' or 'default', not '-1'" in (
+        capsys.readouterr().err
+    )
