@@ -8,14 +8,14 @@ to ``choose_play`` (forced plays included: the referee's clock runs for them too
 Usage::
 
     bench/decision_time.py --players 6 8 11 --worlds 20 50 100 --hands 20 [--json]
-    bench/decision_time.py --bot ismcts --players 8 --hands 20 [--json]
+    bench/decision_time.py --bot ismcts --players 8 --hands 20 [--no-safety-stop] [--json]
 
 ``ismcts`` runs with its default budget (``--worlds`` is ignored); its pass decisions are timed
 too and reported apart (``pass_mean``, ``pass_max``), with how many decisions its wall-clock
-safety stop cut short (``cut_short``). Besides the wall clock, each decision's CPU time (the
-process's, ``time.process_time``) is reported (``cpu_*``): on a loaded machine the wall clock
-counts the waits for a core, the CPU time is what the decision takes on an idle one. The
-simulator backend in use is reported.
+safety stop cut short (``cut_short``); ``--no-safety-stop`` times its whole budget. Besides the
+wall clock, each decision's CPU time (the process's, ``time.process_time``) is reported
+(``cpu_*``): on a loaded machine the wall clock counts the waits for a core, the CPU time is
+what the decision takes on an idle one. The simulator backend in use is reported.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from hearts_client.bot import Bot
 from hearts_client.bots.heuristic import HeuristicBot
-from hearts_client.bots.ismcts import IsmctsBot
+from hearts_client.bots.ismcts import DEFAULT_SAFETY_LIMIT, IsmctsBot
 from hearts_client.bots.montecarlo import MonteCarloBot
 from hearts_core.deal import deal_hand, derive_seed
 from hearts_core.rules import Rules
@@ -46,12 +46,13 @@ def decision_times(
     passes: list[float] | None = None,
     cpu: list[float] | None = None,
     stops: list[int] | None = None,
+    safety_limit: float | None = DEFAULT_SAFETY_LIMIT,
 ) -> list[float]:
     """Seconds per play decision of ``bot`` over ``hands`` hands at one table size.
 
     Pass decisions are timed into ``passes`` when it is given, each play decision's CPU seconds
     into ``cpu``, and an ``ismcts`` bot's searched and cut-short decisions are added to
-    ``stops`` (two counters).
+    ``stops`` (two counters). ``safety_limit`` is the ``ismcts`` bot's safety stop.
     """
     rules = Rules(players=players)
     seconds: list[float] = []
@@ -63,7 +64,7 @@ def decision_times(
         bots: list[Bot] = [HeuristicBot(s) for s in range(players)]
         searcher = None
         if bot == "ismcts":
-            bots[measured] = searcher = IsmctsBot(derive_seed(seed, index))
+            bots[measured] = searcher = IsmctsBot(derive_seed(seed, index), safety_limit=safety_limit)
         else:
             bots[measured] = MonteCarloBot(derive_seed(seed, index), worlds=worlds)
         for seat, player in enumerate(bots):
@@ -108,8 +109,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--worlds", type=int, nargs="+", default=[20, 50, 100])
     parser.add_argument("--hands", type=int, default=20, help="hands per table size and budget")
     parser.add_argument("--seed", default="decision-time")
+    parser.add_argument(
+        "--no-safety-stop",
+        action="store_true",
+        help="time ismcts's whole budget: no wall-clock safety stop (on a loaded machine it fires)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON lines")
     args = parser.parse_args(argv)
+    safety = None if args.no_safety_stop else DEFAULT_SAFETY_LIMIT
     from hearts_client.sim import BACKEND
 
     budgets = args.worlds if args.bot == "montecarlo" else [0]
@@ -126,10 +133,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             passes: list[float] = []
             cpu: list[float] = []
             stops = [0, 0]
-            seconds = decision_times(players, worlds, args.hands, args.seed, args.bot, passes, cpu, stops)
+            seconds = decision_times(
+                players, worlds, args.hands, args.seed, args.bot, passes, cpu, stops, safety
+            )
             figures.update(summary(seconds))
             figures.update(summary(cpu, "cpu_"))
             if args.bot == "ismcts":
+                figures["safety_limit"] = safety
                 figures["pass_mean"] = statistics.fmean(passes)
                 figures["pass_max"] = max(passes)
                 figures["searched"], figures["cut_short"] = stops
