@@ -18,9 +18,11 @@ from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS, make_bot
 from hearts_client.bots.heuristic import HeuristicBot
 from hearts_client.bots.ismcts import IsmctsBot
+from hearts_core.cards import Card
 from hearts_core.local import play_game
 from hearts_core.rules import Rules
 from hearts_core.state import State
+from hearts_core.view import View
 from hearts_tournaments.arena.host import bot_command
 from tests.conftest import hearts
 from tests.harness import await_table, create_table, running_server, sdk_bot
@@ -121,6 +123,40 @@ def test_the_safety_stop_keeps_within_the_referees_time_left() -> None:
     )
     play_game(Rules(players=6, max_hands=1), "left", [unlimited, *(HeuristicBot(s) for s in range(1, 6))])
     assert unlimited.decisions > 5 and unlimited.cut_short == 0
+
+
+class _BeliefChecker(Witness):
+    """After each play decision, checks every world the bot keeps against the View it was shown."""
+
+    def __init__(self, bot: IsmctsBot) -> None:
+        super().__init__(bot)
+        self.checked = 0
+
+    def choose_play(self, view: View) -> Card:
+        card = super().choose_play(view)
+        bot = self.bot
+        assert isinstance(bot, IsmctsBot)
+        belief = bot._belief
+        if len(view.legal) == 1 or belief is None:
+            return card
+        assert view.current is not None and belief.games and min(belief.misses) >= 0
+        for game in belief.games:
+            # The world is at the position the View shows: the seat's own hand exactly, every
+            # seat's hand size, the trick in progress; the rest of it is the world's guess.
+            assert game.current_player == view.seat
+            assert game.hand(view.seat) == sorted(int(c) for c in view.hand)
+            assert [len(game.hand(s)) for s in range(view.players)] == list(view.hand_sizes)
+            assert [c for _, c in game.trick()] == [int(c) for c in view.current.cards]
+        self.checked += 1
+        return card
+
+
+@pytest.mark.parametrize("players", [6, 8, 11])
+def test_the_worlds_kept_through_the_hand_agree_with_each_view(players: int) -> None:
+    checker = _BeliefChecker(IsmctsBot(players, iterations=40, worlds=8, pass_worlds=2, safety_limit=None))
+    seats = [checker, *(HeuristicBot(s) for s in range(1, players))]
+    play_game(Rules(players=players, max_hands=2), f"belief-{players}", seats)
+    assert checker.checked > 8
 
 
 def test_ismcts_is_a_builtin_and_checks_its_budget() -> None:

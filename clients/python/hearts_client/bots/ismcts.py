@@ -263,6 +263,9 @@ class IsmctsBot(Bot):
         # so iteration i plays on a clone of world i mod the pool's size.
         pool = self._draw(view, max(1, min(self.worlds, self.iterations)), stop)
         size = len(pool)
+        if not size:  # no world could be drawn (see _fill): the heuristic's card
+            self._searched(stop, "play", 0, self.iterations)
+            return self._heuristic.choose_play(view)
         mine = len(view.hand)
 
         done = 0
@@ -375,6 +378,7 @@ class IsmctsBot(Bot):
                 set_aside=(),
                 legal=(),
             )
+        refused = 0
         while len(belief.games) < target:
             if len(belief.games) >= MIN_WORLDS and stop():
                 break
@@ -387,8 +391,16 @@ class IsmctsBot(Bot):
             for seat, card in played:
                 hands[seat].add(CARDS[card])
             game = Game.from_view(start, World(hands=tuple(hands), kitty=world.kitty))
+            missed = self._replay(game, played, me)
+            if missed < 0:
+                # Never, for a world consistent with the View; if it were not, leave it out
+                # rather than weight it (and stop drawing such worlds for ever).
+                refused += 1
+                if refused > target:
+                    break
+                continue
             belief.games.append(game)
-            belief.misses.append(self._replay(game, played, me))
+            belief.misses.append(missed)
 
     def _replay(self, game: Game, plays: Sequence[tuple[int, int]], me: int) -> int:
         """Applies ``plays`` to ``game``; the other seats' choices the heuristic would not make.
