@@ -11,7 +11,7 @@ Usage::
     bench/decision_time.py --bot ismcts --players 8 --hands 20 [--no-safety-stop] [--json]
 
 ``ismcts`` runs with its default budget (``--worlds`` is ignored); its pass decisions are timed
-too and reported apart (``pass_mean``, ``pass_max``), with how many decisions its wall-clock
+too and reported apart (``pass_mean``, ``pass_max``, ``pass_cpu_*``), with how many decisions its wall-clock
 safety stop cut short (``cut_short``); ``--no-safety-stop`` times its whole budget. Besides the
 wall clock, each decision's CPU time (the process's, ``time.process_time``) is reported
 (``cpu_*``): on a loaded machine the wall clock counts the waits for a core, the CPU time is
@@ -26,6 +26,7 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from hearts_client.bot import Bot
 from hearts_client.bots.heuristic import HeuristicBot
@@ -37,25 +38,41 @@ from hearts_core.state import Phase, State
 from hearts_core.view import build_view
 
 
+@dataclass
+class Timings:
+    """Seconds (wall clock and CPU) of the measured bot's decisions, and its safety-stop counts.
+
+    Attributes:
+        play: Wall seconds per play decision (forced plays included).
+        play_cpu: CPU seconds per play decision.
+        passes: Wall seconds per pass decision.
+        pass_cpu: CPU seconds per pass decision.
+        searched: An ``ismcts`` bot's searched decisions.
+        cut_short: Of those, the ones its wall-clock safety stop cut short.
+    """
+
+    play: list[float] = field(default_factory=list)
+    play_cpu: list[float] = field(default_factory=list)
+    passes: list[float] = field(default_factory=list)
+    pass_cpu: list[float] = field(default_factory=list)
+    searched: int = 0
+    cut_short: int = 0
+
+
 def decision_times(
     players: int,
     worlds: int,
     hands: int,
     seed: str,
     bot: str = "montecarlo",
-    passes: list[float] | None = None,
-    cpu: list[float] | None = None,
-    stops: list[int] | None = None,
     safety_limit: float | None = DEFAULT_SAFETY_LIMIT,
-) -> list[float]:
-    """Seconds per play decision of ``bot`` over ``hands`` hands at one table size.
+) -> Timings:
+    """The times of ``bot``'s decisions over ``hands`` hands at one table size.
 
-    Pass decisions are timed into ``passes`` when it is given, each play decision's CPU seconds
-    into ``cpu``, and an ``ismcts`` bot's searched and cut-short decisions are added to
-    ``stops`` (two counters). ``safety_limit`` is the ``ismcts`` bot's safety stop.
+    ``worlds`` is a ``montecarlo`` bot's budget; ``safety_limit`` an ``ismcts`` bot's stop.
     """
     rules = Rules(players=players)
-    seconds: list[float] = []
+    timings = Timings()
     for index in range(hands):
         state = State(rules)
         state.hand_index = index - 1  # dealer and pass direction as in hand ``index`` of a game
@@ -68,10 +85,11 @@ def decision_times(
         else:
             bots[measured] = MonteCarloBot(derive_seed(seed, index), worlds=worlds)
         for seat, player in enumerate(bots):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             cards = list(player.choose_pass(build_view(state, seat)))
-            if seat == measured and passes is not None:
-                passes.append(time.perf_counter() - start)
+            if seat == measured:
+                timings.passes.append(time.perf_counter() - start)
+                timings.pass_cpu.append(time.process_time() - start_cpu)
             state.pass_cards(seat, cards)
         while state.phase is Phase.PLAYING:
             seat = state.to_play
@@ -79,14 +97,13 @@ def decision_times(
             start, start_cpu = time.perf_counter(), time.process_time()
             card = bots[seat].choose_play(view)
             if seat == measured:
-                seconds.append(time.perf_counter() - start)
-                if cpu is not None:
-                    cpu.append(time.process_time() - start_cpu)
+                timings.play.append(time.perf_counter() - start)
+                timings.play_cpu.append(time.process_time() - start_cpu)
             state.play(card)
-        if searcher is not None and stops is not None:
-            stops[0] += searcher.decisions
-            stops[1] += searcher.cut_short
-    return seconds
+        if searcher is not None:
+            timings.searched += searcher.decisions
+            timings.cut_short += searcher.cut_short
+    return timings
 
 
 def summary(seconds: Sequence[float], prefix: str = "") -> dict[str, float]:
@@ -130,19 +147,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             }
             if args.bot == "montecarlo":
                 figures["worlds"] = worlds
-            passes: list[float] = []
-            cpu: list[float] = []
-            stops = [0, 0]
-            seconds = decision_times(
-                players, worlds, args.hands, args.seed, args.bot, passes, cpu, stops, safety
-            )
-            figures.update(summary(seconds))
-            figures.update(summary(cpu, "cpu_"))
+            timings = decision_times(players, worlds, args.hands, args.seed, args.bot, safety)
+            figures.update(summary(timings.play))
+            figures.update(summary(timings.play_cpu, "cpu_"))
             if args.bot == "ismcts":
                 figures["safety_limit"] = safety
-                figures["pass_mean"] = statistics.fmean(passes)
-                figures["pass_max"] = max(passes)
-                figures["searched"], figures["cut_short"] = stops
+                figures["pass_mean"] = statistics.fmean(timings.passes)
+                figures["pass_max"] = max(timings.passes)
+                figures["pass_cpu_mean"] = statistics.fmean(timings.pass_cpu)
+                figures["pass_cpu_max"] = max(timings.pass_cpu)
+                figures["searched"], figures["cut_short"] = timings.searched, timings.cut_short
             if args.json:
                 print(json.dumps(figures), flush=True)
                 continue
@@ -155,8 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             if args.bot == "ismcts":
                 line += (
-                    f"; pass mean {statistics.fmean(passes) * 1000:.1f} ms, max {max(passes) * 1000:.1f} ms"
-                    f"; cut short by the safety stop {stops[1]} of {stops[0]}"
+                    f"; pass mean {ms['pass_mean']} ms, max {ms['pass_max']} ms, CPU mean "
+                    f"{ms['pass_cpu_mean']} ms, max {ms['pass_cpu_max']} ms; cut short by the "
+                    f"safety stop {timings.cut_short} of {timings.searched}"
                 )
             print(f"{line} [{BACKEND} backend]", flush=True)
     return 0
