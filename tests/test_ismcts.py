@@ -110,7 +110,7 @@ def test_the_safety_stop_cuts_decisions_short_and_counts_them(caplog: pytest.Log
 
 
 def test_the_safety_stop_keeps_within_the_referees_time_left() -> None:
-    # Over gRPC the referee's time_left halves the stop: 20 ms left and 1 ms per reading.
+    # Over gRPC the stop comes at TIME_LEFT_SHARE of the referee's time_left: 20 ms left, 1 ms a reading.
     bot = IsmctsBot(
         "left", iterations=600, worlds=30, pass_worlds=20, safety_limit=None, clock=SlowMachine(0.001)
     )

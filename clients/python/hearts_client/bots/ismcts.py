@@ -33,9 +33,9 @@ searches through :mod:`hearts_client.sim` (the native core when built):
 Budget: ``iterations`` per play decision and ``pass_worlds`` worlds per pass candidate decide
 how much it searches, so that it plays the same on any machine: its decisions are a function of
 its seed and the views it is shown. The wall clock is only a safety stop (``safety_limit``
-seconds, and half the referee's ``time_left`` over gRPC), checked between iterations; a
-decision it cuts short is counted in :attr:`IsmctsBot.cut_short` and logged, since it plays
-weaker than the budget would.
+seconds, and ``TIME_LEFT_SHARE`` of the referee's ``time_left`` over gRPC), checked between
+iterations; a decision it cuts short is counted in :attr:`IsmctsBot.cut_short` and logged,
+since it plays weaker than the budget would.
 """
 
 from __future__ import annotations
@@ -66,6 +66,9 @@ DEFAULT_PASS_WORLDS = 60 if BACKEND == "native" else 8
 #: budget (the referee's default limit is 1 s). The budgets keep decisions far below it on an
 #: idle machine (docs/MONTECARLO.md); it fires only on a machine too loaded to answer in time.
 DEFAULT_SAFETY_LIMIT = 0.8
+#: Over gRPC the safety stop also comes at this share of the referee's ``time_left``: the rest
+#: is the margin for answering (the last iteration, the reply's way back) on a loaded machine.
+TIME_LEFT_SHARE = 0.4
 #: How many of the heuristic's most dangerous cards the candidate passes are drawn from.
 PASS_POOL = 7 if BACKEND == "native" else 6
 #: Worlds kept in the belief per world drawn for a decision.
@@ -131,7 +134,8 @@ class IsmctsBot(Bot):
         worlds: Worlds drawn per play decision; iteration ``i`` plays on world ``i mod worlds``.
         pass_worlds: Worlds each candidate pass is tried on.
         safety_limit: Seconds of wall clock after which a decision is cut short (None: never,
-            except at half the referee's ``time_left``). Not a budget: see :attr:`cut_short`.
+            except at ``TIME_LEFT_SHARE`` of the referee's ``time_left``). Not a budget: see
+            :attr:`cut_short`.
         infer: Weight the worlds by how well they explain the other seats' plays.
         clock: The wall clock the safety stop reads (``time.perf_counter`` by default).
 
@@ -183,7 +187,8 @@ class IsmctsBot(Bot):
     def _stop(self) -> _Stop:
         limit = self.safety_limit
         if self.time_left is not None:
-            limit = min(limit, self.time_left / 2) if limit is not None else self.time_left / 2
+            share = TIME_LEFT_SHARE * self.time_left
+            limit = min(limit, share) if limit is not None else share
         # The default clock is looked up at each decision, so that a test may stand in for it.
         return _Stop(self.clock or time.perf_counter, limit)
 
