@@ -6,7 +6,7 @@ import json
 import re
 
 from bench.schedule import measure
-from bench.strength import pool
+from bench.strength import Z95, pool
 from hearts_tournaments.tournament.schedule import SeatingMode
 from tests.conftest import ROOT
 
@@ -122,28 +122,43 @@ def _kept_strength_runs(field: str, seeds: list[str]) -> list[str]:
     return [str(ROOT / "bench" / "figures" / f"strength_ismcts_{field}_{s}.json") for s in seeds]
 
 
+#: The fresh seeds of the ismcts row, 100 deals each: ``fresh-1204-01`` and on.
+FRESH = "fresh-1204-"
+
+
 def test_the_ismcts_strength_row_quotes_the_pooled_runs_the_bench_printed() -> None:
-    # The four 480-deal runs take minutes each; their --json output is kept in bench/figures/ and
-    # pooled here by the bench's own --pool code, as the row says.
-    assert "bench/strength.py --bot ismcts --field heuristic --players 8 --hands 480" in command(
-        "Ismcts against a heuristic field"
+    # Each 100-deal run takes minutes; their --json output is kept in bench/figures/ and pooled
+    # here by the bench's own --pool code, as the row says.
+    assert (
+        f"bench/strength.py --bot ismcts --field heuristic --players 8 --hands 100 --seed {FRESH}01 "
+        "--jobs 1 --safety-limit none --json" in command("Ismcts against a heuristic field")
     )
-    seeds = ["fresh-1201", "fresh-1201b", "fresh-1202", "fresh-1203"]
-    files = _kept_strength_runs("heuristic", seeds)
+    kept = sorted((ROOT / "bench" / "figures").glob(f"strength_ismcts_heuristic_{FRESH}*.json"))
+    seeds = [path.stem.removeprefix("strength_ismcts_heuristic_") for path in kept]
+    assert seeds and seeds[0] == f"{FRESH}01"
+    files = [str(path) for path in kept]
+    runs = [json.loads(path.read_text()) for path in kept]
+    assert all(r["hands"] == 100 and r["safety_limit"] is None for r in runs)
     pooled = pool(files)
-    assert pooled["hands"] == 1920 and pooled["seed"] == seeds
+    assert pooled["hands"] == 100 * len(files) and pooled["safety_stop"]["cut_short"] == 0  # type: ignore[index]
     ci = pooled["ci95"]
-    assert isinstance(ci, dict)
+    assert isinstance(ci, dict) and isinstance(pooled["ratio"], float)
     cell = row("Ismcts against a heuristic field")
+    assert (
+        f"{pooled['hands']:,} fresh deals ({len(files)} seeds of 100, `{seeds[0]}` to `{seeds[-1]}`" in cell
+    )
     bot, field = (
         f"{pooled[k]:.2f} ({ci[n][0]:.2f}–{ci[n][1]:.2f})"
         for k, n in (("bot_points_per_hand", "bot"), ("field_points_per_hand", "field"))
     )
     assert f"ismcts {bot}; heuristic in the same seats {field}" in cell
-    assert f"**{pooled['ratio']:.2f}× ({ci['ratio'][0]:.2f}–{ci['ratio'][1]:.2f})**" in cell
-    per_seed = [pool([f])["ratio"] for f in files]
-    assert "per seed " + " / ".join(f"{r:.2f}×" for r in per_seed) in cell
-    assert isinstance(pooled["ratio"], float) and pooled["ratio"] <= 0.40  # the aim
+    ratio, (low, high) = pooled["ratio"], ci["ratio"]
+    assert f"**{ratio:.3f}× ({low:.3f}–{high:.3f})**" in cell
+    # The one-sided 95% bound: the same standard error, the one-sided quantile.
+    one_sided = ratio + 1.6448536269514722 * (high - ratio) / Z95
+    assert f"one-sided 95% upper bound {one_sided:.3f}" in cell
+    # The aim: at most 0.4x, read as the two-sided 95% interval's upper end.
+    assert ("aim met" in cell) == (high <= 0.40) and ("aim not established" in cell) == (high > 0.40)
 
 
 def test_the_ismcts_against_montecarlo_row_quotes_the_pooled_runs() -> None:
