@@ -597,6 +597,8 @@ class GameRecord:
         target_score, max_hands: The rules (None when the record leaves them to the defaults).
         record_version: The format's version (None in conformance vectors).
         bots: The bot name of each seat.
+        names_hidden: True when the seats saw neutral labels (``seat-N``) instead of ``bots``
+            (the table's ``hide_bot_names``); None otherwise.
         decisions, faults: The referee's log of decisions and faults.
         result: The result, once the game is over.
         other fields: as named; see the conformance README and docs/PROTOCOL.md.
@@ -612,6 +614,7 @@ class GameRecord:
     game_number: int | None = None
     label: str | None = None
     bots: tuple[str, ...] | None = None
+    names_hidden: bool | None = None
     seed: str | None = None
     seed_commitment: str | None = None
     decision_ms: int | None = None
@@ -640,6 +643,8 @@ class GameRecord:
                 out[key] = getattr(self, key)
         if self.bots is not None:
             out["bots"] = list(self.bots)
+        if self.names_hidden is not None:
+            out["names_hidden"] = self.names_hidden
         for key, _ in _OPTIONAL_FIELDS[4:]:
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
@@ -758,6 +763,7 @@ class GameRecord:
             game_number=ints("game_number"),
             label=f.opt_str("label"),
             bots=None if bots is None else tuple(r.str_(b, f"bots[{i}]") for i, b in enumerate(bots)),
+            names_hidden=f.bool_("names_hidden") if "names_hidden" in record else None,
             seed=f.opt_str("seed"),
             seed_commitment=f.opt_str("seed_commitment"),
             decision_ms=ints("decision_ms"),
@@ -824,6 +830,7 @@ _KNOWN = frozenset(
         "max_hands",
         "hands",
         "bots",
+        "names_hidden",
         "decisions",
         "faults",
         "result",

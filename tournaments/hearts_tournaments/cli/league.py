@@ -113,6 +113,13 @@ def init(
     ray_address: Annotated[
         str, typer.Option("--ray-address", help=RayAddressHelp + " run --ray-address overrides it.")
     ] = "",
+    hide_names: Annotated[
+        bool,
+        typer.Option(
+            "--hide-names",
+            help="Bots see neutral labels (seat-3) instead of their table-mates' names (docs/FAIR_PLAY.md).",
+        ),
+    ] = False,
 ) -> None:
     """Create a league in FOLDER with these settings (fixed for its life; `run --executor` and
     `--ray-address` override where it plays)."""
@@ -132,6 +139,7 @@ def init(
             bootstrap=bootstrap,
             executor=executor.value,
             ray_address=ray_address,
+            hide_names=hide_names,
         )
         secret = read_deal_secret(deal_secret_file)
         commands.init_league(folder, config, secret).close()

@@ -162,6 +162,7 @@ def tournament_config(store: LeagueStore, bots: tuple[BotSpec, ...] = ()) -> Tou
         sandbox=SandboxKind(base.sandbox),
         reuse=Reuse.NEVER,
         base_dir=store.folder,
+        hide_names=base.hide_names,
     )
 
 

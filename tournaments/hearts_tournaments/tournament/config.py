@@ -104,6 +104,8 @@ class TournamentConfig:
         base_dir: The config file's folder.
         gauntlet: With a ``[gauntlet]`` section: the candidate and its sequential test; the
             tournament is then a gauntlet of at most ``deals`` deals, stopped early.
+        hide_names: Whether the bots see neutral labels (``seat-3``) instead of their
+            table-mates' names in every message (the referee's ``hide_bot_names``).
     """
 
     name: str
@@ -129,6 +131,7 @@ class TournamentConfig:
     restart_after: int = 100
     base_dir: Path = Path(".")
     gauntlet: GauntletSpec | None = None
+    hide_names: bool = False
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -186,6 +189,7 @@ TOURNAMENT_KEYS = frozenset(
         "executor",
         "ray_address",
         "reuse",
+        "hide_names",
     }
 )
 _BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox", "protocol"})
@@ -409,6 +413,10 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
             "tournament.server", f'must be "host:port" (or "" to start a referee), not {_shown(server)}'
         )
     out["server"] = server
+    hide = section.get("hide_names", False)
+    if not isinstance(hide, bool):
+        raise ConfigError("tournament.hide_names", f"must be true or false, not {_shown(hide)}")
+    out["hide_names"] = hide
     if "sandbox" in section:
         out["sandbox"] = _sandbox(section["sandbox"], "tournament.sandbox")
     if "reuse" in section:
