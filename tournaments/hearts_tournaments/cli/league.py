@@ -56,6 +56,14 @@ FilesOption = Annotated[list[Path] | None, typer.Option("--files", help="Files t
 SandboxOption = Annotated[str | None, typer.Option("--sandbox", help="bwrap or none (trusted bots only).")]
 ProtocolOption = Annotated[str, typer.Option("--protocol", help="grpc or stdio, for a command bot.")]
 RayAddressHelp = 'With executor ray: the Ray head "host:port", or "auto"; "" starts a Ray on this machine.'
+TeamOption = Annotated[
+    str | None,
+    typer.Option(
+        "--team",
+        help="The entrant's team: it never sits at a table with another of its team "
+        '(docs/FAIR_PLAY.md); "" leaves its team.',
+    ),
+]
 AllowBrokenOption = Annotated[
     bool,
     typer.Option("--allow-broken", help="Add it even when the pre-flight check finds it cannot play."),
@@ -163,6 +171,7 @@ def _add(
     pinned: float | None,
     keep: bool = False,
     allow_broken: bool = False,
+    team: str | None = None,
 ) -> None:
     with _open(folder) as store:
         try:
@@ -182,7 +191,7 @@ def _add(
         if problems and not allow_broken:
             raise fail(f"{name} was not added: fix the command, or add --allow-broken to add it anyway")
         try:
-            typer.echo(commands.add_version(store, spec, update=update, pinned=pinned, keep=keep))
+            typer.echo(commands.add_version(store, spec, update=update, pinned=pinned, keep=keep, team=team))
         except LeagueError as exc:
             raise fail(str(exc)) from None
 
@@ -201,6 +210,7 @@ def add(
         float | None, typer.Option("--pin", help="A reference entrant: pin its official strength.")
     ] = None,
     allow_broken: AllowBrokenOption = False,
+    team: TeamOption = None,
 ) -> None:
     """Add an entrant as NAME@v1; `run` validates it before it plays rated games.
 
@@ -219,6 +229,7 @@ def add(
         False,
         pin,
         allow_broken=allow_broken,
+        team=team,
     )
 
 
@@ -234,12 +245,15 @@ def update(
     protocol: ProtocolOption = "grpc",
     keep: Annotated[bool, typer.Option("--keep", help="Keep the old versions playing too.")] = False,
     allow_broken: AllowBrokenOption = False,
+    team: TeamOption = None,
 ) -> None:
     """Give NAME a new version (the old ones are retired unless --keep).
 
     The new version is checked first, as by `add`.
     """
-    _add(folder, name, command, builtin, option, files, sandbox, protocol, True, None, keep, allow_broken)
+    _add(
+        folder, name, command, builtin, option, files, sandbox, protocol, True, None, keep, allow_broken, team
+    )
 
 
 @league_app.command()

@@ -428,8 +428,9 @@ def _print_balance(schedule: Schedule, say: _Stopwatch, gauntlet: bool = False) 
     for warning in deal_warnings(balance):
         say.warn(warning)
     bots, size, deals = len(schedule.bots), schedule.table_size, len(schedule.seatings)
-    # A gauntlet seats its candidate at every deal: its pairs are unequal by design.
-    if gauntlet or balance.pair_spread <= 1 or bots <= size:
+    # A gauntlet seats its candidate at every deal: its pairs are unequal by design; with teams
+    # no other deal count is searched for.
+    if gauntlet or balance.pair_spread <= 1 or bots <= size or balance.teams:
         return
     # The hint is a search too: bounded (constructions, few local searches) and timed.
     say("looking for the smallest larger deal count that balances pairs within one")

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hearts_tournaments.arena.bots import BotProtocol, BotSpec
+from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec
 from hearts_tournaments.arena.sandbox import SandboxKind
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueError
@@ -72,7 +72,7 @@ MANIFEST = "bot.toml"
 PROGRAM_PATH = "/usr/local/bin:/usr/bin:/bin"
 #: Lines of a log shown to the entrant with an error.
 LOG_LINES = 20
-_KEYS = frozenset({"command", "protocol", "description"})
+_KEYS = frozenset({"command", "protocol", "description", "team"})
 _BAD_NAME = re.compile(r"[\x00-\x1f\\]")
 
 
@@ -96,6 +96,8 @@ class Manifest:
     command: tuple[str, ...]
     protocol: BotProtocol
     description: str
+    #: The entrant's declared team (None: the manifest names none; the team stays as it was).
+    team: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +279,7 @@ def _zip_members(data: bytes, tally: _Tally) -> list[Member]:
 def _manifest(text: bytes, names: set[str]) -> Manifest:
     if len(text) > MAX_MANIFEST_BYTES:
         raise UploadError(
-            f"bot.toml is {len(text)} bytes, more than {MAX_MANIFEST_BYTES}: keep it to the three keys"
+            f"bot.toml is {len(text)} bytes, more than {MAX_MANIFEST_BYTES}: keep it to its few keys"
         )
     try:
         data = tomllib.loads(text.decode("utf-8"))
@@ -286,7 +288,7 @@ def _manifest(text: bytes, names: set[str]) -> Manifest:
     unknown = sorted(set(data) - _KEYS)
     if unknown:
         raise UploadError(
-            f"bot.toml has unknown keys {', '.join(unknown)}: it takes command, protocol, description"
+            f"bot.toml has unknown keys {', '.join(unknown)}: it takes command, protocol, description, team"
         )
     command = data.get("command")
     if isinstance(command, str):
@@ -311,7 +313,15 @@ def _manifest(text: bytes, names: set[str]) -> Manifest:
     description = data.get("description", "")
     if not isinstance(description, str) or len(description) > 500:
         raise UploadError("bot.toml's description must be text of at most 500 characters")
-    return Manifest(tuple(command), BotProtocol(protocol), description)
+    team = data.get("team")
+    if team is not None and (
+        not isinstance(team, str) or not (team == "" or BOT_NAME_PATTERN.fullmatch(team))
+    ):
+        raise UploadError(
+            "bot.toml's team must be a name of letters, digits, '.', '_' or '-' (at most 40), "
+            'or "" for none'
+        )
+    return Manifest(tuple(command), BotProtocol(protocol), description, team)
 
 
 def check_archive(data: bytes) -> CheckedArchive:
@@ -346,7 +356,7 @@ def check_archive(data: bytes) -> CheckedArchive:
             prefix = next(iter(tops)) + "/"
         else:
             raise UploadError(
-                "the archive holds no bot.toml at its root: see docs/COMPETITION.md for its three keys"
+                "the archive holds no bot.toml at its root: see docs/COMPETITION.md for its keys"
             )
     if prefix:
         members = [
@@ -466,7 +476,7 @@ def submit_version(
             update = bool(store.versions(entrant=name))
             try:
                 # Kept: the entrant's version playing now goes on until this one is active.
-                line = commands.add_version(store, spec, update=update, keep=True)
+                line = commands.add_version(store, spec, update=update, keep=True, team=checked.manifest.team)
             except LeagueError as exc:
                 portal.set_submission(sid, ERROR, str(exc))
                 return

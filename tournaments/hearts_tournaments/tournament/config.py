@@ -16,7 +16,7 @@ import re
 import tomllib
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -30,7 +30,13 @@ from hearts_server.table.settings import LIMITS as TABLE_LIMITS
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec, Reuse
 from hearts_tournaments.arena.sandbox import LIMIT_KEYS, Limits, SandboxKind
 from hearts_tournaments.tournament.gauntlet import GauntletSpec
-from hearts_tournaments.tournament.schedule import DEFAULT_SEATING, SCHEDULE_DESIGN, SeatingMode
+from hearts_tournaments.tournament.schedule import (
+    DEFAULT_SEATING,
+    SCHEDULE_DESIGN,
+    SeatingMode,
+    real_teams,
+    team_problem,
+)
 from hearts_tournaments.tournament.stats import SprtSettings
 
 #: ``host:port`` of an external referee.
@@ -104,6 +110,8 @@ class TournamentConfig:
         base_dir: The config file's folder.
         gauntlet: With a ``[gauntlet]`` section: the candidate and its sequential test; the
             tournament is then a gauntlet of at most ``deals`` deals, stopped early.
+        teams: The ``team`` each bot declared (bots without one are left out): two bots of one
+            team never share a table (docs/FAIR_PLAY.md).
         hide_names: Whether the bots see neutral labels (``seat-3``) instead of their
             table-mates' names in every message (the referee's ``hide_bot_names``).
     """
@@ -131,6 +139,7 @@ class TournamentConfig:
     restart_after: int = 100
     base_dir: Path = Path(".")
     gauntlet: GauntletSpec | None = None
+    teams: Mapping[str, str] = field(default_factory=dict)
     hide_names: bool = False
 
     @property
@@ -192,7 +201,7 @@ TOURNAMENT_KEYS = frozenset(
         "hide_names",
     }
 )
-_BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox", "protocol"})
+_BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox", "protocol", "team"})
 #: Highest value of any key of [limits] (a terabyte of memory, eleven days of CPU).
 _LIMIT_MAXIMUM = 1_000_000
 #: Lowest value of each key of [limits].
@@ -283,12 +292,41 @@ def parse_config(text: str, base_dir: Path, default_name: str = "tournament") ->
         raise ConfigError("tournament", "must be a table: write [tournament] followed by its keys")
     settings = _tournament(section, default_name)
     bots = _bots(data.get("bots"), base_dir)
+    teams = _teams(data["bots"])
     limits = _limits(data.get("limits", {}))
     gauntlet = _gauntlet(data["gauntlet"], bots) if "gauntlet" in data else None
+    if gauntlet is not None and real_teams([b.name for b in bots], teams):
+        raise ConfigError(
+            "gauntlet",
+            "cannot be played with teams: a gauntlet seats its candidate and the field's bots in turn "
+            "at every deal; run a round robin to keep teams apart, or drop the team keys",
+        )
+    if teams:
+        problem = team_problem(
+            [b.name for b in bots], real_teams([b.name for b in bots], teams), settings["table_size"]
+        )
+        if problem is not None:
+            raise ConfigError("bots", f"the teams cannot be kept apart: {problem}")
     policy = TablePolicy(**{key: settings.pop(key) for key in POLICY_KEYS if key in settings})
     return TournamentConfig(
-        bots=bots, base_dir=base_dir, limits=limits, gauntlet=gauntlet, policy=policy, **settings
+        bots=bots, base_dir=base_dir, limits=limits, gauntlet=gauntlet, policy=policy, teams=teams, **settings
     )
+
+
+def _teams(entries: list[dict[str, Any]]) -> dict[str, str]:
+    """Each bot's ``team``, for the bots that give one (checked after the bots themselves)."""
+    teams: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        if "team" not in entry:
+            continue
+        team = entry["team"]
+        if not isinstance(team, str) or not BOT_NAME_PATTERN.fullmatch(team):
+            raise ConfigError(
+                f"bots[{index}].team",
+                f"must be a team name of letters, digits, '.', '_' or '-' (at most 40), not {_shown(team)}",
+            )
+        teams[entry["name"]] = team
+    return teams
 
 
 def _limits(section: Any) -> Limits:
@@ -475,7 +513,7 @@ def _bots(entries: Any, base_dir: Path) -> tuple[BotSpec, ...]:
                 raise ConfigError(
                     f"{where}.{key}",
                     f"unknown key: {_closest(key, _BOT_KEYS)}a bot has name, and builtin (with options) or "
-                    "command (with protocol, files), and sandbox",
+                    "command (with protocol, files), and sandbox and team",
                 )
         name = entry.get("name")
         if name is None:
