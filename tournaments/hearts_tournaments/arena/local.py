@@ -529,9 +529,7 @@ class GamePlay:
             # back in memory, is stored with the game, and its file is written when there is space.
             log.warning("record_not_written_by_referee", key=game.key, error=table.games[0].record_error)
         elif table.status != apb.TABLE_STATUS_DONE or len(table.games) != 1:
-            raise ArenaError(
-                f"the referee stopped table {table.table_id} of game {game.key} before it ended"
-            )
+            raise ArenaError(f"the referee stopped table {table.table_id} of game {game.key} before it ended")
         finished = table.games[0]
         result = finished.result
         seats = sorted(result.results, key=lambda r: r.seat)

@@ -22,7 +22,7 @@ from hearts_core.defaults import (
 )
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE
 from hearts_tournaments.arena.seeds import DealSecretError, read_deal_secret
-from hearts_tournaments.cli.common import MARKUP_MODE, fail, log_to_file
+from hearts_tournaments.cli.common import MARKUP_MODE, AlphaOption, fail, log_to_file, print_audit
 from hearts_tournaments.cli.policy_options import (
     DecisionMsOption,
     JoinTimeoutMsOption,
@@ -34,6 +34,7 @@ from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError, check_executor
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
 from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.tournament.audit import ALPHA
 from hearts_tournaments.tournament.config import ExecutorKind
 from hearts_tournaments.tournament.preflight import check_entrants
 from hearts_tournaments.tournament.signing import SigningError
@@ -419,6 +420,19 @@ def verify(
         typer.echo(problem)
     typer.echo(summary)
     raise typer.Exit(1 if problems else 0)
+
+
+@league_app.command("audit")
+def audit_command(
+    folder: Folder,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object instead of text.")] = False,
+    alpha: AlphaOption = ALPHA,
+) -> None:
+    """Fair-play audit of the rated games: which pairs of entrants play as if on one side
+    (docs/FAIR_PLAY.md). Exits 1 when a pair is flagged, else 0."""
+    with _open(folder) as store:
+        report = commands.audit(store, alpha)
+    print_audit(report, json_out)
 
 
 @league_app.command("recompute")

@@ -29,7 +29,8 @@ from hearts_tournaments.arena.seeds import (
     take_env_secret,
 )
 from hearts_tournaments.arena.snapshot import SnapshotError
-from hearts_tournaments.cli.common import MARKUP_MODE, fail, log_to_file
+from hearts_tournaments.cli.common import MARKUP_MODE, AlphaOption, fail, log_to_file, print_audit
+from hearts_tournaments.tournament.audit import ALPHA, audit_tournament
 from hearts_tournaments.tournament.config import (
     SERVER_PATTERN,
     ConfigError,
@@ -331,6 +332,28 @@ def verify_command(
     raise typer.Exit(0 if verification.ok else 1)
 
 
+@tournament_app.command("audit")
+def audit_command(
+    folder: Annotated[Path, typer.Argument(help="The tournament's output folder.")],
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object instead of text.")] = False,
+    alpha: AlphaOption = ALPHA,
+) -> None:
+    """Fair-play audit: which pairs of bots play as if on one side (docs/FAIR_PLAY.md).
+
+    For every ordered pair of bots, from the stored records: where the first throws its points
+    (onto the other's tricks, against the rest) and how it fares with the other at its table
+    (against without), each a test corrected for the number of pairs (Holm). Exits 1 when a
+    pair is flagged, else 0.
+    """
+    try:
+        report = audit_tournament(folder, alpha)
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    except ConfigError as exc:
+        raise fail(f"{folder}: the stored configuration no longer reads: {exc}") from None
+    print_audit(report, json_out)
+
+
 @tournament_app.command("schedule")
 def schedule_command(
     config: Annotated[Path, typer.Argument(help="The tournament's TOML file.")],
@@ -496,8 +519,6 @@ def _print_signed(output: Path) -> None:
         f"signed: {games} games by {key}, chain head {head}; publish {path} with the standings: "
         f"anyone checks them with `hearts tournament verify FOLDER --public-key {key}`"
     )
-
-
 
 
 def _warn_if_edited(tournament: Tournament, folder: Path, given: Path | None) -> None:

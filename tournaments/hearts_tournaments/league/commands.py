@@ -22,6 +22,8 @@ from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.ratings import TableRow
 from hearts_tournaments.league.store import LeagueStore, spec_to_json, version_hash
 from hearts_tournaments.tournament import signing
+from hearts_tournaments.tournament.audit import ALPHA, AuditReport, read_games
+from hearts_tournaments.tournament.audit import audit as audit_games
 
 #: Formats of ``show``.
 FORMATS = ("table", "json", "csv", "markdown")
@@ -380,3 +382,15 @@ def recompute(store: LeagueStore, form: str = "json") -> str:
     """The official table refitted from all stored games in one batch (same games, same bytes)."""
     return show(store, form, online=False)
 
+
+def audit(store: LeagueStore, alpha: float = ALPHA) -> AuditReport:
+    """The fair-play audit of the league's rated games (:mod:`hearts_tournaments.tournament.audit`),
+    by entrant (a version's games count for its entrant); each block is a cluster."""
+    entrant_of = {v.id: v.entrant for v in store.versions()}
+    stored = []
+    for key, block, _validates, data in store.games(kind="rated"):
+        record = store.record(key) or ""
+        seats = [entrant_of.get(seat, seat) for seat in data["seats"]]
+        stored.append((key, f"block {block}", seats, data["places"], record))
+    games, skipped = read_games(stored)
+    return audit_games(games, alpha, str(store.folder), "entrant", skipped)

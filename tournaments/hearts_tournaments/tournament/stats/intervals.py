@@ -69,8 +69,6 @@ class Estimate:
     standard_error: float | None
 
 
-
-
 def _beta_continued_fraction(a: float, b: float, x: float) -> float:
     """The continued fraction of the incomplete beta function (modified Lentz)."""
     tiny = 1e-300
@@ -118,6 +116,14 @@ def t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
+def t_two_sided_p(t: float, df: float) -> float:
+    """``P(|T| >= |t|)`` for Student's t with ``df`` degrees of freedom, exact in the far tail
+    (where ``1 - t_cdf`` would round to zero)."""
+    if math.isinf(t):
+        return 0.0
+    return _regularized_beta(df / 2.0, 0.5, df / (df + t * t))
+
+
 def t_quantile(p: float, df: float) -> float:
     """The ``p`` quantile of Student's t with ``df`` degrees of freedom (bisection, to 1e-12).
 
@@ -142,8 +148,6 @@ def t_quantile(p: float, df: float) -> float:
         if high - low < 1e-12 * max(1.0, high):
             break
     return (low + high) / 2.0
-
-
 
 
 def cluster_mean(clusters: Sequence[tuple[float, float]], confidence: float = CONFIDENCE) -> Estimate:
