@@ -8,10 +8,7 @@ runner, the sandbox, the referee) ``hearts tournament audit`` must flag that pai
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,9 +23,9 @@ from hearts_tournaments.league.config import LeagueConfig
 from hearts_tournaments.tournament.audit import AuditGame, audit, discard_chances
 from hearts_tournaments.tournament.schedule import make_schedule
 from hearts_tournaments.tournament.stats import holm, score_test
+from tests.colluding import config, learned, run_tournament
 from tests.conftest import hearts
 
-COLLUDER = Path(__file__).parent / "colluding" / "colluding_bot.py"
 #: The organiser's deal secret: the same deals every run, so the tournament below is reproducible.
 SECRET = "cd" * 32
 
@@ -111,60 +108,15 @@ def test_a_simulated_colluding_pair_is_flagged_alone_and_the_honest_field_not_at
     assert {("b0", "b2"), ("b1", "b2")} & {pair for pair, _ in ganged.flagged}
 
 
-def _tournament(folder: Path, strategy: str = "spare") -> Path:
-    python = sys.executable
-    colluder = [python, str(COLLUDER), "--strategy", strategy]
-    config = folder / "colluders.toml"
-    bots = "".join(
-        f'\n[[bots]]\nname = "{name}"\nbuiltin = "heuristic"\n' for name in ("alice", "bob", "carol", "dave")
-    )
-    config.write_text(
-        f"""
-[tournament]
-name = "colluders"
-table_size = 6
-deals = 24
-duplicate = false
-seed = 5
-target_score = 100
-output = "out"
-decision_ms = 5000
-
-[[bots]]
-name = "mallory"
-command = {json.dumps([*colluder, "--partner", "trent"])}
-files = {json.dumps(str(COLLUDER.parent))}
-
-[[bots]]
-name = "trent"
-command = {json.dumps([*colluder, "--partner", "mallory"])}
-files = {json.dumps(str(COLLUDER.parent))}
-{bots}"""
-    )
-    done = subprocess.run(
-        [python, "-m", "hearts_tournaments", "tournament", "run", str(config), "--progress", "never"],
-        capture_output=True,
-        text=True,
-        timeout=1200,
-        check=False,
-        cwd=folder,
-        env={**os.environ, "HEARTS_DEAL_SECRET": SECRET},
-    )
-    assert done.returncode == 0, done.stderr
-    return folder / "out"
-
-
 @pytest.mark.timeout(1500)
 def test_a_real_tournament_audit_flags_the_bots_that_recognise_each_other(tmp_path: Path) -> None:
-    out = _tournament(tmp_path)
+    settings = 'table_size = 6\ndeals = 24\nduplicate = false\nseed = 5\ntarget_score = 100\noutput = "out"'
+    out = run_tournament(
+        tmp_path, config(settings + "\ndecision_ms = 5000", "spare"), {"HEARTS_DEAL_SECRET": SECRET}
+    )
     # What the colluders learned: each other's seat, by name, at every game.
-    learned = [
-        json.loads(line.removeprefix("LEARNED "))
-        for log in sorted((out / "logs").rglob("*.log"))
-        for line in log.read_text().splitlines()
-        if line.startswith("LEARNED ")
-    ]
-    assert len(learned) == 48 and all(len(entry["partner_seats"]) == 1 for entry in learned)
+    seen = learned(out)
+    assert len(seen) == 48 and all(len(entry["partner_seats"]) == 1 for entry in seen)
 
     text = hearts("tournament", "audit", str(out), timeout=600)
     assert text.returncode == 1, text.stderr

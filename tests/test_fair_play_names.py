@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +27,11 @@ from hearts_tournaments.league.config import LeagueConfig
 from hearts_tournaments.league.play import tournament_config
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.tournament.config import ConfigError, parse_config
+from tests.colluding import config as colluders
+from tests.colluding import learned, run_tournament
 from tests.conftest import hearts
 from tests.harness import await_table, create_table, running_server
 
-COLLUDER = Path(__file__).parent / "colluding" / "colluding_bot.py"
 NAMES = ["mallory", "trent", "alice", "bob", "carol", "dave"]
 LABELS = [f"seat-{i}" for i in range(6)]
 
@@ -103,46 +102,9 @@ def test_every_message_to_a_seat_or_a_spectator_names_seats_by_label_when_hidden
 
 def _run(folder: Path, hide: bool) -> list[dict[str, Any]]:
     """A real tournament (runner, sandbox, referee) of one game: what each colluder learned."""
-    colluder = [sys.executable, str(COLLUDER), "--strategy", "none"]
-    config = folder / "t.toml"
-    bots = "".join(f'\n[[bots]]\nname = "{name}"\nbuiltin = "heuristic"\n' for name in NAMES[2:])
-    config.write_text(
-        f"""
-[tournament]
-name = "names"
-table_size = 6
-deals = 1
-duplicate = false
-target_score = 30
-output = "out"
-hide_names = {json.dumps(hide)}
-
-[[bots]]
-name = "mallory"
-command = {json.dumps([*colluder, "--partner", "trent"])}
-files = {json.dumps(str(COLLUDER.parent))}
-
-[[bots]]
-name = "trent"
-command = {json.dumps([*colluder, "--partner", "mallory"])}
-files = {json.dumps(str(COLLUDER.parent))}
-{bots}"""
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", "tournament", "run", "t.toml", "--progress", "never"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        cwd=folder,
-    )
-    assert done.returncode == 0, done.stderr
-    return [
-        json.loads(line.removeprefix("LEARNED "))
-        for log in sorted((folder / "out" / "logs").rglob("*.log"))
-        for line in log.read_text().splitlines()
-        if line.startswith("LEARNED ")
-    ]
+    settings = "table_size = 6\ndeals = 1\nduplicate = false\ntarget_score = 30\noutput = 'out'\n"
+    settings += f"hide_names = {json.dumps(hide)}"
+    return learned(run_tournament(folder, colluders(settings, "none")))
 
 
 @pytest.mark.timeout(900)
