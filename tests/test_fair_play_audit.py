@@ -49,6 +49,10 @@ def test_the_score_test_sees_a_marker_beyond_the_strata_and_nothing_else() -> No
     assert found.p < 1e-6 and found.statistic < 0
     assert -0.2 < found.difference < -0.1
     assert found.clusters == 100
+    # With a margin, only a difference beyond it counts.
+    assert score_test(y2, x, strata, clusters, margin=0.05).p < 0.01
+    assert score_test(y2, x, strata, clusters, margin=0.25).p == 1.0
+    assert score_test(y, x, strata, clusters, margin=0.05).p == 1.0
     with pytest.raises(ValueError, match="marked and unmarked"):
         score_test([1.0, 0.0], [1, 1], [0, 0], [0, 1])
     with pytest.raises(ValueError, match="parallel"):
@@ -135,7 +139,7 @@ def test_a_real_tournament_audit_flags_the_bots_that_recognise_each_other(tmp_pa
     assert {e["test"] for e in evidence} <= {"discards", "fares"}
     for e in evidence:
         assert {e["bot"], e["other"]} == {"mallory", "trent"}
-        assert e["p_adjusted"] <= 0.05 and e["flagged"] is True
+        assert e["p_adjusted"] <= 0.05 and e["flagged"] is True and e["margin"] == 0.05
         assert e["marked_mean"] < e["unmarked_mean"] and e["observed"] < e["expected"]
         assert e["summary"].startswith(f"{e['bot']} threw points onto {e['other']}'s tricks")
     assert len(report["tests"]) == report["tests_made"] == 30

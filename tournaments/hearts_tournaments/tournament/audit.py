@@ -15,7 +15,9 @@ For every ordered pair of bots (A, B) two questions, each a stratified, cluster-
   without B give the baseline. Duplicate deals make a deal's result free of card luck (A held
   every seat's cards), so deals with and without B compare A's play, not its cards.
 
-Observations of one deal (or one league block: one deal in every rotation) are one cluster. The
+Observations of one deal (or one league block: one deal in every rotation) are one cluster. Each
+test lets a small difference pass (:data:`MARGINS`: bots of different styles shift each other's
+play a little even when nobody colludes), and asks whether the difference is beyond it. The
 p-values of all tests are adjusted together by Holm's method, and a pair is flagged when any of
 its tests (either direction) is below ``alpha`` after adjustment: the chance that a field with no
 collusion has any pair flagged is then at most ``alpha``, whatever the dependence between tests.
@@ -59,6 +61,12 @@ MIN_CLUSTERS = 10
 HIGH_HEART = 8
 #: The two tests, in report order.
 TESTS = ("discards", "fares")
+#: The difference each test lets pass (its null hypothesis is ``|difference| <= margin``).
+#: Honest bots of different styles shift each other's play and results a little: in simulated
+#: honest fields (bench/collusion.py) the discard differences stayed within 0.03 and the fares
+#: differences within 0.08, and with enough deals a test of no difference at all flags them.
+#: A colluding pair that spares its partner differs by 0.4 in its discards.
+MARGINS = {"discards": 0.05, "fares": 0.10}
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,8 +256,8 @@ class PairTest:
         """One sentence with the evidence."""
         r, a, b = self.result, self.bot, self.other
         tail = (
-            f"t = {r.statistic:+.2f} over {r.clusters} deals, p = {r.p:.2g}, "
-            f"after Holm's correction {self.p_adjusted:.2g}"
+            f"t = {r.statistic:+.2f} beyond a difference of {r.margin:g}, over {r.clusters} deals, "
+            f"p = {r.p:.2g}, after Holm's correction {self.p_adjusted:.2g}"
         )
         if self.test == "discards":
             return (
@@ -278,6 +286,7 @@ class PairTest:
             "marked_mean": round(r.marked_mean, 6),
             "unmarked_mean": round(r.unmarked_mean, 6),
             "difference": round(r.difference, 6),
+            "margin": r.margin,
             "t": round(r.statistic, 6),
             "clusters": r.clusters,
             "p": r.p,
@@ -471,7 +480,7 @@ class _Tables:
         """One test of (a, b), ``apart`` the partners of a already flagged; None with too
         little data."""
         ia, ib = self.index[a], self.index[b]
-        others = [self.index[o] for o in sorted(apart)]
+        others = [self.index[o] for o in sorted(apart) if o != b]
         if test == "discards":
             rows = self.discards.get(ia)
             if rows is None:
@@ -500,7 +509,7 @@ class _Tables:
             least = MIN_DEALS
         if marked < least or unmarked < least or len(np.unique(rows[:, 1])) < MIN_CLUSTERS:
             return None
-        return score_test(rows[:, 2], x, strata, rows[:, 1].astype(np.int64))
+        return score_test(rows[:, 2], x, strata, rows[:, 1].astype(np.int64), MARGINS[test])
 
 
 def audit_tournament(folder: Path, alpha: float = ALPHA) -> AuditReport:

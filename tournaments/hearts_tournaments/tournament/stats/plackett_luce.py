@@ -25,7 +25,6 @@ FULL_REFIT_CLUSTERS = 8
 PULL_PRIOR_SHARE = 0.1
 
 
-
 #: One game's result: ``(bot, place)`` per seat, 1 = best; equal places are ties. A bot may
 #: hold several seats.
 PlacedGame = Sequence[tuple[str, int]]
