@@ -112,6 +112,7 @@ class GameLog:
         seat_faults: tuple[int, ...],
         retired: tuple[int, ...],
         bot_errors: tuple[int, ...] | None = None,
+        declared_names: tuple[str, ...] | None = None,
     ) -> GameRecord:
         """The game's record once it is over."""
         rules = state.rules
@@ -127,6 +128,7 @@ class GameLog:
             label=label,
             bots=bots,
             names_hidden=True if names_hidden else None,
+            declared_names=declared_names,
             seed=seed,
             seed_commitment=seed_commitment,
             decision_ms=decision_ms,
