@@ -7,8 +7,6 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -122,27 +120,15 @@ def test_the_team_key_is_read_and_checked(tmp_path: Path) -> None:
         parse_config(gauntlet, tmp_path)
 
 
-def _hearts_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The ``hearts`` CLI run from ``folder``, as a user in the config's folder runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", *args],
-        capture_output=True,
-        text=True,
-        cwd=folder,
-        timeout=600,
-        check=False,
-    )
-
-
 @pytest.mark.timeout(600)
 def test_a_tournament_with_a_team_keeps_it_apart_and_verifies(tmp_path: Path) -> None:
     (tmp_path / "t.toml").write_text(CONFIG.format(extra="") + _bots({"a": "x", "b": "x"}))
-    shown = _hearts_in(tmp_path, "tournament", "schedule", "t.toml")
+    shown = hearts("tournament", "schedule", "t.toml", cwd=tmp_path, timeout=300)
     assert shown.returncode == 0, shown.stderr
     assert "teams: 1 team(s) of 2 bots; teammates never share a table" in shown.stdout
     games = [line.split()[1:] for line in shown.stdout.splitlines() if line.startswith("d0")]
     assert games and all(not {"a", "b"} <= set(seats) for seats in games)
-    done = _hearts_in(tmp_path, "tournament", "run", "t.toml", "--progress", "never")
+    done = hearts("tournament", "run", "t.toml", "--progress", "never", cwd=tmp_path, timeout=600)
     assert done.returncode == 0, done.stderr
     check = hearts("tournament", "verify", str(tmp_path / "out"))
     assert check.returncode == 0, check.stdout
