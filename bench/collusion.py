@@ -4,7 +4,7 @@ pairs caught, over many real tournaments played with the simulator.
 
 Each tournament is a real schedule (:func:`make_schedule`: ``--bots`` bots at tables of
 ``--table-size``, ``deals`` duplicate deals, seating ``balanced``) whose games are played to the
-end by the simulator (``hearts_sim``, the referee's deal of every hand) with these bots:
+end by the simulator (``hearts_client.sim``; the referee's deal of every hand) with these bots:
 
 * ``heuristic``: the SDK's heuristic bot (the simulator's ``heuristic`` policy, decision for
   decision the same);
@@ -23,16 +23,21 @@ heuristic but for one rule (``--strategies``):
 
 Every game's discard chances are taken as it is played, by the audit's own
 :func:`~hearts_tournaments.tournament.audit.discard_chance` on the simulator's state (the same
-chances the audit replays from a record: ``tests/test_audit.py`` checks it on records of these
-games), and each tournament is audited by :func:`~hearts_tournaments.tournament.audit.audit`
-at ``--alpha``. Printed per deal count: the share of honest tournaments with any pair flagged,
-and of colluding tournaments with the pair caught (a flagged pair holding a colluder; for
-``rival`` the colluder's pair with its partner or with the rival), each with its 95% Wilson
-interval. ``--json`` prints one JSON object.
+chances the audit replays from a record: ``tests/test_fair_play_audit.py`` checks it on records
+of these games), and each tournament is audited by
+:func:`~hearts_tournaments.tournament.audit.audit` at its default level (``ALPHA``, 0.05).
+Printed per deal count: the share of honest tournaments with any pair flagged, and of colluding
+tournaments with the pair caught (a flagged pair holding a colluder; for ``rival`` the
+colluder's pair with its partner or with the rival), each with its 95% Wilson interval, and the
+share of the honest tournaments' tests whose own p-value (before Holm) is below 0.05, 0.01 and
+0.001. ``--json`` prints one JSON object. ``--rows FILE`` keeps each tournament's result as it
+comes, and a run given the file of a stopped run plays only what it lacks (tournaments are
+played interleaved, the i-th of every kind before the next).
 
-Usage::
+Usage (the defaults take about 5 minutes on 2 cores; the docs' figures are the second line's)::
 
-    nice -n 19 python bench/collusion.py --deals 100 200 --honest 200 --colluding 100 --jobs 2
+    nice -n 10 python bench/collusion.py --jobs 2
+    nice -n 10 python bench/collusion.py --honest 150 --colluding 75 --jobs 2 --rows rows.jsonl
 """
 
 from __future__ import annotations
@@ -50,14 +55,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import hearts_sim
-
+from hearts_client import sim
 from hearts_core.cards import BLACK_MARIA, CARDS, HEARTS_MASK, POINT_MASK
 from hearts_core.deal import deal_hand, derive_seed
 from hearts_core.record import places_of
 from hearts_core.rules import MoonChoice, PassDirection, Rules
 from hearts_core.state import winning_index
-from hearts_tournaments.tournament.audit import AuditGame, DiscardChance, audit, discard_chance
+from hearts_tournaments.tournament.audit import ALPHA, AuditGame, DiscardChance, audit, discard_chance
 from hearts_tournaments.tournament.schedule import Schedule, make_schedule
 
 #: The normal quantile of a two-sided 95% interval.
@@ -111,7 +115,7 @@ def _points(card: int) -> int:
 
 
 def _choose(
-    game: hearts_sim.Game,
+    game: Any,
     kind: str,
     seat: int,
     legal: list[int],
@@ -148,7 +152,7 @@ def play_game(
     """Plays one game to the end; returns each seat's place, its discard chances and, with
     ``keep_record``, its game record (the hands are the referee's deal from ``seed``)."""
     n = len(seats)
-    game = hearts_sim.Game(n, seed, target_score=target)
+    game = sim.Game(n, seed, target_score=target)
     kinds = [field.kinds[name] for name in seats]
     partners = [
         frozenset(s for s, other in enumerate(seats) if other in field.colluders and other != seats[seat])
@@ -168,7 +172,7 @@ def play_game(
         seat, phase = game.current_player, game.phase
         if keep_record and len(hands) <= game.hand_index:
             hands.append(_hand_record(n, seed, game.hand_index))
-        if phase == hearts_sim.PLAY:
+        if phase == sim.PLAY:
             trick = game.trick()
             kind = kinds[seat]
             legal = None if kind == "heuristic" else game.legal_actions()
@@ -188,7 +192,7 @@ def play_game(
             if keep_record:
                 hands[-1]["plays"].append(str(CARDS[card]))
             game.apply_action(card)
-        elif phase == hearts_sim.PASS:
+        elif phase == sim.PASS:
             if kinds[seat] == "random":
                 legal = game.legal_actions()
                 action = legal[rng.randrange(len(legal))]
@@ -204,7 +208,7 @@ def play_game(
             if keep_record:
                 choice = (
                     MoonChoice.SELF_MINUS_26
-                    if action == hearts_sim.MOON_SELF_MINUS_26
+                    if action == sim.MOON_SELF_MINUS_26
                     else MoonChoice.OTHERS_PLUS_26
                 )
                 hands[-1]["moon_choice"] = choice.value
@@ -296,9 +300,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bots", type=int, default=8)
     parser.add_argument("--table-size", type=int, default=6)
     parser.add_argument("--deals", type=int, nargs="+", default=[100, 200])
-    parser.add_argument("--honest", type=int, default=200, help="honest tournaments per deal count")
+    parser.add_argument("--honest", type=int, default=40, help="honest tournaments per deal count")
     parser.add_argument(
-        "--colluding", type=int, default=100, help="colluding tournaments per strategy and deal count"
+        "--colluding", type=int, default=20, help="colluding tournaments per strategy and deal count"
     )
     parser.add_argument("--strategies", nargs="+", default=list(STRATEGIES), choices=STRATEGIES)
     parser.add_argument("--target", type=int, default=150, help="each game's target score")
@@ -317,19 +321,24 @@ def main(argv: list[str] | None = None) -> None:
         "bots": args.bots,
         "table_size": args.table_size,
         "target_score": args.target,
-        "alpha": 0.05,
+        "alpha": ALPHA,
+        "simulator": sim.BACKEND,
         "field": dict(sorted(Counter(make_field(names, None, random.Random(0)).kinds.values()).items())),
         "deals": {},
     }
+    stored = {
+        deals: make_schedule(names, args.table_size, deals, f"{args.seed}/{deals}").to_json()
+        for deals in args.deals
+    }
+    # Interleaved (the i-th tournament of every kind and deal count, then the next), so that a
+    # run stopped early has as many of each as the --rows of a smaller run would reuse.
     work: list[tuple[dict[str, Any], str | None, str, int]] = []
-    for deals in args.deals:
-        schedule = make_schedule(names, args.table_size, deals, f"{args.seed}/{deals}")
-        stored = schedule.to_json()
-        for i in range(args.honest):
-            work.append((stored, None, f"{args.seed}/{deals}/honest/{i}", args.target))
-        for strategy in args.strategies:
-            for i in range(args.colluding):
-                work.append((stored, strategy, f"{args.seed}/{deals}/{strategy}/{i}", args.target))
+    for i in range(max(args.honest, args.colluding)):
+        for deals in args.deals:
+            for strategy in (None, *args.strategies):
+                if i < (args.honest if strategy is None else args.colluding):
+                    seed = f"{args.seed}/{deals}/{strategy or 'honest'}/{i}"
+                    work.append((stored[deals], strategy, seed, args.target))
     deal_of = {item[2]: int(item[2].split("/")[1]) for item in work}
     done: list[dict[str, Any]] = []
     if args.rows and Path(args.rows).exists():  # a run stopped before: its tournaments count
@@ -375,7 +384,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     print(
         f"fair-play audit, {args.bots} bots at tables of {args.table_size}, games to {args.target}, "
-        f"alpha 0.05 (Holm), {results['wall_s']} s"
+        f"alpha {ALPHA} (Holm), simulator {sim.BACKEND}, {results['wall_s']} s"
     )
     for deals, per_deal in results["deals"].items():
         for kind, bucket in per_deal.items():
