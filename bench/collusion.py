@@ -34,10 +34,10 @@ share of the honest tournaments' tests whose own p-value (before Holm) is below 
 comes, and a run given the file of a stopped run plays only what it lacks (tournaments are
 played interleaved, the i-th of every kind before the next).
 
-Usage (the defaults take about 5 minutes on 2 cores; the docs' figures are the second line's)::
+Usage (the defaults take about 6 minutes on 2 idle cores; the docs' figures are the second line's)::
 
     nice -n 10 python bench/collusion.py --jobs 2
-    nice -n 10 python bench/collusion.py --honest 150 --colluding 75 --jobs 2 --rows rows.jsonl
+    nice -n 10 python bench/collusion.py --honest 70 --colluding 70 --jobs 2 --rows rows.jsonl
 """
 
 from __future__ import annotations
