@@ -44,8 +44,10 @@ def pytest_runtest_makereport(
     return report
 
 
-def hearts(*args: str, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Runs the real ``hearts`` CLI in a subprocess, as a user would."""
+def hearts(
+    *args: str, input: str | None = None, timeout: float = 120, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Runs the real ``hearts`` CLI in a subprocess, as a user would (from ``cwd``, when given)."""
     return subprocess.run(
         [sys.executable, "-m", "hearts_tournaments", *args],
         capture_output=True,
@@ -53,6 +55,7 @@ def hearts(*args: str, input: str | None = None, timeout: float = 120) -> subpro
         input=input,
         timeout=timeout,
         check=False,
+        cwd=cwd,
     )
 
 

@@ -30,6 +30,7 @@ from hearts_core.replay import RecordEnds, as_record, record_answers, rules_of
 from hearts_core.state import Decision, DecisionKind, State
 from hearts_core.view import View, build_view
 from hearts_server import messages as msg
+from hearts_server.table.settings import seat_label
 
 #: Returns the state a seat's message is built from (the identity, or a re-dealt copy in tests).
 Perturb = Callable[[State, int], State]
@@ -58,7 +59,8 @@ def seat_messages(
     n = rules.players
     if not 0 <= seat < n:
         raise ValueError(f"--seat must be 0..{n - 1} for a {n}-player game")
-    names = record.bots if record.bots and len(record.bots) == n else [f"seat-{i}" for i in range(n)]
+    named = record.bots is not None and len(record.bots) == n and not record.names_hidden
+    names = record.bots if named and record.bots is not None else [seat_label(i) for i in range(n)]
     decision_ms = DEFAULT_DECISION_MS if record.decision_ms is None else record.decision_ms
     bank = float(DEFAULT_TIME_BANK_MS if record.time_bank_ms is None else record.time_bank_ms)
     decisions = record.decisions or ()

@@ -87,6 +87,7 @@ def settings_from_pb(config: apb.TableConfig, defaults: TablePolicy) -> TableSet
             join_timeout_ms=config.join_timeout_ms or defaults.join_timeout_ms,
         ),
         label=config.label,
+        hide_names=config.hide_bot_names,
     )
 
 
@@ -153,7 +154,7 @@ class RefereeServicer:
                 # the games it missed ended and released normally (status OK).
                 seat_state = table.seats[seat]
                 for game in table.finished[seat_state.results_seen :] or table.finished[-1:]:
-                    yield rpb.PlayResponse(event=rpb.Event(game_completed=game.result)).SerializeToString()
+                    yield rpb.PlayResponse(event=rpb.Event(game_completed=game.shown)).SerializeToString()
                 seat_state.results_seen = len(table.finished)
                 if table.stop_reason:  # ended early: say why, and that there is nothing more
                     await context.abort(grpc.StatusCode.FAILED_PRECONDITION, table.stop_reason)

@@ -598,6 +598,8 @@ class GameRecord:
         record_version: The format's version (None in conformance vectors).
         bots: The bot name of each seat: the organiser's (the table's configuration), the one
             every result and standing goes by.
+        names_hidden: True when the seats saw neutral labels (``seat-N``) instead of ``bots``
+            (the table's ``hide_bot_names``); None otherwise.
         declared_names: Per seat, the name its bot gave itself in its Join (``Join.bot_name``;
             empty when it gave none or never joined): self-declared, for the record only.
         decisions, faults: The referee's log of decisions and faults.
@@ -615,6 +617,7 @@ class GameRecord:
     game_number: int | None = None
     label: str | None = None
     bots: tuple[str, ...] | None = None
+    names_hidden: bool | None = None
     declared_names: tuple[str, ...] | None = None
     seed: str | None = None
     seed_commitment: str | None = None
@@ -644,6 +647,8 @@ class GameRecord:
                 out[key] = getattr(self, key)
         if self.bots is not None:
             out["bots"] = list(self.bots)
+        if self.names_hidden is not None:
+            out["names_hidden"] = self.names_hidden
         if self.declared_names is not None:
             out["declared_names"] = list(self.declared_names)
         for key, _ in _OPTIONAL_FIELDS[4:]:
@@ -765,6 +770,7 @@ class GameRecord:
             game_number=ints("game_number"),
             label=f.opt_str("label"),
             bots=None if bots is None else tuple(r.str_(b, f"bots[{i}]") for i, b in enumerate(bots)),
+            names_hidden=f.bool_("names_hidden") if "names_hidden" in record else None,
             declared_names=None
             if declared is None
             else tuple(r.str_(b, f"declared_names[{i}]") for i, b in enumerate(declared)),
@@ -834,6 +840,7 @@ _KNOWN = frozenset(
         "max_hands",
         "hands",
         "bots",
+        "names_hidden",
         "declared_names",
         "decisions",
         "faults",

@@ -30,8 +30,11 @@ class FinishedGame:
     reads it back. A table's memory so stays small however many games it plays.
 
     Attributes:
+        result: The result with the bots' names (the admin API's).
         record_error: Why the record could not be written ("" when it was): its text is
             then kept here.
+        public: The result as the seats and spectators see it when the table hides names
+            (neutral labels); None when it does not.
     """
 
     game_id: str
@@ -40,6 +43,12 @@ class FinishedGame:
     path: Path | None
     seats: tuple[SeatStats, ...]
     record_error: str = ""
+    public: ResultMessage | None = None
+
+    @property
+    def shown(self) -> ResultMessage:
+        """The result as the seats and spectators see it."""
+        return self.public if self.public is not None else self.result
 
     @property
     def record_json(self) -> str:
@@ -92,6 +101,7 @@ class GameLog:
         game_number: int,
         label: str,
         bots: tuple[str, ...],
+        names_hidden: bool,
         seed: str,
         seed_commitment: str,
         decision_ms: int,
@@ -117,6 +127,7 @@ class GameLog:
             game_number=game_number,
             label=label,
             bots=bots,
+            names_hidden=True if names_hidden else None,
             declared_names=declared_names,
             seed=seed,
             seed_commitment=seed_commitment,

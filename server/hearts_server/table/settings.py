@@ -31,6 +31,11 @@ MAX_LABEL_CHARS = 1_000
 NOBODY_JOINED = "no bot joined"
 
 
+def seat_label(seat: int) -> str:
+    """The neutral label a table that hides names shows for ``seat`` (``seat-3``)."""
+    return f"seat-{seat}"
+
+
 def check_limits(settings: TableSettings) -> None:
     """Raises ValueError, naming the field and its bound, for a value out of its limit (the
     policy is checked by its own type)."""
@@ -88,6 +93,8 @@ class TableSettings:
         policy: How long a seat may think, the faults that retire it, how long the table
             waits for its seats (:class:`~hearts_core.defaults.TablePolicy`).
         label: Free text stored in the records (e.g. a tournament's game key).
+        hide_names: Whether the seats and spectators see :func:`seat_label` labels instead of
+            ``bot_names`` (the records and the admin API keep the names).
     """
 
     rules: Rules
@@ -98,6 +105,14 @@ class TableSettings:
     label: str = ""
     game_seeds: tuple[str, ...] = ()
     reveal_seed: bool = False
+    hide_names: bool = False
+
+    @property
+    def shown_names(self) -> tuple[str, ...]:
+        """What the seats and spectators are told each seat's bot is called."""
+        if self.hide_names:
+            return tuple(seat_label(seat) for seat in range(len(self.bot_names)))
+        return self.bot_names
 
     def __post_init__(self) -> None:
         if len(self.bot_names) != self.rules.players:

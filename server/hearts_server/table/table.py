@@ -162,7 +162,7 @@ class Table:
         )
         self._note(NoteKind.JOINED, seat_index, reconnect=reconnect)
         for game in self.finished[seat.results_seen :]:
-            conn.send(msg.alone(msg.completed(game.result)))
+            conn.send(msg.alone(msg.completed(game.shown)))
         seat.results_seen = len(self.finished)
         if self.state is not None and self._game_started is not None and not self.done.is_set():
             self._send_catch_up(seat)
@@ -331,7 +331,7 @@ class Table:
         base = msg.game_started(
             self.game_id,
             rules,
-            [s.name for s in self.seats],
+            settings.shown_names,
             commitment,
             decision_ms=settings.policy.decision_ms,
             time_bank_ms=settings.policy.time_bank_ms,
@@ -460,6 +460,7 @@ class Table:
             game_number=self.game_number,
             label=settings.label,
             bots=tuple(settings.bot_names),
+            names_hidden=settings.hide_names,
             declared_names=tuple(s.declared_name for s in self.seats),
             seed=seed,
             seed_commitment=commitment,
@@ -496,14 +497,21 @@ class Table:
         # The seed is revealed here only if asked: a seat must not learn the seed of a deal that
         # is played again later (the next rotation of a duplicate tournament).
         revealed = seed if self.settings.reveal_seed else ""
-        result = msg.game_completed(self.game_id, state, [s.name for s in self.seats], stats, revealed)
+        result = msg.game_completed(self.game_id, state, settings.bot_names, stats, revealed)
+        # The seats and spectators get labels when names are hidden; the admin API the names.
+        public = (
+            msg.game_completed(self.game_id, state, settings.shown_names, stats, revealed)
+            if settings.hide_names
+            else None
+        )
         # Written to disk: only the path is kept (the record is read back when asked for).
         kept = text if path is None or record_error else None
-        self.finished.append(
-            FinishedGame(self.game_id, result, kept, path if not record_error else None, stats, record_error)
+        finished = FinishedGame(
+            self.game_id, result, kept, path if not record_error else None, stats, record_error, public
         )
+        self.finished.append(finished)
         self._log.info("game_completed", game_id=self.game_id, totals=state.totals, winners=state.winners)
-        self.broadcaster.publish(msg.completed(result))
+        self.broadcaster.publish(msg.completed(finished.shown))
         for seat in self.seats:
             if seat.connection is not None:
                 seat.results_seen = len(self.finished)

@@ -87,6 +87,8 @@ class Settings(Protocol):
     def reuse(self) -> Reuse: ...
     @property
     def restart_after(self) -> int: ...
+    @property
+    def hide_names(self) -> bool: ...
 
     def bot(self, name: str) -> BotSpec:
         """The entrant called ``name``."""
@@ -400,6 +402,7 @@ class GamePlay:
             max_faults=config.policy.max_faults,
             join_timeout_ms=config.policy.join_timeout_ms,
             label=f"{config.name}/{game.key}",
+            hide_bot_names=config.hide_names,
         )
 
     async def _play(self) -> GameOutcome:

@@ -4,20 +4,45 @@ how the help reads."""
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 import typer.core
 
 from hearts_server.logs import LogFormat, configure_logging
 
+if TYPE_CHECKING:
+    from hearts_tournaments.tournament.audit import AuditReport
+
 #: Help text is Markdown: a paragraph's lines are joined and wrapped to the terminal, never
 #: broken where the docstring's lines happen to end.
 MARKUP_MODE: Literal["markdown"] = "markdown"
+
+
+AlphaOption = Annotated[
+    float,
+    typer.Option(
+        "--alpha",
+        min=0.0001,
+        max=0.5,
+        help="The chance that a field with no collusion has any pair flagged (Holm's correction).",
+    ),
+]
+
+
+def print_audit(report: AuditReport, json_out: bool) -> None:
+    """Prints an audit report (text or one JSON object) and exits 1 when it flags a pair."""
+    if json_out:
+        typer.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        for line in report.lines():
+            typer.echo(line)
+    raise typer.Exit(1 if report.flagged else 0)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

@@ -23,7 +23,7 @@ from hearts_core.defaults import (
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE
 from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.seeds import DealSecretError, read_deal_secret
-from hearts_tournaments.cli.common import MARKUP_MODE, fail, log_to_file
+from hearts_tournaments.cli.common import MARKUP_MODE, AlphaOption, fail, log_to_file, print_audit
 from hearts_tournaments.cli.policy_options import (
     DecisionMsOption,
     JoinTimeoutMsOption,
@@ -37,6 +37,7 @@ from hearts_tournaments.league.config import LeagueConfig, LeagueError, check_ex
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
 from hearts_tournaments.league.store import HEADS, LeagueStore
 from hearts_tournaments.portal.accounts import name_refusal
+from hearts_tournaments.tournament.audit import ALPHA
 from hearts_tournaments.tournament.config import ExecutorKind
 from hearts_tournaments.tournament.preflight import preflight
 from hearts_tournaments.tournament.signing import PUBLISHED, SigningError, signing_key_for
@@ -67,6 +68,14 @@ RuntimeOption = Annotated[
     ),
 ]
 RayAddressHelp = 'With executor ray: the Ray head "host:port", or "auto"; "" starts a Ray on this machine.'
+TeamOption = Annotated[
+    str | None,
+    typer.Option(
+        "--team",
+        help="The entrant's team: it never sits at a table with another of its team "
+        '(docs/FAIR_PLAY.md); "" leaves its team.',
+    ),
+]
 AllowBrokenOption = Annotated[
     bool,
     typer.Option("--allow-broken", help="Add it even when the pre-flight check finds it cannot play."),
@@ -124,6 +133,13 @@ def init(
     ray_address: Annotated[
         str, typer.Option("--ray-address", help=RayAddressHelp + " run --ray-address overrides it.")
     ] = "",
+    hide_names: Annotated[
+        bool,
+        typer.Option(
+            "--hide-names",
+            help="Bots see neutral labels (seat-3) instead of their table-mates' names (docs/FAIR_PLAY.md).",
+        ),
+    ] = False,
 ) -> None:
     """Create a league in FOLDER with these settings (fixed for its life; `run --executor` and
     `--ray-address` override where it plays)."""
@@ -143,6 +159,7 @@ def init(
             bootstrap=bootstrap,
             executor=executor.value,
             ray_address=ray_address,
+            hide_names=hide_names,
         )
         secret = read_deal_secret(deal_secret_file)
         commands.init_league(folder, config, secret).close()
@@ -167,6 +184,7 @@ def _add(
     keep: bool = False,
     allow_broken: bool = False,
     runtime: str | None = None,
+    team: str | None = None,
 ) -> None:
     if not update:
         taken = name_refusal(folder, name)
@@ -195,7 +213,7 @@ def _add(
         if problems and not allow_broken:
             raise fail(f"{name} was not added: fix the command, or add --allow-broken to add it anyway")
         try:
-            typer.echo(commands.add_version(store, spec, update=update, pinned=pinned, keep=keep))
+            typer.echo(commands.add_version(store, spec, update=update, pinned=pinned, keep=keep, team=team))
         except LeagueError as exc:
             raise fail(str(exc)) from None
 
@@ -215,6 +233,7 @@ def add(
         float | None, typer.Option("--pin", help="A reference entrant: pin its official strength.")
     ] = None,
     allow_broken: AllowBrokenOption = False,
+    team: TeamOption = None,
 ) -> None:
     """Add an entrant as NAME@v1; `run` validates it before it plays rated games.
 
@@ -234,6 +253,7 @@ def add(
         pin,
         allow_broken=allow_broken,
         runtime=runtime,
+        team=team,
     )
 
 
@@ -250,6 +270,7 @@ def update(
     runtime: RuntimeOption = None,
     keep: Annotated[bool, typer.Option("--keep", help="Keep the old versions playing too.")] = False,
     allow_broken: AllowBrokenOption = False,
+    team: TeamOption = None,
 ) -> None:
     """Give NAME a new version (the old ones are retired unless --keep).
 
@@ -269,6 +290,7 @@ def update(
         keep,
         allow_broken,
         runtime,
+        team,
     )
 
 
@@ -447,6 +469,19 @@ def verify(
         typer.echo(problem)
     typer.echo(summary)
     raise typer.Exit(1 if problems else 0)
+
+
+@league_app.command("audit")
+def audit_command(
+    folder: Folder,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object instead of text.")] = False,
+    alpha: AlphaOption = ALPHA,
+) -> None:
+    """Fair-play audit of the rated games: which pairs of entrants play as if on one side
+    (docs/FAIR_PLAY.md). Exits 1 when a pair is flagged, else 0."""
+    with _open(folder) as store:
+        report = commands.audit(store, alpha)
+    print_audit(report, json_out)
 
 
 @league_app.command("recompute")

@@ -15,14 +15,15 @@ from typing import Annotated
 import typer
 
 from hearts_tournaments.cli.common import MARKUP_MODE, fail
+from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueError
 from hearts_tournaments.league.store import LeagueStore
-from hearts_tournaments.portal.accounts import PortalError, PortalStore
+from hearts_tournaments.portal.accounts import PORTAL_DB, PortalError, PortalStore
 
 entrant_app = typer.Typer(
     rich_markup_mode=MARKUP_MODE,
     help="Entrants' accounts for the portal (`hearts web LEAGUE --submissions`): tokens, rotation, "
-    "revocation.",
+    "revocation; and links that keep entrants apart at tables.",
     no_args_is_help=True,
 )
 
@@ -97,6 +98,63 @@ def audit(folder: Folder) -> None:
     with _portal(folder) as portal:
         for row in portal.audit_log():
             typer.echo(json.dumps(row, separators=(",", ":")))
+
+
+@entrant_app.command("link")
+def link(
+    folder: Folder,
+    first: Annotated[str, typer.Argument(help="An entrant or account.")],
+    second: Annotated[str, typer.Argument(help="Another.")],
+) -> None:
+    """Keep FIRST and SECOND apart: they (and whoever is linked to either) never sit at one table.
+
+    For one person behind several accounts, or entrants you suspect of helping each other. Each
+    is an entrant of the league or a portal account that may submit later.
+    """
+    _link(folder, first, second, True)
+
+
+@entrant_app.command("unlink")
+def unlink(
+    folder: Folder,
+    first: Annotated[str, typer.Argument(help="An entrant or account.")],
+    second: Annotated[str, typer.Argument(help="Another.")],
+) -> None:
+    """Remove a link made by `link` (teams the entrants declared stay)."""
+    _link(folder, first, second, False)
+
+
+@entrant_app.command("links")
+def links(folder: Folder) -> None:
+    """Who is kept apart: the teams entrants declared, the links, and the sides they form (JSON)."""
+    try:
+        store = LeagueStore.open(folder, read_only=True)
+    except LeagueError as exc:
+        raise fail(str(exc)) from None
+    with store:
+        typer.echo(json.dumps(commands.apart(store), indent=2))
+
+
+def _link(folder: Path, first: str, second: str, linked: bool) -> None:
+    try:
+        store = LeagueStore.open(folder)
+    except LeagueError as exc:
+        raise fail(str(exc)) from None
+    accounts: list[str] = []
+    if (folder / PORTAL_DB).exists():  # read only if there is one: never made here
+        with _portal(folder) as portal:
+            accounts = [account.name for account in portal.accounts()]
+    with store:
+        try:
+            line = commands.link(store, first, second, linked, accounts)
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+    if (folder / PORTAL_DB).exists():
+        with _portal(folder) as portal:
+            portal.audit(
+                "organiser", "linked" if linked else "unlinked", {"entrants": sorted((first, second))}
+            )
+    typer.echo(line)
 
 
 def invite(folder: Folder) -> None:

@@ -29,8 +29,9 @@ from hearts_tournaments.arena.seeds import (
     take_env_secret,
 )
 from hearts_tournaments.arena.snapshot import SnapshotError
-from hearts_tournaments.cli.common import MARKUP_MODE, fail, log_to_file
+from hearts_tournaments.cli.common import MARKUP_MODE, AlphaOption, fail, log_to_file, print_audit
 from hearts_tournaments.cli.signed import GamesOption, HeadOption, signed_line
+from hearts_tournaments.tournament.audit import ALPHA, audit_tournament
 from hearts_tournaments.tournament.config import (
     SERVER_PATTERN,
     ConfigError,
@@ -353,6 +354,28 @@ def verify_command(
     raise typer.Exit(0 if verification.ok else 1)
 
 
+@tournament_app.command("audit")
+def audit_command(
+    folder: Annotated[Path, typer.Argument(help="The tournament's output folder.")],
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object instead of text.")] = False,
+    alpha: AlphaOption = ALPHA,
+) -> None:
+    """Fair-play audit: which pairs of bots play as if on one side (docs/FAIR_PLAY.md).
+
+    For every ordered pair of bots, from the stored records: where the first throws its points
+    (onto the other's tricks, against the rest) and how it fares with the other at its table
+    (against without), each a test corrected for the number of pairs (Holm). Exits 1 when a
+    pair is flagged, else 0.
+    """
+    try:
+        report = audit_tournament(folder, alpha)
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    except ConfigError as exc:
+        raise fail(f"{folder}: the stored configuration no longer reads: {exc}") from None
+    print_audit(report, json_out)
+
+
 @tournament_app.command("schedule")
 def schedule_command(
     config: Annotated[Path, typer.Argument(help="The tournament's TOML file.")],
@@ -462,8 +485,9 @@ def _print_balance(schedule: Schedule, say: _Stopwatch, gauntlet: bool = False) 
     for warning in deal_warnings(balance):
         say.warn(warning)
     bots, size, deals = len(schedule.bots), schedule.table_size, len(schedule.seatings)
-    # A gauntlet seats its candidate at every deal: its pairs are unequal by design.
-    if gauntlet or balance.pair_spread <= 1 or bots <= size:
+    # A gauntlet seats its candidate at every deal: its pairs are unequal by design; with teams
+    # no other deal count is searched for.
+    if gauntlet or balance.pair_spread <= 1 or bots <= size or balance.teams:
         return
     # The hint is a search too: bounded (constructions, few local searches) and timed.
     say("looking for the smallest larger deal count that balances pairs within one")

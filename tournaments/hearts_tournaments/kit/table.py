@@ -92,6 +92,8 @@ class KitSettings:
     target_score: int = DEFAULT_TARGET_SCORE
     server: str = ""
     restart_after: int = WARM_GAMES
+    #: A kit game seats only the bot under test: there is no table-mate's name to hide.
+    hide_names: bool = False
 
     @property
     def policy(self) -> TablePolicy:

@@ -23,6 +23,8 @@ from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.ratings import TableRow
 from hearts_tournaments.league.store import HEADS, MAX_HEAD_LINE, LeagueStore, spec_to_json, version_hash
 from hearts_tournaments.tournament import signing
+from hearts_tournaments.tournament.audit import ALPHA, AuditReport, read_games
+from hearts_tournaments.tournament.audit import audit as audit_games
 
 #: Formats of ``show``.
 FORMATS = ("table", "json", "csv", "markdown")
@@ -129,7 +131,12 @@ def snapshot_files(store: LeagueStore, spec: BotSpec) -> BotSpec:
 
 
 def add_version(
-    store: LeagueStore, spec: BotSpec, update: bool = False, pinned: float | None = None, keep: bool = False
+    store: LeagueStore,
+    spec: BotSpec,
+    update: bool = False,
+    pinned: float | None = None,
+    keep: bool = False,
+    team: str | None = None,
 ) -> str:
     """Adds an entrant (or a new version of one): it is pending until ``run`` validates it.
 
@@ -139,7 +146,8 @@ def add_version(
     folder, or hold a symlink leading out of them, are refused.
 
     ``update`` retires the entrant's other versions unless ``keep``: kept versions go on
-    playing, never at one table with another version of their entrant.
+    playing, never at one table with another version of their entrant. ``team`` declares the
+    entrant's team ("" leaves every team): it never sits at a table with another of its team.
 
     Raises:
         LeagueError: the files cannot be snapshotted, or the command is not possible.
@@ -154,7 +162,45 @@ def add_version(
     }
     if pinned is not None:
         command["pinned"] = pinned
+    if team is not None:
+        command["team"] = team
     return store.execute(command)
+
+
+def set_team(store: LeagueStore, name: str, team: str) -> str:
+    """Puts entrant ``name`` in ``team`` ("": in none): never at a table with another of it."""
+    return store.execute({"op": "team", "name": name, "team": team})
+
+
+def link(store: LeagueStore, a: str, b: str, linked: bool = True, accounts: Sequence[str] = ()) -> str:
+    """Links (or unlinks) ``a`` and ``b``: they, and every entrant linked to either, never sit at
+    one table. Each must be an entrant of the league or one of ``accounts`` (the portal's, which
+    may submit later).
+
+    Raises:
+        LeagueError: a name is neither, or (unlinking) the two are not linked.
+    """
+    entrants = {v.entrant for v in store.versions()}
+    for name in (a, b):
+        if linked and name not in entrants and name not in accounts:
+            raise LeagueError(
+                f"{name!r} is neither an entrant of the league nor a portal account: see "
+                "`hearts league show` and `hearts league entrant list`"
+            )
+    return store.execute({"op": "link" if linked else "unlink", "a": a, "b": b})
+
+
+def apart(store: LeagueStore) -> dict[str, Any]:
+    """Who is kept apart: the teams declared, the links made, and the sides they form (only
+    sides of two or more entrants)."""
+    sides: dict[str, list[str]] = {}
+    for entrant, side in store.sides().items():
+        sides.setdefault(side, []).append(entrant)
+    return {
+        "teams": store.teams(),
+        "links": [list(pair) for pair in store.links()],
+        "sides": [members for members in sides.values() if len(members) > 1],
+    }
 
 
 def set_status(store: LeagueStore, name: str, op: str) -> str:
@@ -418,3 +464,16 @@ def _check_heads(
 def recompute(store: LeagueStore, form: str = "json") -> str:
     """The official table refitted from all stored games in one batch (same games, same bytes)."""
     return show(store, form, online=False)
+
+
+def audit(store: LeagueStore, alpha: float = ALPHA) -> AuditReport:
+    """The fair-play audit of the league's rated games (:mod:`hearts_tournaments.tournament.audit`),
+    by entrant (a version's games count for its entrant); each block is a cluster."""
+    entrant_of = {v.id: v.entrant for v in store.versions()}
+    stored = []
+    for key, block, _validates, data in store.games(kind="rated"):
+        record = store.record(key) or ""
+        seats = [entrant_of.get(seat, seat) for seat in data["seats"]]
+        stored.append((key, f"block {block}", seats, data["places"], record))
+    games, skipped = read_games(stored)
+    return audit_games(games, alpha, str(store.folder), "entrant", skipped)

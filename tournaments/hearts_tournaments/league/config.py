@@ -47,6 +47,8 @@ class LeagueConfig:
             cluster, docs/DISTRIBUTED.md); ``run --executor`` overrides it.
         ray_address: With ``executor = "ray"``: the Ray head's ``host:port``, ``auto``, or
             empty for a one-machine Ray; ``run --ray-address`` overrides it.
+        hide_names: Whether the bots see neutral labels (``seat-3``) instead of their
+            table-mates' names (docs/FAIR_PLAY.md).
     """
 
     name: str = "league"
@@ -66,6 +68,7 @@ class LeagueConfig:
     bootstrap: int = 200
     executor: str = ExecutorKind.LOCAL.value
     ray_address: str = ""
+    hide_names: bool = False
 
     def __post_init__(self) -> None:
         if not MIN_PLAYERS <= self.table_size <= MAX_PLAYERS:

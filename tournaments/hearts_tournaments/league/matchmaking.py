@@ -13,9 +13,11 @@ to a seeded draw. Each next seat goes to the entrant with the lowest cost, a sum
 * a small seeded jitter that breaks ties.
 
 An entrant may have several active versions (``update --keep``): once one of them is seated,
-the others are out of this table, so no table holds two versions of one entrant. With fewer
-entrants than seats, every entrant sits and the extra seats go to those with the
-fewest blocks, in turn (as tournaments fill a table). The seat order is a seeded shuffle; the
+the others are out of this table, so no table holds two versions of one entrant. Entrants of one
+*side* (a declared team, or entrants the organiser linked: :meth:`LeagueStore.sides`) are kept
+apart the same way: once one is seated, every version of the others is out of the table. With
+fewer sides than seats, every side sits and the extra seats go to those seated with the fewest
+blocks, in turn (as tournaments fill a table). The seat order is a seeded shuffle; the
 block plays it in every rotation anyway.
 """
 
@@ -45,6 +47,8 @@ class Candidate:
         blocks: Blocks it played.
         mu: Its online rating.
         sigma: The uncertainty of that rating.
+        side: Who it is kept apart from: versions of one side never share a table (empty: its
+            entrant alone).
     """
 
     id: str
@@ -52,6 +56,12 @@ class Candidate:
     blocks: int
     mu: float
     sigma: float
+    side: str = ""
+
+    @property
+    def apart(self) -> str:
+        """What no other version at its table may share with it: its side, else its entrant."""
+        return self.side or self.entrant
 
 
 def choose_table(
@@ -75,10 +85,10 @@ def choose_table(
         spread: Scale of the random factor on the rating term.
 
     Raises:
-        ValueError: fewer than two entrants among the candidates, or a version listed twice.
+        ValueError: fewer than two sides among the candidates, or a version listed twice.
     """
-    if len({c.entrant for c in candidates}) < 2:
-        raise ValueError("a block needs active versions of at least two entrants")
+    if len({c.apart for c in candidates}) < 2:
+        raise ValueError("a block needs active versions of at least two entrants who may meet")
     if len({c.id for c in candidates}) != len(candidates):
         raise ValueError("a version is listed twice")
 
@@ -90,7 +100,7 @@ def choose_table(
     floor = min(need(c) for c in candidates)
     first = min(candidates, key=lambda c: (need(c), jitter[c.id]))
     chosen = [first]
-    rest = [c for c in candidates if c.entrant != first.entrant]
+    rest = [c for c in candidates if c.apart != first.apart]
     while rest and len(chosen) < table_size:
         mean_mu = sum(c.mu for c in chosen) / len(chosen)
         met = {c.id: sum(meetings.get(_pair(c.id, s.id), 0) for s in chosen) for c in rest}
@@ -108,7 +118,7 @@ def choose_table(
 
         best = min(rest, key=cost)
         chosen.append(best)
-        rest = [c for c in rest if c.entrant != best.entrant]
+        rest = [c for c in rest if c.apart != best.apart]
     seats = [c.id for c in chosen]
     extra = sorted(chosen, key=lambda c: (need(c), jitter[c.id]))
     i = 0

@@ -55,7 +55,10 @@ log = get_logger(__name__)
 IDLE_POLL_S = 0.5
 #: Seconds to wait for the in-process referee's channel.
 CONNECT_TIMEOUT_S = 10.0
-NOT_ENOUGH = "fewer than two active versions: add entrants with `hearts league add`"
+NOT_ENOUGH = (
+    "fewer than two active versions of entrants who may meet (not of one team, not linked: "
+    "`hearts league entrant links`): add entrants with `hearts league add`"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +97,14 @@ def block_game(config: LeagueConfig, number: int, order: tuple[str, ...], rotati
 
 
 def plan_block(store: LeagueStore, snapshot: Snapshot) -> tuple[str, ...] | None:
-    """The seating of the next block, or None with fewer than two active versions."""
+    """The seating of the next block, or None with fewer than two active versions of entrants
+    who may meet (not of one team, not linked)."""
     config = store.config
     active = [v for v in snapshot.versions if v.status == ACTIVE]
     if len(active) < 2:
         return None
     online = store.ratings()
+    sides = store.sides()
     candidates = [
         Candidate(
             v.id,
@@ -107,9 +112,12 @@ def plan_block(store: LeagueStore, snapshot: Snapshot) -> tuple[str, ...] | None
             online[v.id][2] if v.id in online else 0,
             online[v.id][0] if v.id in online else 25.0,
             online[v.id][1] if v.id in online else 25 / 3,
+            sides.get(v.entrant, ""),
         )
         for v in active
     ]
+    if len({c.apart for c in candidates}) < 2:
+        return None  # every active entrant is of one side: nobody it may meet
     number = store.next_block()
     meetings = meeting_counts([seats for _, _, seats, _ in store.block_rows()])
     rng = random.Random(derive_seed(config.seed, "match", number))
@@ -162,6 +170,7 @@ def tournament_config(store: LeagueStore, bots: tuple[BotSpec, ...] = ()) -> Tou
         sandbox=SandboxKind(base.sandbox),
         reuse=Reuse.NEVER,
         base_dir=store.folder,
+        hide_names=base.hide_names,
     )
 
 

@@ -6,7 +6,8 @@ then ``active``, ``error``, ``retired`` or ``quarantined``), ``commands`` (every
 in order), ``blocks`` (one row per stored block, with the last command it had seen), ``games``
 (summary and record of every game, rated or validation), ``results`` (one row per seat),
 ``ratings`` (the online rating of each version), ``rating_history`` and ``events`` (status
-changes, quarantines).
+changes, quarantines), and ``teams`` and ``links`` (who is kept apart at tables: each entrant's
+declared team, the organiser's links between entrants or accounts; docs/FAIR_PLAY.md).
 
 A block is stored in one transaction with its games, seat results and online rating update,
 with ``synchronous=FULL``: a ``kill -9`` loses at most the block being played, which the next
@@ -103,6 +104,11 @@ CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, block INTEGER NOT NU
     + signing.SCHEMA
     + ";"
 )
+#: Who is kept apart at tables; made on open in a league from before them (its tables empty).
+APART_SCHEMA = """
+CREATE TABLE IF NOT EXISTS teams (entrant TEXT PRIMARY KEY, team TEXT NOT NULL, seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS links (a TEXT NOT NULL, b TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (a, b));
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +246,7 @@ class LeagueStore(MetaDatabase):
         except OSError as exc:
             raise LeagueError(f"cannot create {folder}: {exc.strerror}") from None
         db = cls._connect(path)
-        db.executescript(_SCHEMA)
+        db.executescript(_SCHEMA + APART_SCHEMA)
         with _transaction(db):
             secret = deal_secret if deal_secret is not None else new_deal_secret()
             rows = [
@@ -277,6 +283,8 @@ class LeagueStore(MetaDatabase):
             with contextlib.suppress(sqlite3.Error):
                 db.execute(signing.SCHEMA)
                 db.execute("CREATE INDEX IF NOT EXISTS games_block ON games(block)")
+            with contextlib.suppress(sqlite3.Error):  # ... and from before teams and links, theirs
+                db.executescript(APART_SCHEMA)
         return cls(folder, db)
 
     def _missing(self, key: str) -> Exception:
@@ -345,6 +353,13 @@ class LeagueStore(MetaDatabase):
                 raise LeagueError(f"{version.id} is {version.status}, not retired or quarantined")
             self._set_status(version.id, wanted, f"{op} (command {seq})")
             return f"{version.id}: {wanted}"
+        if op == "team":
+            name = str(command["name"])
+            if not self.versions(entrant=name):
+                raise LeagueError(f"no entrant {name!r}: see `hearts league show`")
+            return self._set_team(name, command.get("team"), seq)
+        if op in ("link", "unlink"):
+            return self._link(str(command["a"]), str(command["b"]), op == "link", seq)
         if op == "pin":
             version = self._resolve(str(command["name"]))
             value = command.get("value")
@@ -381,7 +396,39 @@ class LeagueStore(MetaDatabase):
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (vid, name, number, digest, json.dumps(spec_to_json(spec)), PENDING, command.get("pinned"), seq),
         )
+        if "team" in command:
+            self._set_team(name, command["team"], seq)
         return f"{vid}: pending its validation game (played by `hearts league run`)"
+
+    def _set_team(self, name: str, team: Any, seq: int) -> str:
+        """Sets (a name) or clears (None or "") ``name``'s team."""
+        if team in (None, ""):
+            self._db.execute("DELETE FROM teams WHERE entrant = ?", (name,))
+            return f"{name}: in no team"
+        if not isinstance(team, str) or not BOT_NAME_PATTERN.fullmatch(team):
+            raise LeagueError(f"{team!r}: a team name is letters, digits, '.', '_' or '-' (at most 40)")
+        self._db.execute(
+            "INSERT INTO teams VALUES (?, ?, ?) ON CONFLICT(entrant) DO UPDATE SET team = excluded.team, "
+            "seq = excluded.seq",
+            (name, team, seq),
+        )
+        return f"{name}: in team {team}: never at a table with another of its team"
+
+    def _link(self, a: str, b: str, link: bool, seq: int) -> str:
+        """Links (or unlinks) two names: entrants, or portal accounts that may become entrants."""
+        for name in (a, b):
+            if not BOT_NAME_PATTERN.fullmatch(name):
+                raise LeagueError(f"{name!r}: a name is letters, digits, '.', '_' or '-' (at most 40)")
+        if a == b:
+            raise LeagueError(f"{a} cannot be linked with itself")
+        first, second = sorted((a, b))
+        if link:
+            self._db.execute("INSERT OR IGNORE INTO links VALUES (?, ?, ?)", (first, second, seq))
+            return f"{first} and {second} linked: never at one table"
+        gone = self._db.execute("DELETE FROM links WHERE a = ? AND b = ?", (first, second)).rowcount
+        if not gone:
+            raise LeagueError(f"{first} and {second} are not linked: see `hearts league entrant links`")
+        return f"{first} and {second} unlinked"
 
     def _resolve(self, name: str) -> Version:
         """``NAME@vN``, or ``NAME``'s newest version."""
@@ -409,6 +456,47 @@ class LeagueStore(MetaDatabase):
         )
 
     # ------------------------------------------------------------------ reading
+    def teams(self) -> dict[str, str]:
+        """Each entrant's declared team (entrants without one left out)."""
+        with contextlib.suppress(sqlite3.OperationalError):  # read-only, from before teams: none
+            rows = self._db.execute("SELECT entrant, team FROM teams ORDER BY entrant").fetchall()
+            return {str(e): str(t) for e, t in rows}
+        return {}
+
+    def links(self) -> list[tuple[str, str]]:
+        """The organiser's links, each pair sorted, in name order."""
+        with contextlib.suppress(sqlite3.OperationalError):
+            rows = self._db.execute("SELECT a, b FROM links ORDER BY a, b").fetchall()
+            return [(str(a), str(b)) for a, b in rows]
+        return []
+
+    def sides(self) -> dict[str, str]:
+        """Each entrant's side: entrants of one team or linked (directly or through others) share
+        one, named by its first name in sort order; every other entrant is its own side. Two
+        entrants of one side never sit at one table."""
+        parent: dict[str, str] = {}
+
+        def root(name: str) -> str:
+            while parent.get(name, name) != name:
+                name = parent[name]
+            return name
+
+        def join(a: str, b: str) -> None:
+            ra, rb = root(a), root(b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+
+        entrants = {v.entrant for v in self.versions()}
+        by_team: dict[str, str] = {}
+        for entrant, team in self.teams().items():
+            if team in by_team:
+                join(entrant, by_team[team])
+            else:
+                by_team[team] = entrant
+        for a, b in self.links():
+            join(a, b)
+        return {name: root(name) for name in sorted(entrants)}
+
     def versions(self, entrant: str | None = None) -> list[Version]:
         """Versions in the order they were added (of one entrant, or all)."""
         sql = "SELECT id, entrant, number, hash, spec, status, pinned, note FROM versions"

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import IO
 
 from hearts_tournaments.arena import runtimes
-from hearts_tournaments.arena.bots import BotProtocol, BotSpec
+from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec
 from hearts_tournaments.arena.sandbox import SYSTEM_DIRS, SandboxKind
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueError
@@ -95,7 +95,7 @@ CHUNK = 64 * 1024
 MAX_HEADER_BYTES = 1024 * 1024
 #: Bytes of a zip's central directory at most (zipfile reads it whole).
 MAX_ZIP_DIRECTORY = 1024 * 1024
-_KEYS = ("command", "protocol", "runtime", "description")
+_KEYS = ("command", "protocol", "runtime", "description", "team")
 _BAD_NAME = re.compile(r"[\x00-\x1f\\]")
 
 
@@ -120,6 +120,8 @@ class Manifest:
     protocol: BotProtocol
     description: str
     runtime: str | None = None
+    #: The entrant's declared team (None: the manifest names none; the team stays as it was).
+    team: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -463,7 +465,15 @@ def _manifest(text: bytes, names: set[str]) -> Manifest:
                 f"bot.toml's runtime {runtime!r} is not installed on the league's machine: /runtimes lists "
                 "the ones it offers"
             )
-    return Manifest(tuple(command), BotProtocol(protocol), description, runtime)
+    team = data.get("team")
+    if team is not None and (
+        not isinstance(team, str) or not (team == "" or BOT_NAME_PATTERN.fullmatch(team))
+    ):
+        raise UploadError(
+            "bot.toml's team must be a name of letters, digits, '.', '_' or '-' (at most 40), "
+            'or "" for none'
+        )
+    return Manifest(tuple(command), BotProtocol(protocol), description, runtime, team)
 
 
 def check_archive(archive: bytes | Path) -> CheckedArchive:
@@ -744,7 +754,7 @@ def submit_version(
             update = bool(store.versions(entrant=name))
             try:
                 # Kept: the entrant's version playing now goes on until this one is active.
-                line = commands.add_version(store, spec, update=update, keep=True)
+                line = commands.add_version(store, spec, update=update, keep=True, team=checked.manifest.team)
             except LeagueError as exc:
                 portal.set_submission(sid, ERROR, str(exc))
                 return

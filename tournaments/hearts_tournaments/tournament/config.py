@@ -16,7 +16,7 @@ import re
 import tomllib
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -31,7 +31,13 @@ from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec, Reuse
 from hearts_tournaments.arena.sandbox import LIMIT_KEYS, Limits, SandboxKind
 from hearts_tournaments.tournament.gauntlet import GauntletSpec
-from hearts_tournaments.tournament.schedule import DEFAULT_SEATING, SCHEDULE_DESIGN, SeatingMode
+from hearts_tournaments.tournament.schedule import (
+    DEFAULT_SEATING,
+    SCHEDULE_DESIGN,
+    SeatingMode,
+    real_teams,
+    team_problem,
+)
 from hearts_tournaments.tournament.stats import SprtSettings
 
 #: ``host:port`` of an external referee.
@@ -105,6 +111,10 @@ class TournamentConfig:
         base_dir: The config file's folder.
         gauntlet: With a ``[gauntlet]`` section: the candidate and its sequential test; the
             tournament is then a gauntlet of at most ``deals`` deals, stopped early.
+        teams: The ``team`` each bot declared (bots without one are left out): two bots of one
+            team never share a table (docs/FAIR_PLAY.md).
+        hide_names: Whether the bots see neutral labels (``seat-3``) instead of their
+            table-mates' names in every message (the referee's ``hide_bot_names``).
     """
 
     name: str
@@ -130,6 +140,8 @@ class TournamentConfig:
     restart_after: int = 100
     base_dir: Path = Path(".")
     gauntlet: GauntletSpec | None = None
+    teams: Mapping[str, str] = field(default_factory=dict)
+    hide_names: bool = False
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -187,9 +199,12 @@ TOURNAMENT_KEYS = frozenset(
         "executor",
         "ray_address",
         "reuse",
+        "hide_names",
     }
 )
-_BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox", "protocol", "runtime"})
+_BOT_KEYS = frozenset(
+    {"name", "builtin", "command", "options", "files", "sandbox", "protocol", "runtime", "team"}
+)
 #: Highest value of any key of [limits] (a terabyte of memory, eleven days of CPU).
 _LIMIT_MAXIMUM = 1_000_000
 #: Lowest value of each key of [limits].
@@ -280,12 +295,41 @@ def parse_config(text: str, base_dir: Path, default_name: str = "tournament") ->
         raise ConfigError("tournament", "must be a table: write [tournament] followed by its keys")
     settings = _tournament(section, default_name)
     bots = _bots(data.get("bots"), base_dir)
+    teams = _teams(data["bots"])
     limits = _limits(data.get("limits", {}))
     gauntlet = _gauntlet(data["gauntlet"], bots) if "gauntlet" in data else None
+    if gauntlet is not None and real_teams([b.name for b in bots], teams):
+        raise ConfigError(
+            "gauntlet",
+            "cannot be played with teams: a gauntlet seats its candidate and the field's bots in turn "
+            "at every deal; run a round robin to keep teams apart, or drop the team keys",
+        )
+    if teams:
+        problem = team_problem(
+            [b.name for b in bots], real_teams([b.name for b in bots], teams), settings["table_size"]
+        )
+        if problem is not None:
+            raise ConfigError("bots", f"the teams cannot be kept apart: {problem}")
     policy = TablePolicy(**{key: settings.pop(key) for key in POLICY_KEYS if key in settings})
     return TournamentConfig(
-        bots=bots, base_dir=base_dir, limits=limits, gauntlet=gauntlet, policy=policy, **settings
+        bots=bots, base_dir=base_dir, limits=limits, gauntlet=gauntlet, policy=policy, teams=teams, **settings
     )
+
+
+def _teams(entries: list[dict[str, Any]]) -> dict[str, str]:
+    """Each bot's ``team``, for the bots that give one (checked after the bots themselves)."""
+    teams: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        if "team" not in entry:
+            continue
+        team = entry["team"]
+        if not isinstance(team, str) or not BOT_NAME_PATTERN.fullmatch(team):
+            raise ConfigError(
+                f"bots[{index}].team",
+                f"must be a team name of letters, digits, '.', '_' or '-' (at most 40), not {_shown(team)}",
+            )
+        teams[entry["name"]] = team
+    return teams
 
 
 def _limits(section: Any) -> Limits:
@@ -410,6 +454,10 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
             "tournament.server", f'must be "host:port" (or "" to start a referee), not {_shown(server)}'
         )
     out["server"] = server
+    hide = section.get("hide_names", False)
+    if not isinstance(hide, bool):
+        raise ConfigError("tournament.hide_names", f"must be true or false, not {_shown(hide)}")
+    out["hide_names"] = hide
     if "sandbox" in section:
         out["sandbox"] = _sandbox(section["sandbox"], "tournament.sandbox")
     if "reuse" in section:
@@ -468,7 +516,7 @@ def _bots(entries: Any, base_dir: Path) -> tuple[BotSpec, ...]:
                 raise ConfigError(
                     f"{where}.{key}",
                     f"unknown key: {_closest(key, _BOT_KEYS)}a bot has name, and builtin (with options) or "
-                    "command (with protocol, files, runtime), and sandbox",
+                    "command (with protocol, files, runtime), and sandbox and team",
                 )
         name = entry.get("name")
         if name is None:

@@ -167,6 +167,7 @@ def schedule_for(config: TournamentConfig, progress: Progress | None = None) -> 
         config.seating,
         progress,
         config.schedule_design,
+        config.teams,
     )
 
 

@@ -81,6 +81,7 @@ class TableConfig(_message.Message):
     LABEL_FIELD_NUMBER: _builtins.int
     REVEAL_SEED_FIELD_NUMBER: _builtins.int
     GAME_SEEDS_FIELD_NUMBER: _builtins.int
+    HIDE_BOT_NAMES_FIELD_NUMBER: _builtins.int
     players: _builtins.int
     """The table size, 6 to 11."""
     target_score: _builtins.int
@@ -127,6 +128,13 @@ class TableConfig(_message.Message):
     with a chosen `seed` and more than one game is refused (INVALID_ARGUMENT): the first
     game's seed would reveal the later games' deals.
     """
+    hide_bot_names: _builtins.bool
+    """Whether the seats and spectators see neutral labels instead of `bot_names`. Default false:
+    GameStarted.seats and GameCompleted.results name each seat's bot. True: every message a
+    seat or a spectator gets names seat `k` as "seat-k" (a label that says where the bot sits,
+    not who it is), so that a bot cannot recognise a partner by its name; the game records
+    and this API (GetTable, AwaitTable, GetGameRecord) keep the names.
+    """
     @_builtins.property
     def bot_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The bot name shown for each seat; exactly `players` names, each at most 200 characters
@@ -156,10 +164,11 @@ class TableConfig(_message.Message):
         label: _builtins.str = ...,
         reveal_seed: _builtins.bool = ...,
         game_seeds: _abc.Iterable[_builtins.str] | None = ...,
+        hide_bot_names: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_names", b"bot_names", "decision_time_ms", b"decision_time_ms", "first_dealer", b"first_dealer", "game_seeds", b"game_seeds", "games", b"games", "join_timeout_ms", b"join_timeout_ms", "label", b"label", "max_faults", b"max_faults", "max_hands", b"max_hands", "players", b"players", "reveal_seed", b"reveal_seed", "seed", b"seed", "target_score", b"target_score", "time_bank_ms", b"time_bank_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_names", b"bot_names", "decision_time_ms", b"decision_time_ms", "first_dealer", b"first_dealer", "game_seeds", b"game_seeds", "games", b"games", "hide_bot_names", b"hide_bot_names", "join_timeout_ms", b"join_timeout_ms", "label", b"label", "max_faults", b"max_faults", "max_hands", b"max_hands", "players", b"players", "reveal_seed", b"reveal_seed", "seed", b"seed", "target_score", b"target_score", "time_bank_ms", b"time_bank_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -161,7 +161,10 @@ class SeatInfo(_message.Message):
     seat: _builtins.int
     """The seat number."""
     bot_name: _builtins.str
-    """The name the bot registered under (from the table's configuration), e.g. "heuristic"."""
+    """The seat's bot name from the table's configuration, e.g. "heuristic"; or "seat-N" (N the
+    seat number) when the table hides names (TableConfig.hide_bot_names): a label that says
+    nothing about who plays the seat.
+    """
     def __init__(
         self,
         *,
@@ -454,7 +457,7 @@ class GameStarted(_message.Message):
     """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatInfo]:
-        """Every seat and its bot's name."""
+        """Every seat and its bot's name (or neutral label: see SeatInfo.bot_name)."""
 
     def __init__(
         self,
@@ -764,7 +767,7 @@ class SeatResult(_message.Message):
     seat: _builtins.int
     """The seat."""
     bot_name: _builtins.str
-    """The bot's name."""
+    """The bot's name, or "seat-N" when the table hides names (as SeatInfo.bot_name)."""
     total: _builtins.int
     """The final total (lowest wins)."""
     place: _builtins.int

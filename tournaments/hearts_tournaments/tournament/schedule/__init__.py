@@ -60,8 +60,8 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from math import comb
 from typing import Any
 
@@ -92,6 +92,7 @@ from hearts_tournaments.tournament.schedule.tables import (
     _spread_two_impossible,
     pair_feasibility,
 )
+from hearts_tournaments.tournament.schedule.teams import team_numbers, team_problem, team_tables
 
 #: The schedule's public names (its parts are :mod:`.base`, :mod:`.cond`, :mod:`.tables` and
 #: :mod:`.seating`).
@@ -112,7 +113,9 @@ __all__ = [
     "neighbour_feasibility",
     "pair_feasibility",
     "per_deal_neighbours",
+    "real_teams",
     "suggest_deals",
+    "team_problem",
 ]
 
 
@@ -165,6 +168,9 @@ class Balance:
             impossible (see :func:`neighbour_feasibility`), or None.
         per_deal: What a deal's games give on their own, and why no layouts do better (see
             :func:`per_deal_neighbours`), or None without duplicate.
+        teams: Each bot of a team of two or more and its team (empty without teams). With
+            teams, the pair and neighbour counts are those of bots of different teams.
+        teammates_met: The most deals two bots of one team share (0: kept apart).
     """
 
     games: int
@@ -185,6 +191,8 @@ class Balance:
     neighbour_mean: float = 0.0
     neighbours_impossible: str | None = None
     per_deal: str | None = None
+    teams: dict[str, str] = field(default_factory=dict)
+    teammates_met: int = 0
 
     @property
     def neighbour_band(self) -> tuple[int, int]:
@@ -222,7 +230,7 @@ class Balance:
 
     def to_json(self) -> dict[str, Any]:
         """The balance report as stored and published."""
-        return {
+        out = {
             "games": self.games,
             "deals": self.deals,
             "deals_per_bot": self.deals_per_bot,
@@ -244,6 +252,10 @@ class Balance:
                 "per_deal": self.per_deal,
             },
         }
+        if self.teams:  # only then: a report without teams stays as it was
+            out["teams"] = dict(self.teams)
+            out["teammates_met"] = self.teammates_met
+        return out
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Balance:
@@ -268,6 +280,8 @@ class Balance:
             neighbour_mean=data.get("neighbours", {}).get("mean", 0.0),
             neighbours_impossible=data.get("neighbours", {}).get("impossible"),
             per_deal=data.get("neighbours", {}).get("per_deal"),
+            teams=dict(data.get("teams", {})),
+            teammates_met=data.get("teammates_met", 0),
         )
 
     def lines(self) -> list[str]:
@@ -309,10 +323,18 @@ class Balance:
             else:
                 judged = f"({within}): neighbours within one was not found, nor proven impossible"
         per_deal = [f"within a deal: {self.per_deal}"] if self.per_deal else []
+        every = "every pair of bots"
+        if self.teams:
+            every = "every pair of bots of different teams"
+            if self.pair_spread > 1:
+                pairs = "within one was not found"
+            count = len(set(self.teams.values()))
+            apart = "never share a table" if self.teammates_met == 0 else f"share up to {self.teammates_met}"
+            per_deal.insert(0, f"teams: {count} team(s) of {len(self.teams)} bots; teammates {apart}")
         return [
             f"{self.games} games on {self.deals} deals; each bot sits at {min(deals)}..{max(deals)} "
             f"deals' tables, holding {min(seats)}..{max(seats)} seats in all",
-            f"every pair of bots shares a table on {self.pair_min}..{self.pair_max} deals ({pairs})",
+            f"{every} shares a table on {self.pair_min}..{self.pair_max} deals ({pairs})",
             f"a bot's games per seat position differ by at most {self.seat_spread}: deals, seats, pairs "
             f"and seat positions {verdict}",
             *per_deal,
@@ -334,6 +356,8 @@ class Schedule:
         seating: How a deal's games seat its bots (with duplicate).
         design: The :data:`SCHEDULE_DESIGN` it was made with (1 when stored before designs
             were recorded).
+        teams: ``(bot, team)`` for each bot of a team of two or more: no two bots of a team
+            share a table (empty: no teams).
     """
 
     bots: tuple[str, ...]
@@ -344,10 +368,13 @@ class Schedule:
     games: tuple[ScheduledGame, ...]
     seating: SeatingMode = SeatingMode.ROTATE
     design: int = 1
+    teams: tuple[tuple[str, str], ...] = ()
 
     def balance(self) -> Balance:
         """Counts how evenly the schedule spreads bots, pairs, seats and neighbours."""
-        return balance_of(self.bots, self.table_size, self.games, self.seatings, self.seating)
+        return balance_of(
+            self.bots, self.table_size, self.games, self.seatings, self.seating, dict(self.teams)
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The schedule as stored with the tournament."""
@@ -361,6 +388,8 @@ class Schedule:
         }
         if self.design != 1:  # a schedule of design 1 is stored as it was before designs
             out["design"] = self.design
+        if self.teams:  # only then: a schedule without teams is stored as it was
+            out["teams"] = dict(self.teams)
         return out
 
     @staticmethod
@@ -376,6 +405,7 @@ class Schedule:
             seatings,
             mode,
             int(data.get("design", 1)),
+            tuple(sorted(data.get("teams", {}).items())),
         )
 
 
@@ -388,6 +418,7 @@ def make_schedule(
     seating: SeatingMode = DEFAULT_SEATING,
     progress: Progress | None = None,
     design: int = SCHEDULE_DESIGN,
+    teams: Mapping[str, str] | None = None,
 ) -> Schedule:
     """Schedules a round-robin tournament.
 
@@ -401,12 +432,16 @@ def make_schedule(
         progress: Called with a line as each search phase ends.
         design: Which :data:`SCHEDULE_DESIGN` to follow (an older one rebuilds a stored
             tournament's schedule).
+        teams: Each bot's team, for bots that declared one: two bots of one team never share
+            a table (:mod:`.teams`; teams of one bot change nothing). Without teams of two or
+            more the schedule is exactly the one made without this argument.
 
     Returns:
         The schedule; check :meth:`Schedule.balance` for how balanced it came out.
 
     Raises:
-        ValueError: on fewer than two bots, repeated names or no deals.
+        ValueError: on fewer than two bots, repeated names or no deals, or teams that cannot
+            be kept apart (:func:`.teams.team_problem`, one line).
     """
     if len(bots) < 2 or len(set(bots)) != len(bots):
         raise ValueError("a schedule needs at least two distinct bots")
@@ -417,6 +452,23 @@ def make_schedule(
     rng = random.Random(derive_seed(seed, "schedule"))
     b, n = len(bots), table_size
     say = progress or (lambda _line: None)
+    kept = real_teams(bots, teams or {})
+    if kept:
+        problem = team_problem(bots, kept, n)
+        if problem is not None:
+            raise ValueError(problem)
+        say(f"{b} bots at tables of {n} over {deals} deals, teams kept apart")
+        side = team_numbers(bots, kept)
+        tables = team_tables(b, n, deals, side, rng, say)
+        tables = _arrange(tables, b, n, duplicate, seating, rng, design)
+        say("neighbours: tables ordered")
+        seatings = tuple(
+            Seating(deal=d, seed=derive_seed(seed, "deal", d), order=tuple(bots[x] for x in table))
+            for d, table in enumerate(tables)
+        )
+        return _with_games(
+            tuple(bots), table_size, duplicate, seed, seatings, seating, design, tuple(sorted(kept.items()))
+        )
     # What is possible comes first, before any search: exact where a proof exists.
     if b > n:
         say(pair_feasibility(b, n, deals).line())
@@ -477,8 +529,14 @@ def balance_of(
     games: Sequence[ScheduledGame],
     seatings: Sequence[Seating],
     seating: SeatingMode = SeatingMode.ROTATE,
+    teams: Mapping[str, str] | None = None,
 ) -> Balance:
-    """Counts deals, seats, pairs, seat positions and neighbours of a schedule."""
+    """Counts deals, seats, pairs, seat positions and neighbours of a schedule.
+
+    With ``teams`` (bot to team, bots of teams of two or more), pairs and neighbours are
+    counted over bots of different teams, and :attr:`Balance.teammates_met` says how often two
+    of one team shared a table.
+    """
     index = {bot: i for i, bot in enumerate(bots)}
     b, n = len(bots), table_size
     deals_per_bot = dict.fromkeys(bots, 0)
@@ -491,7 +549,12 @@ def balance_of(
         for bot in s.order:
             table_seats[bot] += 1
         met[np.ix_(present, present)] += 1
-    upper = met[np.triu_indices(b, 1)]
+    kept = real_teams(bots, teams or {})
+    side = team_numbers(bots, kept)
+    apart = side[:, None] != side[None, :]
+    iu = np.triu_indices(b, 1)
+    upper = met[iu][apart[iu]]
+    teammates_met = int(met[iu][~apart[iu]].max()) if kept else 0
     seat_counts = {bot: [0] * n for bot in bots}
     near = [np.zeros((b, b), dtype=np.int64) for _ in range(2)]
     for game in games:
@@ -501,12 +564,13 @@ def balance_of(
         for k in (1, 2):
             for p in range(n):
                 near[k - 1][row[p], row[(p + k) % n]] += 1
-    off = ~np.eye(b, dtype=np.bool_)
+    off = ~np.eye(b, dtype=np.bool_) & apart
     b_over_n = b > n
-    impossible = pair_feasibility(b, n, len(seatings)).impossible if b_over_n else None
+    impossible = pair_feasibility(b, n, len(seatings)).impossible if b_over_n and not kept else None
     spread = int(upper.max() - upper.min())
     duplicate = len(games) == len(seatings) * n and n > 1
-    mean = len(games) * n / (b * (b - 1)) if b >= n else 0.0
+    ordered = int(off.sum())
+    mean = len(games) * n / ordered if b >= n and ordered else 0.0
     return Balance(
         games=len(games),
         deals=len(seatings),
@@ -526,8 +590,12 @@ def balance_of(
         and impossible is not None
         and _spread_two_impossible(b, n, len(seatings)),
         neighbour_mean=mean,
-        neighbours_impossible=neighbour_feasibility(b, n, len(seatings), duplicate) if b >= n else None,
+        neighbours_impossible=neighbour_feasibility(b, n, len(seatings), duplicate)
+        if b >= n and not kept
+        else None,
         per_deal=per_deal_neighbours(n, seating) if duplicate and b >= n else None,
+        teams=kept,
+        teammates_met=teammates_met,
     )
 
 
@@ -597,6 +665,13 @@ def per_deal_neighbours(table_size: int, seating: SeatingMode) -> str:
     return f"seating {seating.value} at {n} seats, {', '.join(parts)}{why}"
 
 
+def real_teams(bots: Sequence[str], teams: Mapping[str, str]) -> dict[str, str]:
+    """``teams`` cut to the bots of ``bots`` in teams of two or more of them (a team of one
+    keeps nobody apart)."""
+    members = Counter(teams[bot] for bot in bots if bot in teams)
+    return {bot: teams[bot] for bot in bots if bot in teams and members[teams[bot]] > 1}
+
+
 def _with_games(
     bots: tuple[str, ...],
     table_size: int,
@@ -605,6 +680,7 @@ def _with_games(
     seatings: tuple[Seating, ...],
     seating: SeatingMode,
     design: int = 1,
+    teams: tuple[tuple[str, str], ...] = (),
 ) -> Schedule:
     games: list[ScheduledGame] = []
     layouts = game_positions(table_size, duplicate, seating)
@@ -622,7 +698,7 @@ def _with_games(
                     bot_seeds=tuple(derive_seed(seed, "bot", key, seat) for seat in range(table_size)),
                 )
             )
-    return Schedule(bots, table_size, duplicate, seed, seatings, tuple(games), seating, design)
+    return Schedule(bots, table_size, duplicate, seed, seatings, tuple(games), seating, design, teams)
 
 
 def _spread(values: Any) -> int:

@@ -823,13 +823,25 @@ class _PairSearch:
     numpy, every swap of that bot with a bot of a few other tables (only the ``4 (n - 1)``
     pair counts a swap changes enter its score). The best swap is taken when it does not
     raise the cost, or with a probability that falls as the search cools (annealing).
+
+    With ``team`` (a team number per bot), bots of one team never sit at one table: no swap
+    that would seat two of them together is taken (the tables given must keep them apart
+    already), and their pairs, always at 0, count for nothing.
     """
 
-    def __init__(self, tables: Sequence[Sequence[int]], b: int, n: int, rng: random.Random) -> None:
+    def __init__(
+        self,
+        tables: Sequence[Sequence[int]],
+        b: int,
+        n: int,
+        rng: random.Random,
+        team: IntArray | None = None,
+    ) -> None:
         self.b, self.n, self.rng = b, n, rng
         self.table = np.array(tables, dtype=np.int64).reshape(len(tables), n)
         self.best = self.table.copy()
         self.cost = 0
+        self.team = team
 
     def best_tables(self) -> list[list[int]]:
         return [[int(x) for x in row] for row in self.best]
@@ -854,8 +866,14 @@ class _PairSearch:
         down[1:] = penalty[:-1] - penalty[1:]
         bad = (met < low) | (met > high)
         np.fill_diagonal(bad, False)
+        team = self.team
+        apart = None if team is None else team[:, None] != team[None, :]
+        if apart is not None:
+            bad &= apart
         bad_count = bad.sum(axis=1)
-        cost = int(penalty[met[np.triu_indices(b, 1)]].sum())
+        upper = np.triu_indices(b, 1)
+        counted = penalty[met[upper]] if apart is None else penalty[met[upper]][apart[upper]]
+        cost = int(counted.sum())
         best_cost, since_best = cost, 0
         self.best = table.copy()
         never = np.iinfo(np.int64).max // 4
@@ -904,7 +922,16 @@ class _PairSearch:
                 + (down[met_xw] + up_xw) * shared
                 - ((up[met_zw] + down[met_zw]) * shared[:, None, :]).sum(axis=2)
             )
-            delta = np.where(shared | (rows == exclude), never, delta)
+            forbidden = shared | (rows == exclude)
+            if team is not None:
+                # z would join a teammate among those staying, or x a teammate other than z.
+                mates_x = team[rows] == team[x]
+                forbidden = (
+                    forbidden
+                    | (team[rows][:, :, None] == team[stay][None, None, :]).any(axis=2)
+                    | (mates_x.sum(axis=1, keepdims=True) - mates_x > 0)
+                )
+            delta = np.where(forbidden, never, delta)
             flat = delta.ravel()
             lowest = int(flat.min())
             if lowest >= never:
@@ -936,6 +963,8 @@ class _PairSearch:
             for u in (x, z):
                 counts = met[u, touched]
                 now = (counts < low) | (counts > high)
+                if apart is not None:
+                    now &= apart[u, touched]
                 change = now.astype(np.int64) - bad[u, touched]
                 bad[u, touched] = now
                 bad[touched, u] = now

@@ -15,6 +15,9 @@ knowledge of the tournament store, so that tournaments, leagues and benchmarks s
   bootstrap over clusters. The fit depends on the set of games only, never on their order.
   :func:`strength_difference` is the interval of two bots' difference from the same
   resamples (the covariance kept): whether two bots are separated by the model.
+* :func:`score_test` and :func:`holm`: whether an outcome depends on a marker beyond its
+  situation (a stratified score test with cluster-robust variance), and Holm's correction for
+  many such tests; the fair-play audit's statistics.
 * :func:`sprt`: a sequential probability ratio test on paired per-deal results (the normal
   approximation with an estimated variance that fishtest and fastchess use for two players),
   for gauntlets that stop as soon as the candidate is known to be stronger by ``h1`` or not
@@ -25,6 +28,7 @@ Every function is deterministic: bootstraps take a seed, and sums run in the ord
 
 from __future__ import annotations
 
+from hearts_tournaments.tournament.stats.association import ScoreTest, holm, score_test
 from hearts_tournaments.tournament.stats.intervals import (
     CONFIDENCE,
     MIN_CLUSTERS,
@@ -35,6 +39,7 @@ from hearts_tournaments.tournament.stats.intervals import (
     paired_difference,
     t_cdf,
     t_quantile,
+    t_two_sided_p,
 )
 from hearts_tournaments.tournament.stats.plackett_luce import (
     FULL_REFIT_CLUSTERS,
@@ -58,8 +63,8 @@ from hearts_tournaments.tournament.stats.sprt import (
     sprt_llr,
 )
 
-#: The statistics' public names; their parts are :mod:`.intervals`, :mod:`.plackett_luce` and
-#: :mod:`.sprt`.
+#: The statistics' public names; their parts are :mod:`.intervals`, :mod:`.plackett_luce`,
+#: :mod:`.association` and :mod:`.sprt`.
 __all__ = [
     "CONFIDENCE",
     "FULL_REFIT_CLUSTERS",
@@ -74,17 +79,21 @@ __all__ = [
     "PairedDifference",
     "PlacedGame",
     "PlackettLuceFit",
+    "ScoreTest",
     "SprtResult",
     "SprtSettings",
     "SprtVerdict",
     "bootstrap_plackett_luce",
     "cluster_mean",
     "fit_plackett_luce",
+    "holm",
     "paired_difference",
     "percentile_interval",
+    "score_test",
     "sprt",
     "sprt_llr",
     "strength_difference",
     "t_cdf",
     "t_quantile",
+    "t_two_sided_p",
 ]

@@ -116,6 +116,14 @@ def t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
+def t_two_sided_p(t: float, df: float) -> float:
+    """``P(|T| >= |t|)`` for Student's t with ``df`` degrees of freedom, exact in the far tail
+    (where ``1 - t_cdf`` would round to zero)."""
+    if math.isinf(t):
+        return 0.0
+    return _regularized_beta(df / 2.0, 0.5, df / (df + t * t))
+
+
 def t_quantile(p: float, df: float) -> float:
     """The ``p`` quantile of Student's t with ``df`` degrees of freedom (bisection, to 1e-12).
 
