@@ -59,9 +59,10 @@ class _Folder:
     database file: it is noticed by its inode and opened afresh.
     """
 
-    def __init__(self, folder: Path, logs: LogPolicy = LogPolicy.RELEASED) -> None:
+    def __init__(self, folder: Path, logs: LogPolicy = LogPolicy.RELEASED, portal: bool = False) -> None:
         self.folder = folder
         self.logs = logs
+        self.portal = portal
         self.site: Site | None = None
         self.source: TournamentSource | LeagueSource | None = None
         self.inode: int | None = None
@@ -91,7 +92,7 @@ class _Folder:
                 self.error = exc
                 return None
             self.inode = inode
-            self.site = Site(self.source, live=True)
+            self.site = Site(self.source, live=True, portal=self.portal)
             self.site.prepare()
         return self.site
 
@@ -106,12 +107,13 @@ class _Folder:
         return source.standings_generation() if isinstance(source, TournamentSource) else 0
 
 
-def make_app(folder: Path, logs: LogPolicy = LogPolicy.RELEASED) -> Starlette:
-    """The web app serving the tournament in ``folder`` (read-only), bot logs per ``logs``."""
-    state = _Folder(folder, logs)
+def make_app(folder: Path, logs: LogPolicy = LogPolicy.RELEASED, portal: bool = False) -> Starlette:
+    """The web app serving the tournament in ``folder`` (read-only), bot logs per ``logs``;
+    ``portal``: served inside the entrant portal (its pages link to sign-in, registration, help)."""
+    state = _Folder(folder, logs, portal)
     # Opened now, not on the first request: reading a 10,000-game schedule takes a while.
     state.get()
-    fallback = Site(None, live=False)
+    fallback = Site(None, live=False, portal=portal)
 
     def missing() -> HTMLResponse:
         message = str(state.error) if state.error else f"{folder} holds no tournament"
