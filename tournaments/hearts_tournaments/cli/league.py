@@ -173,6 +173,9 @@ def _add(
         if taken is not None:
             raise fail(taken)
     with _open(folder) as store:
+        frozen = commands.closed(store)
+        if frozen is not None:  # before its files are copied or its check run
+            raise fail(frozen)
         try:
             spec = commands.make_spec(
                 name, command, builtin, option or (), files or (), sandbox, protocol, runtime=runtime
@@ -288,6 +291,37 @@ def unretire(folder: Folder, name: Name) -> None:
     with _open(folder) as store:
         try:
             typer.echo(commands.set_status(store, name, "unretire"))
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+
+
+@league_app.command()
+def freeze(
+    folder: Folder,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            "--at",
+            help="When the season freezes: an ISO 8601 time with its zone (2026-12-24T18:00:00Z). "
+            "Default: now.",
+        ),
+    ] = None,
+) -> None:
+    """End the season's submissions: from then on no version is added (by `add`, `update` or the
+    portal), and the versions active then are the finalists of `hearts league final`."""
+    with _open(folder) as store:
+        try:
+            typer.echo(commands.freeze(store, None if at is None else commands.parse_time(at)))
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+
+
+@league_app.command()
+def unfreeze(folder: Folder) -> None:
+    """Open a frozen season again: new versions are accepted."""
+    with _open(folder) as store:
+        try:
+            typer.echo(commands.unfreeze(store))
         except LeagueError as exc:
             raise fail(str(exc)) from None
 

@@ -68,7 +68,7 @@ from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN
 from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.play import league_table
-from hearts_tournaments.league.store import LeagueStore, Version
+from hearts_tournaments.league.store import LeagueStore, Version, frozen_refusal
 from hearts_tournaments.portal import uploads
 from hearts_tournaments.portal.accounts import (
     ERROR,
@@ -256,6 +256,8 @@ class Portal:
         self.spool = Spool(folder)
         self.checking = asyncio.Lock()  # one archive checked at a time
         self.worker = Worker(folder, self.spool, limits.entrant_bytes)
+        #: Seconds since the epoch now: against the season's freeze (a test injects its own).
+        self.clock: Callable[[], float] = time.time
         self.env = Environment(
             loader=ChoiceLoader([FileSystemLoader(TEMPLATES), FileSystemLoader(WEB_TEMPLATES)]),
             autoescape=select_autoescape(["html"]),
@@ -361,6 +363,9 @@ class Portal:
             foreign = self.foreign(request) if form else None
             if foreign is not None:  # refused before a byte of its body is read
                 raise Refused(403, foreign)
+            frozen = await asyncio.to_thread(self.closed)
+            if frozen is not None:
+                raise Refused(403, frozen)
             place = self.spool.take(name)
             if not allow_all(
                 (self.uploads, f"account:{name}"), (self.upload_addresses, f"address:{address}")
@@ -407,6 +412,11 @@ class Portal:
         assert submission is not None
         return 202, {**submission.to_json(), "status_url": f"/me/submissions/{sid}"}
 
+    def closed(self) -> str | None:
+        """Why no submission is accepted now (the season froze), or None."""
+        with LeagueStore.open(self.folder, read_only=True) as store:
+            return frozen_refusal(store.frozen_at(), self.clock())
+
     def _storage(self, name: str, adding: int) -> str | None:
         with LeagueStore.open(self.folder, read_only=True) as store:
             return storage_refusal(store, name, adding, self.limits.entrant_bytes)
@@ -441,7 +451,9 @@ class Portal:
                     games.append({**game, "mine": seats})
                     if len(games) >= 60:
                         break
-        return {"versions": versions, "table": rows, "games": games}
+            frozen_at = store.frozen_at()
+        closed = frozen_refusal(frozen_at, self.clock())
+        return {"versions": versions, "table": rows, "games": games, "frozen_at": frozen_at, "closed": closed}
 
     def own_version(self, name: str, vid: str) -> Version | None:
         """``vid`` if it is one of ``name``'s versions."""
