@@ -39,6 +39,8 @@ from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.tournament import signing
 from hearts_tournaments.tournament.store import FILE_MODE, MetaDatabase, writing
 
+#: The meta key of the final's report (:mod:`.final`), published in ``published.json``.
+FINAL_REPORT_META = "final_report"
 #: The database's file name inside the league folder.
 DB_NAME = "league.sqlite"
 SCHEMA_VERSION = 1
@@ -288,7 +290,11 @@ class LeagueStore(MetaDatabase):
     # ------------------------------------------------------------------ published heads
     def published_fields(self) -> dict[str, Any]:
         """``published.json`` of a league says how many blocks its count and head cover."""
-        return {"blocks": self.block_count()}
+        fields: dict[str, Any] = {"blocks": self.block_count()}
+        final = self.meta_or(FINAL_REPORT_META, "")
+        if final:  # what the season's final established, signed with the rest
+            fields["final"] = json.loads(final)
+        return fields
 
     def publish(self, folder: Path) -> dict[str, Any] | None:
         """Writes ``published.json`` and appends to ``heads.jsonl`` a signed line per block stored
