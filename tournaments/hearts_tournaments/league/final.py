@@ -11,8 +11,8 @@ After each block, :func:`final_status` fits the final's blocks alone with the st
 strength model (:func:`~hearts_tournaments.tournament.stats.bootstrap_plackett_luce`, a bootstrap
 over deals) and applies their separation rule to the neighbours in the ranking: place ``i`` and
 ``i + 1`` are separated when the interval of their strength difference, taken resample by
-resample, lies above zero (as a tournament's tiers: :func:`~hearts_tournaments.tournament.stats.
-strength_difference`). The final is decided when the ``top`` boundaries (1|2, ..., K|K+1) are
+resample (:func:`~hearts_tournaments.tournament.stats.strength_difference`), lies above zero, as
+a tournament's tiers are. The final is decided when the ``top`` boundaries (1|2, ..., K|K+1) are
 separated. A place is established when the boundaries above and below it are.
 
 :func:`plan_final_block` seats the next deal: until every finalist has an interval, every
@@ -185,7 +185,7 @@ def plan_final_block(
     Until every finalist has an interval, or with ``adaptive`` off (a uniform schedule), every
     finalist in turn, fewest deals (``played``) first; then the contenders only.
     """
-    every = [v for v in finalists]
+    every = list(finalists)
     pool = every
     if adaptive and status is not None and status.fitted and set(status.order) == set(finalists):
         pool = status.contenders() or every
