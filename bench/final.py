@@ -74,7 +74,7 @@ def play_final(
     blocks: dict[int, list[GameOutcome]] = {}
     played: dict[str, int] = {}
     status: FinalStatus | None = None
-    decided_at: list[bool] = []  # per deal count: decided with the true order
+    decided_at: list[bool] = []  # per deal count: decided
     first_decided = None
     while len(blocks) < args.budget:
         order = plan_final_block(status, finalists, played, args.table_size, rng, adaptive)
@@ -84,7 +84,8 @@ def play_final(
         games = [block_game(config, number, order, r) for r in range(len(order))]
         blocks[number] = [outcome(g.key, g.seats, places(g.seats, g.seed)) for g in games]
         status = final_status(blocks, finalists, args.top, args.bootstrap, derive_seed(seed, "bootstrap"))
-        right = list(status.order[: args.top + 1]) == truth[: args.top + 1]
+        # What a decided final claims: the holders of places 1..K, in order.
+        right = list(status.order[: args.top]) == truth[: args.top]
         decided_at.append(status.decided)
         if status.decided and first_decided is None:
             first_decided = (len(blocks), right)
