@@ -29,6 +29,8 @@ from tests.conftest import hearts
 from tests.web_server import get, web_server
 from tests.web_store import add_games, config_text, create
 
+#: An interval written with a dash between its ends, as in "(-3.35–-1.36)" or "(40–60%)".
+DASHED = re.compile(r"\(\s*[-+]?\d+(?:\.\d+)?%?\s*(?:–|-)\s*[-+]?\d")
 BUILTIN = {"hero": "heuristic", "rando": "random", "other": "random"}
 TARGET = 30
 
@@ -73,7 +75,7 @@ def test_pages_show_the_standings_as_the_report_computes_them(
         assert rows == [line.bot for line in standings.standings]
         for line in standings.standings:
             assert line.mean_place is not None and line.mean_place_ci is not None
-            shown = f"{line.mean_place:.2f} ({line.mean_place_ci.low:.2f}–{line.mean_place_ci.high:.2f})"
+            shown = f"{line.mean_place:.2f} ({line.mean_place_ci.low:.2f} to {line.mean_place_ci.high:.2f})"
             assert shown in page.body
         # Sorting and filtering from the URL, on the server.
         by_name = get(url + "/?sort=bot&order=desc")
@@ -224,7 +226,14 @@ def test_head_to_head_intervals_bootstrap_deals_around_the_standings_share(
     with web_server(folder) as url:
         page = get(url + "/bot/hero").body
         low, high = intervals["rando"].low, intervals["rando"].high
-        assert f"{100 * low:.0f}–{100 * high:.0f}%" in page
+        assert f"({100 * low:.0f}% to {100 * high:.0f}%)" in page
+        # Every interval on the bot's page reads "(low to high)": a dash between two numbers that
+        # carry their own minus signs read "(-3.35--1.36)". Its strength's interval is signed.
+        line = next(x for x in standings.standings if x.bot == "hero")
+        assert line.strength_ci is not None
+        assert f"({line.strength_ci.low:.2f} to {line.strength_ci.high:.2f})" in page
+        for path in ("/", "/bot/hero", "/bot/rando", "/h2h"):
+            assert not DASHED.search(get(url + path).body), (path, DASHED.findall(get(url + path).body))
 
 
 def test_faults_are_shown_with_their_log_lines(partial: tuple[Path, list[ScheduledGame]]) -> None:

@@ -11,8 +11,10 @@ from typing import Any
 
 from hearts_tournaments.arena.sandbox import SandboxKind
 
-#: Bot names end up in file names (logs) and in tables: keep them plain.
-BOT_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")  # always fullmatch: "$" lets "a\n" through
+#: Bot names end up in file names (logs) and in tables: keep them plain. The same text is the
+#: registration form's HTML ``pattern``, which browsers compile with JavaScript's ``v`` flag: there
+#: a ``-`` in a class must be escaped.
+BOT_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,39}")  # always fullmatch: "$" lets "a\n" through
 
 
 class BotProtocol(enum.StrEnum):

@@ -64,6 +64,8 @@ from hearts_tournaments.arena.snapshot import binds
 EXIT_GRACE_S = 3.0
 #: ... and after SIGTERM, before SIGKILL.
 TERM_GRACE_S = 2.0
+#: Seconds to wait for a killed bot's exit to be collected (a SIGKILL ends it at once).
+KILL_REAP_S = 5.0
 #: Seconds the log copier gets to drain the pipe once the bot has exited.
 DRAIN_S = 2.0
 #: Exit status recorded when a command cannot be started at all (as a shell reports it).
@@ -576,6 +578,13 @@ class BotProcess:
         if self.process is not None:
             self._kill_tree()
             self._cleanup()
+
+    async def reaped(self, timeout: float = KILL_REAP_S) -> None:
+        """Waits (at most ``timeout`` seconds) until a killed process's exit is collected, so that
+        no exit arrives after the event loop closed (asyncio then logs a warning on stderr)."""
+        if self.process is not None and self.process.returncode is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.process.wait()), timeout)
 
     def _kill_tree(self) -> None:
         assert self.process is not None

@@ -269,10 +269,13 @@ class Arena:
         finally:
             if self.pool is not None:
                 self.pool.kill()
+            killed = []
             for task, processes in list(self._reaping.items()):
                 task.cancel()
                 for process in processes:
                     process.kill()
+                    killed.append(process)
+            await asyncio.gather(*(p.reaped() for p in killed))
             await self._stack.aclose()
 
     async def play(self, job: GameJob) -> GameOutcome:
@@ -452,6 +455,7 @@ class GamePlay:
             if response is None:  # the tournament is stopping: no grace
                 for process in processes:
                     process.kill()
+                await asyncio.gather(*(p.reaped() for p in processes))
         self.runner.note_processes(
             game,
             [(p.seat, warm_bots[p.seat].serial if p.seat in warm_bots else None, p.pid) for p in processes],

@@ -34,6 +34,7 @@ from hearts_tournaments.cli.policy_options import (
 from hearts_tournaments.cli.signed import GamesOption, HeadOption, signed_line
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError, check_executor
+from hearts_tournaments.league.final import FINAL_REPORT, begin_final, report_line, run_final
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
 from hearts_tournaments.league.store import HEADS, LeagueStore
 from hearts_tournaments.portal.accounts import name_refusal
@@ -191,6 +192,9 @@ def _add(
         if taken is not None:
             raise fail(taken)
     with _open(folder) as store:
+        frozen = commands.closed(store)
+        if frozen is not None:  # before its files are copied or its check run
+            raise fail(frozen)
         try:
             spec = commands.make_spec(
                 name, command, builtin, option or (), files or (), sandbox, protocol, runtime=runtime
@@ -315,6 +319,37 @@ def unretire(folder: Folder, name: Name) -> None:
 
 
 @league_app.command()
+def freeze(
+    folder: Folder,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            "--at",
+            help="When the season freezes: an ISO 8601 time with its zone (2026-12-24T18:00:00Z). "
+            "Default: now.",
+        ),
+    ] = None,
+) -> None:
+    """End the season's submissions: from then on no version is added (by `add`, `update` or the
+    portal), and the versions active then are the finalists of `hearts league final`."""
+    with _open(folder) as store:
+        try:
+            typer.echo(commands.freeze(store, None if at is None else commands.parse_time(at)))
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+
+
+@league_app.command()
+def unfreeze(folder: Folder) -> None:
+    """Open a frozen season again: new versions are accepted."""
+    with _open(folder) as store:
+        try:
+            typer.echo(commands.unfreeze(store))
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+
+
+@league_app.command()
 def run(
     folder: Folder,
     games: Annotated[int | None, typer.Option("--games", help="Stop after this many rated games.")] = None,
@@ -382,6 +417,48 @@ def run(
     line = signed_line(folder / PUBLISHED, "hearts league verify LEAGUE")
     if line is not None:
         typer.echo(f"{line}; the head after each block is in {folder / HEADS}")
+
+
+@league_app.command()
+def final(
+    folder: Folder,
+    top: Annotated[int, typer.Option("--top", help="The places the final decides (K).")],
+    budget: Annotated[
+        int, typer.Option("--budget", help="Deals the final plays at most (each in every seat rotation).")
+    ] = 200,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Tables at once within a deal.")] = 1,
+) -> None:
+    """Play the frozen season's final: deals among the finalists (the versions active then),
+    seated where the top K's order is not yet separated, until it is or --budget deals are played.
+
+    Separated as the standings separate neighbours: the interval of two strengths' difference
+    (a Plackett-Luce fit of the final's deals, bootstrapped over deals) lies above zero. Stopped,
+    it goes on where it stopped when run again. Prints a line per deal and the verdict; the
+    report (which places are established) is FOLDER/final.json and, signed, published.json.
+    """
+    if concurrency < 1:
+        raise fail("--concurrency must be positive")
+    log = folder / LEAGUE_LOG
+    with _open(folder) as store, log_to_file(log):
+        try:
+            signing_key_for(folder)
+            if budget < 1:
+                raise LeagueError("--budget must be at least 1 deal")
+            begin_final(store, top)  # the finalists fixed, or why there is no final to play
+        except (SigningError, LeagueError) as exc:
+            raise fail(str(exc)) from None
+        try:
+            status, _report = run_final(store, top, budget, concurrency, emit=typer.echo)
+        except LeagueError as exc:
+            raise fail(f"{exc} (its log: {log})", 1) from None
+        except KeyboardInterrupt:
+            typer.echo("stopped: `hearts league final` goes on where it stopped", err=True)
+            raise typer.Exit(130) from None
+        typer.echo(report_line(status, budget))
+        typer.echo(f"its report: {folder / FINAL_REPORT} (signed in {folder / PUBLISHED})")
+    line = signed_line(folder / PUBLISHED, "hearts league verify LEAGUE")
+    if line is not None:
+        typer.echo(line)
 
 
 @league_app.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
 import shlex
@@ -21,7 +22,14 @@ from hearts_tournaments.arena.snapshot import STORE, SnapshotError
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.ratings import TableRow
-from hearts_tournaments.league.store import HEADS, MAX_HEAD_LINE, LeagueStore, spec_to_json, version_hash
+from hearts_tournaments.league.store import (
+    HEADS,
+    MAX_HEAD_LINE,
+    LeagueStore,
+    frozen_refusal,
+    spec_to_json,
+    version_hash,
+)
 from hearts_tournaments.tournament import signing
 from hearts_tournaments.tournament.audit import ALPHA, AuditReport, read_games
 from hearts_tournaments.tournament.audit import audit as audit_games
@@ -201,6 +209,36 @@ def apart(store: LeagueStore) -> dict[str, Any]:
         "links": [list(pair) for pair in store.links()],
         "sides": [members for members in sides.values() if len(members) > 1],
     }
+
+
+def parse_time(text: str) -> float:
+    """An ISO 8601 time with its zone (``2026-12-24T18:00:00Z``, ``...+01:00``): seconds since the epoch.
+
+    Raises:
+        LeagueError: not such a time (a time without a zone is refused: whose would it be?).
+    """
+    try:
+        when = datetime.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise LeagueError(f"{text!r} is not an ISO 8601 time: write e.g. 2026-12-24T18:00:00Z") from None
+    if when.tzinfo is None:
+        raise LeagueError(f"{text!r} has no time zone: add one, e.g. {text.strip()}Z for UTC")
+    return when.timestamp()
+
+
+def freeze(store: LeagueStore, at: float | None = None) -> str:
+    """Freezes the season at ``at`` (default: now): from then on no version is added."""
+    return store.execute({"op": "freeze", "at": store.clock() if at is None else at})
+
+
+def unfreeze(store: LeagueStore) -> str:
+    """Opens a frozen season again."""
+    return store.execute({"op": "unfreeze"})
+
+
+def closed(store: LeagueStore) -> str | None:
+    """Why no new version is accepted now (the season froze), or None."""
+    return frozen_refusal(store.frozen_at(), store.clock())
 
 
 def set_status(store: LeagueStore, name: str, op: str) -> str:

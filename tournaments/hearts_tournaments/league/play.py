@@ -59,6 +59,8 @@ NOT_ENOUGH = (
     "fewer than two active versions of entrants who may meet (not of one team, not linked: "
     "`hearts league entrant links`): add entrants with `hearts league add`"
 )
+#: The league's meta key holding its final's settings once the final began (see :mod:`.final`).
+FINAL_META = "final"
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +183,8 @@ def run_league(
     emit: Callable[[str], None] = lambda line: None,
     executor: str | None = None,
     ray_address: str | None = None,
+    planner: Planner | None = None,
+    finished: Callable[[], bool] | None = None,
 ) -> int:
     """Plays blocks until ``stop``; returns the blocks this run stored.
 
@@ -191,6 +195,8 @@ def run_league(
         emit: Where the lines about validations and blocks go.
         executor: ``local`` or ``ray`` (default: the league's setting).
         ray_address: The Ray cluster (default: the league's setting).
+        planner: Seats each block instead of matchmaking (the final's: :mod:`.final`).
+        finished: Asked before each block: True stops the run (the final decided).
 
     Raises:
         LeagueError: another ``run`` holds the league, the referee or a Ray node failed, a
@@ -199,6 +205,10 @@ def run_league(
     kind = executor if executor is not None else store.config.executor
     address = ray_address if ray_address is not None else store.config.ray_address
     check_executor(kind, address)
+    if planner is None and store.meta_or(FINAL_META, ""):
+        raise LeagueError(
+            f"{store.folder}'s season froze and its final began: `hearts league final` plays it"
+        )
     playable = [v for v in store.snapshot().versions if v.status in (ACTIVE, PENDING)]
     if not stop.forever and len({v.entrant for v in playable}) < 2:
         raise LeagueError(NOT_ENOUGH)
@@ -213,6 +223,9 @@ def run_league(
         except SigningError as exc:
             raise LeagueError(str(exc)) from None
         loop = _Loop(store, stop, max(1, concurrency), emit, ExecutorKind(kind), address)
+        if planner is not None:
+            loop.planner = planner
+        loop.finished = finished
         try:
             asyncio.run(until_terminated(loop.run()))
         except Terminated:
@@ -222,6 +235,9 @@ def run_league(
                 store.publish(store.folder)
         return loop.stored
 
+
+#: Seats the next block from the league's state (None: too few active versions to play).
+Planner = Callable[[LeagueStore, Snapshot], tuple[str, ...] | None]
 
 #: Where a league's games are played: this machine's arena, or a Ray cluster's nodes.
 Executor = Arena | RayExecutor
@@ -250,6 +266,8 @@ class _Loop:
         #: The snapshots checked against their digests by this run.
         self.checked: set[Path] = set()
         self.tconfig = tournament_config(store)
+        self.planner: Planner = plan_block
+        self.finished: Callable[[], bool] | None = None
 
     async def run(self) -> None:
         executor: Executor
@@ -268,6 +286,8 @@ class _Loop:
 
     def _done(self) -> bool:
         stop = self.stop
+        if self.finished is not None and self.finished():
+            return True
         if stop.blocks is not None and self.stored >= stop.blocks:
             return True
         if stop.games is not None and self.games >= stop.games:
@@ -289,7 +309,7 @@ class _Loop:
                 for version in pending:
                     await self._validate(version, arena)
                 continue
-            order = plan_block(self.store, snapshot)
+            order = self.planner(self.store, snapshot)
             if order is None:
                 if self.stop.forever:
                     await asyncio.sleep(IDLE_POLL_S)

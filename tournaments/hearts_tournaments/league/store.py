@@ -18,6 +18,7 @@ number is its primary key: nothing is counted twice.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import hashlib
 import json
 import os
@@ -39,6 +40,8 @@ from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.tournament import signing
 from hearts_tournaments.tournament.store import FILE_MODE, MetaDatabase, writing
 
+#: The meta key of the final's report (:mod:`.final`), published in ``published.json``.
+FINAL_REPORT_META = "final_report"
 #: The database's file name inside the league folder.
 DB_NAME = "league.sqlite"
 SCHEMA_VERSION = 1
@@ -211,6 +214,8 @@ class LeagueStore(MetaDatabase):
         self.folder = folder
         self._db = db
         self.config = LeagueConfig.from_json(json.loads(self.meta("config")))
+        #: Seconds since the epoch now: when a command is given (a test injects its own).
+        self.clock: Callable[[], float] = time.time
 
     @staticmethod
     def path_in(folder: Path) -> Path:
@@ -293,7 +298,11 @@ class LeagueStore(MetaDatabase):
     # ------------------------------------------------------------------ published heads
     def published_fields(self) -> dict[str, Any]:
         """``published.json`` of a league says how many blocks its count and head cover."""
-        return {"blocks": self.block_count()}
+        fields: dict[str, Any] = {"blocks": self.block_count()}
+        final = self.meta_or(FINAL_REPORT_META, "")
+        if final:  # what the season's final established, signed with the rest
+            fields["final"] = json.loads(final)
+        return fields
 
     def publish(self, folder: Path) -> dict[str, Any] | None:
         """Writes ``published.json`` and appends to ``heads.jsonl`` a signed line per block stored
@@ -330,20 +339,34 @@ class LeagueStore(MetaDatabase):
             LeagueError: the command is not possible (nothing is logged then).
         """
         with _transaction(self._db):
+            given = self.clock()
             cursor = self._db.execute(
-                "INSERT INTO commands (given, body) VALUES (?, ?)", (time.time(), json.dumps(command))
+                "INSERT INTO commands (given, body) VALUES (?, ?)", (given, json.dumps(command))
             )
-            return self._apply(command, int(cursor.lastrowid or 0))
+            return self._apply(command, int(cursor.lastrowid or 0), given)
 
     def commands(self) -> list[tuple[int, dict[str, Any]]]:
         """Every command given, in order, with its sequence number."""
         rows = self._db.execute("SELECT seq, body FROM commands ORDER BY seq").fetchall()
         return [(int(seq), json.loads(body)) for seq, body in rows]
 
-    def _apply(self, command: dict[str, Any], seq: int) -> str:
+    def _apply(self, command: dict[str, Any], seq: int, given: float) -> str:
         op = command.get("op")
         if op in ("add", "update"):
+            closed = frozen_refusal(self.frozen_at(), given)
+            if closed is not None:
+                raise LeagueError(closed)
             return self._add(command, seq, update=op == "update")
+        if op == "freeze":
+            at = float(command["at"])
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('frozen_at', ?)", (repr(at),))
+            when = "froze" if at <= given else "freezes"
+            return f"the season {when} at {utc_text(at)}: no new version is accepted from then on"
+        if op == "unfreeze":
+            if self.frozen_at() is None:
+                raise LeagueError("the season is not frozen")
+            self._db.execute("DELETE FROM meta WHERE key = 'frozen_at'")
+            return "the season is open again: new versions are accepted"
         if op in ("retire", "unretire"):
             version = self._resolve(str(command["name"]))
             wanted = RETIRED if op == "retire" else ACTIVE
@@ -496,6 +519,11 @@ class LeagueStore(MetaDatabase):
         for a, b in self.links():
             join(a, b)
         return {name: root(name) for name in sorted(entrants)}
+
+    def frozen_at(self) -> float | None:
+        """When the season froze or freezes (seconds since the epoch), or None: it is open."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'frozen_at'").fetchone()
+        return None if row is None else float(row[0])
 
     def versions(self, entrant: str | None = None) -> list[Version]:
         """Versions in the order they were added (of one entrant, or all)."""
@@ -675,6 +703,21 @@ class LeagueStore(MetaDatabase):
 HEADS = "heads.jsonl"
 #: The longest line of ``heads.jsonl`` read (one is about 250 bytes).
 MAX_HEAD_LINE = 4096
+
+
+def utc_text(at: float) -> str:
+    """A time as ISO 8601 in UTC, to the second: ``2026-12-24T18:00:00Z``."""
+    return datetime.datetime.fromtimestamp(at, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def frozen_refusal(frozen_at: float | None, now: float) -> str | None:
+    """Why no new version is accepted at ``now`` (one line), or None: the season is open."""
+    if frozen_at is None or now < frozen_at:
+        return None
+    return (
+        f"the season froze at {utc_text(frozen_at)}: no new version is accepted since then "
+        "(the versions active then play the final)"
+    )
 
 
 def append_heads(

@@ -17,6 +17,10 @@ logs at all: an entrant sees logs only of its own seats, logged in):
   rotation of its deal is played); another seat's is refused. ``GET /me/files/VERSION[/PATH]``:
   its own version's files as stored.
 * ``POST /api/submissions`` and ``GET /api/submissions/ID`` with ``Authorization: Bearer TOKEN``.
+* Any other ``/api/`` path: ``{"error": "..."}`` with 404 or 405, never an HTML page.
+* ``GET /help``, public: what goes in ``bot.toml``, the protocols, the runtimes, the limits
+  (the archive's, the uploads', the league's clock), and how to test a bot before sending it.
+  The portal's refusals point to it.
 * ``GET /runtimes`` (and ``/runtimes.json``), public: the runtimes a bot may name in ``bot.toml``
   and whether this machine has each (:mod:`hearts_tournaments.arena.runtimes`).
 
@@ -58,12 +62,14 @@ from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import Match, Mount, Route
 
 from hearts_tournaments.arena import runtimes
+from hearts_tournaments.arena.bots import BOT_NAME_PATTERN
 from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.play import league_table
-from hearts_tournaments.league.store import LeagueStore, Version
+from hearts_tournaments.league.store import LeagueStore, Version, frozen_refusal
+from hearts_tournaments.portal import uploads
 from hearts_tournaments.portal.accounts import (
     ERROR,
     SESSION_S,
@@ -85,6 +91,7 @@ from hearts_tournaments.portal.uploads import (
     submit_version,
     sync_statuses,
 )
+from hearts_tournaments.tournament.report import interval_text
 from hearts_tournaments.web.app import make_app
 from hearts_tournaments.web.links import Links
 from hearts_tournaments.web.source import LogPolicy
@@ -93,6 +100,8 @@ log = structlog.get_logger(__name__)
 TEMPLATES = Path(__file__).parent / "templates"
 WEB_TEMPLATES = Path(__file__).parent.parent / "web" / "templates"
 COOKIE = "hearts_portal"
+#: Every method an ``/api/`` path may be asked with: each gets a JSON answer.
+ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 #: Seconds between the worker's looks at the league's validations.
 SYNC_S = 1.0
 #: Bytes of a log or file shown at most.
@@ -247,11 +256,15 @@ class Portal:
         self.spool = Spool(folder)
         self.checking = asyncio.Lock()  # one archive checked at a time
         self.worker = Worker(folder, self.spool, limits.entrant_bytes)
+        #: Seconds since the epoch now: against the season's freeze (a test injects its own).
+        self.clock: Callable[[], float] = time.time
         self.env = Environment(
             loader=ChoiceLoader([FileSystemLoader(TEMPLATES), FileSystemLoader(WEB_TEMPLATES)]),
             autoescape=select_autoescape(["html"]),
         )
         self.env.filters["when"] = lambda t: time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t))
+        self.env.filters["interval"] = interval_text
+        self.env.globals["portal"] = True
 
     # ------------------------------------------------------------------ sessions
     def who(self, request: Request) -> str | None:
@@ -350,6 +363,9 @@ class Portal:
             foreign = self.foreign(request) if form else None
             if foreign is not None:  # refused before a byte of its body is read
                 raise Refused(403, foreign)
+            frozen = await asyncio.to_thread(self.closed)
+            if frozen is not None:
+                raise Refused(403, frozen)
             place = self.spool.take(name)
             if not allow_all(
                 (self.uploads, f"account:{name}"), (self.upload_addresses, f"address:{address}")
@@ -396,6 +412,11 @@ class Portal:
         assert submission is not None
         return 202, {**submission.to_json(), "status_url": f"/me/submissions/{sid}"}
 
+    def closed(self) -> str | None:
+        """Why no submission is accepted now (the season froze), or None."""
+        with LeagueStore.open(self.folder, read_only=True) as store:
+            return frozen_refusal(store.frozen_at(), self.clock())
+
     def _storage(self, name: str, adding: int) -> str | None:
         with LeagueStore.open(self.folder, read_only=True) as store:
             return storage_refusal(store, name, adding, self.limits.entrant_bytes)
@@ -430,7 +451,9 @@ class Portal:
                     games.append({**game, "mine": seats})
                     if len(games) >= 60:
                         break
-        return {"versions": versions, "table": rows, "games": games}
+            frozen_at = store.frozen_at()
+        closed = frozen_refusal(frozen_at, self.clock())
+        return {"versions": versions, "table": rows, "games": games, "frozen_at": frozen_at, "closed": closed}
 
     def own_version(self, name: str, vid: str) -> Version | None:
         """``vid`` if it is one of ``name``'s versions."""
@@ -464,7 +487,7 @@ def make_portal_app(
     """The portal over the league in ``folder``, and its state (start its worker; stop it after)."""
     folder = folder.absolute()  # the snapshots' paths are bound into sandboxes from anywhere
     portal = Portal(folder, limits or Limits(), secure)
-    public = make_app(folder, LogPolicy.NEVER)
+    public = make_app(folder, LogPolicy.NEVER, portal=True)
 
     def need_login(request: Request) -> Response:
         return RedirectResponse("/login", 303)
@@ -522,7 +545,9 @@ def make_portal_app(
     async def register_page(request: Request) -> Response:
         if not portal.db.open_invites():
             return portal.message(request, 404, "registration is closed: the organiser creates accounts")
-        return portal.page("portal_register.html", request=request, title="Register")
+        return portal.page(
+            "portal_register.html", request=request, title="Register", name_pattern=BOT_NAME_PATTERN.pattern
+        )
 
     async def register(request: Request) -> Response:
         address = _address(request)
@@ -663,6 +688,45 @@ def make_portal_app(
     async def runtimes_json(request: Request) -> Response:
         return JSONResponse([s.to_json() for s in runtimes.states(staleness=False)])
 
+    async def help_page(request: Request) -> Response:
+        with LeagueStore.open(portal.folder, read_only=True) as store:
+            config = store.config
+        return portal.page(
+            "portal_help.html",
+            request=request,
+            title="Help",
+            config=config,
+            limits=portal.limits,
+            entrant_mib=portal.limits.entrant_bytes >> 20,
+            archive={
+                "archive_mib": uploads.MAX_ARCHIVE_BYTES >> 20,
+                "unpacked_mib": uploads.MAX_UNPACKED_BYTES >> 20,
+                "files": uploads.MAX_FILES,
+                "manifest_bytes": uploads.MAX_MANIFEST_BYTES,
+                "keys": uploads.MANIFEST_KEYS,
+            },
+            runtimes=[s.to_json() for s in runtimes.states(staleness=False)],
+            base=f"{request.url.scheme}://{request.url.netloc}",
+        )
+
+    async def api_unknown(request: Request) -> Response:
+        """Any other ``/api/`` path: a JSON answer, never the public site's HTML page."""
+        for route in api_routes:
+            match, _ = route.matches(request.scope)
+            if match is Match.PARTIAL:
+                allowed = ", ".join(sorted(route.methods or ()))
+                return JSONResponse(
+                    {"error": f"{request.method} is not allowed on {request.url.path}: use {allowed}"},
+                    405,
+                    headers={"Allow": allowed},
+                )
+        return JSONResponse({"error": f"there is no API at {request.url.path}: see /help"}, 404)
+
+    api_routes = [
+        Route("/api/submissions", api_submit, methods=["POST"]),
+        Route("/api/submissions/{sid}", api_submission, methods=["GET"]),
+    ]
+
     routes = [
         Route("/runtimes", runtimes_page, methods=["GET"]),
         Route("/runtimes.json", runtimes_json, methods=["GET"]),
@@ -678,13 +742,16 @@ def make_portal_app(
         Route("/me/log/{key}/{seat}", own_log, methods=["GET"]),
         Route("/me/files/{vid}", own_files, methods=["GET"]),
         Route("/me/files/{vid}/{path:path}", own_files, methods=["GET"]),
-        Route("/api/submissions", api_submit, methods=["POST"]),
-        Route("/api/submissions/{sid}", api_submission, methods=["GET"]),
+        Route("/help", help_page, methods=["GET"]),
+        *api_routes,
+        Route("/api/{rest:path}", api_unknown, methods=list(ALL_METHODS)),
         Mount("/", app=public),
     ]
 
     async def server_error(request: Request, exc: Exception) -> Response:
         log.error("portal_page_failed", path=request.url.path, error=repr(exc))
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": "this request failed; the portal's log has the details"}, 500)
         return PlainTextResponse("this page failed; the portal's log has the details\n", 500)
 
     app = Starlette(

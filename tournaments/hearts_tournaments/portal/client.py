@@ -36,7 +36,8 @@ def pack(folder: Path) -> bytes:
     """
     if not (folder / MANIFEST).is_file():
         raise SubmitError(
-            f"{folder} holds no {MANIFEST}: write one (command, protocol, description; docs/COMPETITION.md)"
+            f"{folder} holds no {MANIFEST}: write one (command, protocol, runtime, description; the "
+            "portal's help page, /help, says what each holds)"
         )
     buffer = io.BytesIO()
     count = 0

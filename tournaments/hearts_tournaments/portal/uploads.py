@@ -95,7 +95,9 @@ CHUNK = 64 * 1024
 MAX_HEADER_BYTES = 1024 * 1024
 #: Bytes of a zip's central directory at most (zipfile reads it whole).
 MAX_ZIP_DIRECTORY = 1024 * 1024
-_KEYS = ("command", "protocol", "runtime", "description", "team")
+MANIFEST_KEYS = ("command", "protocol", "runtime", "description", "team")
+#: Where an entrant reads what a bot needs: the portal's own help page (``GET /help``).
+HELP = "the portal's help page, /help"
 _BAD_NAME = re.compile(r"[\x00-\x1f\\]")
 
 
@@ -421,15 +423,18 @@ def _entries(handle: IO[bytes], size: int) -> Iterator[Entry]:
 def _manifest(text: bytes, names: set[str]) -> Manifest:
     if len(text) > MAX_MANIFEST_BYTES:
         raise UploadError(
-            f"bot.toml is {len(text)} bytes, more than {MAX_MANIFEST_BYTES}: keep it to its {len(_KEYS)} keys"
+            f"bot.toml is {len(text)} bytes, more than {MAX_MANIFEST_BYTES}: "
+            f"keep it to its {len(MANIFEST_KEYS)} keys"
         )
     try:
         data = tomllib.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UploadError(f"bot.toml is not valid TOML ({_first(exc)}): see docs/COMPETITION.md") from None
-    unknown = sorted(set(data) - set(_KEYS))
+        raise UploadError(f"bot.toml is not valid TOML ({_first(exc)}): see {HELP}") from None
+    unknown = sorted(set(data) - set(MANIFEST_KEYS))
     if unknown:
-        raise UploadError(f"bot.toml has unknown keys {', '.join(unknown)}: it takes {', '.join(_KEYS)}")
+        raise UploadError(
+            f"bot.toml has unknown keys {', '.join(unknown)}: it takes {', '.join(MANIFEST_KEYS)}"
+        )
     command = data.get("command")
     if isinstance(command, str):
         import shlex
@@ -516,9 +521,7 @@ def check_archive(archive: bytes | Path) -> CheckedArchive:
         if len(tops) == 1 and f"{next(iter(tops))}/{MANIFEST}" in kinds:
             prefix = next(iter(tops)) + "/"
         else:
-            raise UploadError(
-                "the archive holds no bot.toml at its root: see docs/COMPETITION.md for its keys"
-            )
+            raise UploadError(f"the archive holds no bot.toml at its root: see {HELP} for its keys")
     if kinds[prefix + MANIFEST]:
         raise UploadError("bot.toml is a folder: it must be the manifest file")
     stripped = tuple(
@@ -528,7 +531,7 @@ def check_archive(archive: bytes | Path) -> CheckedArchive:
     if manifest_size > MAX_MANIFEST_BYTES:
         raise UploadError(
             f"bot.toml is {manifest_size} bytes, more than {MAX_MANIFEST_BYTES}: "
-            f"keep it to its {len(_KEYS)} keys"
+            f"keep it to its {len(MANIFEST_KEYS)} keys"
         )
     files = {m.path for m in stripped if m.size is not None}
     manifest = _manifest(manifests[prefix + MANIFEST], files)

@@ -357,15 +357,20 @@ def to_markdown(standings: Standings) -> str:
     return "\n".join(lines) + "\n"
 
 
+def interval_text(low: float, high: float, digits: int = 2, signed: bool = False, unit: str = "") -> str:
+    """An interval as every page and report writes it: ``(-3.35 to -1.36)``, never with a dash
+    between two numbers that may carry their own minus signs."""
+    form = f"{{:{'+' if signed else ''}.{digits}f}}"
+    return f"({form.format(low)}{unit} to {form.format(high)}{unit})"
+
+
 def _with_ci(value: float | None, ci: Interval | None, digits: int, signed: bool = False) -> str:
     if value is None:
         return "-"
     shown = f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
     if ci is None:
         return f"{shown} ({TOO_FEW_DEALS})"
-    if signed:
-        return f"{shown} ({ci.low:+.{digits}f} to {ci.high:+.{digits}f})"
-    return f"{shown} ({ci.low:.{digits}f}–{ci.high:.{digits}f})"
+    return f"{shown} {interval_text(ci.low, ci.high, digits, signed)}"
 
 
 def _probability(p: float) -> str:

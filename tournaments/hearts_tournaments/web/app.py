@@ -72,9 +72,10 @@ class _Folder:
     database file: it is noticed by its inode and opened afresh.
     """
 
-    def __init__(self, folder: Path, logs: LogPolicy = LogPolicy.RELEASED) -> None:
+    def __init__(self, folder: Path, logs: LogPolicy = LogPolicy.RELEASED, portal: bool = False) -> None:
         self.folder = folder
         self.logs = logs
+        self.portal = portal
         self.site: Site | None = None
         self.source: TournamentSource | LeagueSource | None = None
         self.inode: int | None = None
@@ -104,7 +105,7 @@ class _Folder:
                 self.error = exc
                 return None
             self.inode = inode
-            self.site = Site(self.source, live=True)
+            self.site = Site(self.source, live=True, portal=self.portal)
             self.site.prepare()
         return self.site
 
@@ -189,10 +190,14 @@ class PageCache:
 
 
 def make_app(
-    folder: Path, logs: LogPolicy = LogPolicy.RELEASED, clock: Callable[[], float] = time.monotonic
+    folder: Path,
+    logs: LogPolicy = LogPolicy.RELEASED,
+    portal: bool = False,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Starlette:
-    """The web app serving the tournament in ``folder`` (read-only), bot logs per ``logs``."""
-    state = _Folder(folder, logs)
+    """The web app serving the tournament in ``folder`` (read-only), bot logs per ``logs``;
+    ``portal``: served inside the entrant portal (its pages link to sign-in, registration, help)."""
+    state = _Folder(folder, logs, portal)
     pages = PageCache(clock=clock)
 
     def cached(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
@@ -226,7 +231,7 @@ def make_app(
 
     # Opened now, not on the first request: reading a 10,000-game schedule takes a while.
     state.get()
-    fallback = Site(None, live=False)
+    fallback = Site(None, live=False, portal=portal)
 
     def missing() -> HTMLResponse:
         message = str(state.error) if state.error else f"{folder} holds no tournament"

@@ -16,7 +16,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from hearts_tournaments.tournament.report import method_notes
+from hearts_tournaments.tournament.report import interval_text, method_notes
 from hearts_tournaments.tournament.results import (
     DIFFERED,
     NO_CLEAR_DIFFERENCE,
@@ -122,7 +122,7 @@ def _bars(
             # No interval can be estimated (fewer than two deals): no bar that looks like one.
             out[line.bot] = Bar(pos(v), pos(v), pos(v), f"{v:.2f} (too few deals)")
             continue
-        out[line.bot] = Bar(pos(c.low), pos(c.high), pos(v), f"{v:.2f} ({c.low:.2f}–{c.high:.2f})")
+        out[line.bot] = Bar(pos(c.low), pos(c.high), pos(v), f"{v:.2f} {interval_text(c.low, c.high)}")
     return out
 
 
@@ -133,9 +133,11 @@ class Site:
         source: Where the data comes from.
         live: Pages update over server-sent events and sort on the server (the live server);
             else they are static files that sort and filter in the browser.
+        portal: Served by the entrant portal (``hearts web --submissions``): the header links
+            to its sign-in, registration and help pages.
     """
 
-    def __init__(self, source: Source | None, *, live: bool) -> None:
+    def __init__(self, source: Source | None, *, live: bool, portal: bool = False) -> None:
         self._source = source
         self.live = live
         self.env = Environment(
@@ -147,7 +149,10 @@ class Site:
         self._intervals: dict[tuple[int, str], dict[str, Interval]] = {}
         self.env.filters["card"] = card_html
         self.env.filters["fmt"] = _fmt
+        self.env.filters["interval"] = interval_text
         self.env.globals["suits"] = SUITS
+        # Served by the entrant portal: every page's header links to sign in, register and help.
+        self.env.globals["portal"] = portal
 
     def prepare(self) -> None:
         """Compiles the live pages' templates ahead of their first request."""

@@ -1,0 +1,380 @@
+"""The final of a frozen season: duplicate deals among the finalists, allocated where the top
+places are not yet separated, until they are or a budget of deals is spent.
+
+The finalists are the versions active when ``hearts league final`` first runs, once the season
+froze (no version can be added since). Each deal of the final is a league block (one deal in
+every seat rotation, stored, rated and signed as every block is), played by ``run``'s own loop
+(:func:`.play.run_league`) with this module's planner instead of matchmaking; the league's
+``run`` refuses to play once a final began, so the final's blocks are the league's last.
+
+After each block, :func:`final_status` fits the final's blocks alone with the standings' own
+strength model (:func:`~hearts_tournaments.tournament.stats.bootstrap_plackett_luce`, a bootstrap
+over deals) and applies their separation rule to the neighbours in the ranking: place ``i`` and
+``i + 1`` are separated when the interval of their strength difference, taken resample by
+resample (:func:`~hearts_tournaments.tournament.stats.strength_difference`), lies above zero, as
+a tournament's tiers are. The final is decided when the ``top`` boundaries (1|2, ..., K|K+1) are
+separated. A place is established when the boundaries above and below it are.
+
+:func:`plan_final_block` seats the next deal: until every finalist has an interval, every
+finalist in turn (fewest deals first); then only the **contenders**, the finalists on either side
+of a boundary not yet separated, each taking several seats when they are fewer than the table's.
+The deals go where the order is in doubt, and none to places already established
+(``bench/final.py`` measures the games this saves against a uniform schedule).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hearts_core.deal import derive_seed
+from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.league.config import LeagueError
+from hearts_tournaments.league.play import FINAL_META, StopAfter, run_league
+from hearts_tournaments.league.store import ACTIVE, FINAL_REPORT_META, LeagueStore, Snapshot, utc_text
+from hearts_tournaments.tournament.stats import Interval, bootstrap_plackett_luce, strength_difference
+
+#: The report written beside ``published.json`` (which holds it too, signed).
+FINAL_REPORT = "final.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Boundary:
+    """Two neighbours of the final's ranking: place ``place`` (``above``) and ``place + 1``."""
+
+    place: int
+    above: str
+    below: str
+    difference: float
+    interval: Interval | None
+    separated: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "place": self.place,
+            "above": self.above,
+            "below": self.below,
+            "difference": round(self.difference, 6),
+            "interval": None
+            if self.interval is None
+            else [round(self.interval.low, 6), round(self.interval.high, 6)],
+            "separated": self.separated,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FinalStatus:
+    """Where the final stands after its deals so far.
+
+    Attributes:
+        top: The places it decides (K).
+        order: The finalists that played, strongest first.
+        strength: Their strengths (centred log-strengths of the final's fit).
+        interval: Their 95% intervals (None: fewer than two deals).
+        boundaries: Place ``i`` against place ``i + 1`` for ``i`` in ``1..K`` (fewer with fewer
+            finalists).
+        deals: Deals played.
+    """
+
+    top: int
+    order: tuple[str, ...]
+    strength: Mapping[str, float]
+    interval: Mapping[str, Interval | None]
+    boundaries: tuple[Boundary, ...]
+    deals: int
+
+    @property
+    def fitted(self) -> bool:
+        """Every finalist that played has an interval (so the boundaries can be read)."""
+        return bool(self.order) and all(self.interval.get(v) is not None for v in self.order)
+
+    @property
+    def decided(self) -> bool:
+        """Every boundary of the top places is separated."""
+        return self.fitted and all(b.separated for b in self.boundaries)
+
+    def established(self) -> list[int]:
+        """The places (1-based, at most K) whose holder is established."""
+        if not self.fitted:
+            return []
+        out = []
+        for place in range(1, min(self.top, len(self.order)) + 1):
+            above = place == 1 or self.boundaries[place - 2].separated
+            below = place - 1 >= len(self.boundaries) or self.boundaries[place - 1].separated
+            if above and below:
+                out.append(place)
+        return out
+
+    def contenders(self) -> list[str]:
+        """The finalists on either side of a boundary not yet separated, in ranking order."""
+        doubtful = {v for b in self.boundaries if not b.separated for v in (b.above, b.below)}
+        return [v for v in self.order if v in doubtful]
+
+    def to_json(self) -> dict[str, Any]:
+        established = self.established()
+        return {
+            "top": self.top,
+            "deals": self.deals,
+            "decided": self.decided,
+            "established": established,
+            "places": [
+                {
+                    "place": i + 1,
+                    "version": v,
+                    "strength": round(self.strength[v], 6),
+                    "interval": None
+                    if (ci := self.interval.get(v)) is None
+                    else [round(ci.low, 6), round(ci.high, 6)],
+                    "established": i + 1 in established,
+                }
+                for i, v in enumerate(self.order)
+            ],
+            "boundaries": [b.to_json() for b in self.boundaries],
+        }
+
+
+def final_status(
+    blocks: Mapping[int, Sequence[GameOutcome]],
+    finalists: Sequence[str],
+    top: int,
+    samples: int,
+    seed: str,
+) -> FinalStatus:
+    """The final's standing after ``blocks`` (its deals only), the finalists' seats only."""
+    wanted = set(finalists)
+    clusters = []
+    for number in sorted(blocks):
+        games = [
+            [(v, p) for v, p in zip(o.seats, o.places, strict=True) if v in wanted] for o in blocks[number]
+        ]
+        games = [g for g in games if len({v for v, _ in g}) >= 2]
+        if games:
+            clusters.append(games)
+    fit = bootstrap_plackett_luce(clusters, samples=samples, seed=seed)
+    order = tuple(sorted(fit.strength, key=lambda v: (-fit.strength[v], v)))
+    boundaries = []
+    for i in range(min(top, len(order) - 1)):
+        a, b = order[i], order[i + 1]
+        interval = strength_difference(fit, a, b)
+        boundaries.append(
+            Boundary(
+                i + 1,
+                a,
+                b,
+                fit.strength[a] - fit.strength[b],
+                interval,
+                interval is not None and interval.low > 0,
+            )
+        )
+    return FinalStatus(top, order, fit.strength, fit.interval, tuple(boundaries), len(clusters))
+
+
+def plan_final_block(
+    status: FinalStatus | None,
+    finalists: Sequence[str],
+    played: Mapping[str, int],
+    table_size: int,
+    rng: random.Random,
+    adaptive: bool = True,
+) -> tuple[str, ...]:
+    """The seating of the final's next deal (``table_size`` seats, some finalists taking several).
+
+    Until every finalist has an interval, or with ``adaptive`` off (a uniform schedule), every
+    finalist in turn, fewest deals (``played``) first; then the contenders only.
+    """
+    every = list(finalists)
+    pool = every
+    if adaptive and status is not None and status.fitted and set(status.order) == set(finalists):
+        pool = status.contenders() or every
+    pool = list(pool)
+    rng.shuffle(pool)
+    pool.sort(key=lambda v: played.get(v, 0))
+    chosen = pool[:table_size]
+    seats = [chosen[i % len(chosen)] for i in range(table_size)]
+    rng.shuffle(seats)
+    return tuple(seats)
+
+
+@dataclass(frozen=True, slots=True)
+class FinalSettings:
+    """The final's settings, fixed when it begins (the league's meta ``final``)."""
+
+    top: int
+    finalists: tuple[str, ...]
+    first_block: int
+    frozen_at: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "top": self.top,
+            "finalists": list(self.finalists),
+            "first_block": self.first_block,
+            "frozen_at": self.frozen_at,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> FinalSettings:
+        return cls(
+            int(data["top"]), tuple(data["finalists"]), int(data["first_block"]), float(data["frozen_at"])
+        )
+
+
+def final_settings(store: LeagueStore) -> FinalSettings | None:
+    """The final's settings once it began, else None."""
+    raw = store.meta_or(FINAL_META, "")
+    return FinalSettings.from_json(json.loads(raw)) if raw else None
+
+
+def begin_final(store: LeagueStore, top: int) -> FinalSettings:
+    """The final's settings: those stored (a final cut short goes on), or new ones from the
+    versions active now, stored.
+
+    Raises:
+        LeagueError: the season is not frozen (or not yet), fewer than two finalists, a ``top``
+            out of range, or a final begun with another ``top``.
+    """
+    if top < 1:
+        raise LeagueError("--top must be at least 1")
+    found = final_settings(store)
+    if found is not None:
+        if found.top != top:
+            raise LeagueError(
+                f"this league's final decides the top {found.top}: run it with --top {found.top}"
+            )
+        return found
+    frozen_at = store.frozen_at()
+    if frozen_at is None:
+        raise LeagueError(
+            "the season is not frozen: `hearts league freeze` it first (its finalists are fixed then)"
+        )
+    if store.clock() < frozen_at:
+        raise LeagueError(f"the season freezes at {utc_text(frozen_at)}: the final is played after that")
+    finalists = tuple(v.id for v in store.versions() if v.status == ACTIVE)
+    if len(finalists) < 2:
+        raise LeagueError(f"{len(finalists)} active version(s): a final needs two finalists or more")
+    if top >= len(finalists):
+        raise LeagueError(f"--top {top} with {len(finalists)} finalists: it must be fewer than the finalists")
+    settings = FinalSettings(top, finalists, store.next_block(), frozen_at)
+    store.set_meta(FINAL_META, json.dumps(settings.to_json()))
+    return settings
+
+
+def status_of(store: LeagueStore, settings: FinalSettings) -> FinalStatus:
+    """The final's standing from its stored blocks."""
+    blocks = {n: games for n, games in store.block_games().items() if n >= settings.first_block}
+    config = store.config
+    return final_status(
+        blocks,
+        settings.finalists,
+        settings.top,
+        config.bootstrap,
+        derive_seed(config.seed, "final", "bootstrap"),
+    )
+
+
+def final_report(
+    store: LeagueStore, settings: FinalSettings, status: FinalStatus, budget: int
+) -> dict[str, Any]:
+    """What the final established, as ``final.json`` and ``published.json`` (signed) hold it."""
+    return {
+        "league_id": store.meta("league_id"),
+        "frozen_at": utc_text(settings.frozen_at),
+        "finalists": list(settings.finalists),
+        "first_block": settings.first_block,
+        "budget": budget,
+        "games": sum(len(g) for n, g in store.block_games().items() if n >= settings.first_block),
+        **status.to_json(),
+    }
+
+
+def report_line(status: FinalStatus, budget: int) -> str:
+    """The final's verdict in a line."""
+    established = status.established()
+    places = ", ".join(f"{p}. {status.order[p - 1]}" for p in established) or "none"
+    if status.decided:
+        return f"final decided after {status.deals} deals: the top {status.top} are established ({places})"
+    doubtful = ", ".join(
+        f"{b.place}|{b.place + 1} ({b.above} vs {b.below})" for b in status.boundaries if not b.separated
+    )
+    return (
+        f"final stopped at its budget of {budget} deals, not decided: places established: {places}; "
+        f"not separated: {doubtful}"
+    )
+
+
+def run_final(
+    store: LeagueStore,
+    top: int,
+    budget: int,
+    concurrency: int = 1,
+    emit: Callable[[str], None] = lambda line: None,
+    executor: str | None = None,
+    ray_address: str | None = None,
+) -> tuple[FinalStatus, dict[str, Any]]:
+    """Plays the final until its top ``top`` places are separated or it played ``budget`` deals
+    in all (a final cut short goes on where it stopped); stores, signs and writes its report.
+
+    Returns:
+        Its standing and its report (as ``final.json`` holds it).
+
+    Raises:
+        LeagueError: see :func:`begin_final` and :func:`.play.run_league`.
+    """
+    if budget < 1:
+        raise LeagueError("--budget must be at least 1 deal")
+    settings = begin_final(store, top)
+    config = store.config
+    cached: dict[int, FinalStatus] = {}
+
+    def status() -> FinalStatus:
+        count = store.block_count()
+        if count not in cached:
+            cached.clear()
+            cached[count] = status_of(store, settings)
+        return cached[count]
+
+    def played() -> int:
+        return sum(1 for number, *_ in store.block_rows() if number >= settings.first_block)
+
+    def plan(league: LeagueStore, snapshot: Snapshot) -> tuple[str, ...] | None:
+        now = status()
+        active = {v.id for v in snapshot.versions if v.status == ACTIVE}
+        finalists = [v for v in settings.finalists if v in active]  # a finalist retired meanwhile is out
+        if len(finalists) < 2:
+            return None
+        counts: dict[str, int] = {}
+        for number, _seed, seats, _seen in league.block_rows():
+            if number >= settings.first_block:
+                for v in set(seats):
+                    counts[v] = counts.get(v, 0) + 1
+        rng = random.Random(derive_seed(config.seed, "final", "seats", league.next_block()))
+        return plan_final_block(now, finalists, counts, config.table_size, rng)
+
+    def finished() -> bool:
+        done = status()
+        if done.fitted:
+            separated = sum(1 for b in done.boundaries if b.separated)
+            emit(f"final: {done.deals} deals; {separated} of {len(done.boundaries)} boundaries separated")
+        return done.decided or played() >= budget
+
+    left = budget - played()
+    if left > 0 and not status().decided:
+        run_league(
+            store,
+            StopAfter(blocks=left),
+            concurrency,
+            emit,
+            executor,
+            ray_address,
+            planner=plan,
+            finished=finished,
+        )
+    done = status()
+    report = final_report(store, settings, done, budget)
+    store.set_meta(FINAL_REPORT_META, json.dumps(report, sort_keys=True))
+    store.publish(store.folder)  # published.json, signed, now holds the report
+    (store.folder / FINAL_REPORT).write_text(json.dumps(report, indent=2) + "\n")
+    return done, report
