@@ -5,7 +5,7 @@ re-exports these names when the module is installed.
 """
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 NUM_ACTIONS: Final[int]
@@ -111,6 +111,22 @@ class Game:
     def observation(self, seat: int) -> Any: ...
     @classmethod
     def from_record(cls, record: dict[str, Any] | str | os.PathLike[str], hand: int = 0) -> Game: ...
+    @classmethod
+    def from_hands(
+        cls,
+        players: int,
+        hands: Sequence[Sequence[int]],
+        kitty: Sequence[int],
+        *,
+        hand_index: int = 0,
+        totals: Sequence[int] | None = None,
+        seed: str | int | None = None,
+        target_score: int = 150,
+        max_hands: int = 200,
+        first_dealer: int = 0,
+        passes: Sequence[Sequence[int]] | None = None,
+        history: Sequence[Sequence[int]] | None = None,
+    ) -> Game: ...
     @classmethod
     def from_view(cls, view: Any, world: Any, seed: str | int | None = None) -> Game: ...
 

@@ -8,7 +8,9 @@
 use std::ffi::CStr;
 
 use hearts_sim_core::cards::{self, Hand};
-use hearts_sim_core::game::{Deal, DealMode, Game as Core, IllegalAction as CoreIllegal, Phase, Rules, MAX_PLAYERS};
+use hearts_sim_core::game::{
+    Deal, DealMode, Game as Core, Illegal, IllegalAction as CoreIllegal, Phase, Rules, MAX_PLAYERS,
+};
 use hearts_sim_core::obs::{obs_size, write_observation};
 use hearts_sim_core::policy::{self, Named};
 use hearts_sim_core::pyrandom::PyRandom;
@@ -559,6 +561,96 @@ impl Game {
         from_record_value(&value, hand).map(|inner| Game { inner })
     }
 
+    /// The start of hand `hand_index` with the given cards: `hands` as dealt (the game at the
+    /// start of passing), or with `passes` (per seat its 3 cards, or none when unknown) the
+    /// hands after passing (the game at the first lead, the passes recorded as made). Later
+    /// hands are dealt from `seed`; `history` (per earlier hand, its scores) becomes
+    /// `hand_scores_history()`. The same as the fallback's `Game.from_hands`.
+    #[classmethod]
+    #[pyo3(signature = (players, hands, kitty, *, hand_index = 0, totals = None, seed = None, target_score = 150, max_hands = 200, first_dealer = 0, passes = None, history = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn from_hands(
+        _cls: &Bound<'_, pyo3::types::PyType>,
+        py: Python<'_>,
+        players: i64,
+        hands: Vec<Bound<'_, PyAny>>,
+        kitty: &Bound<'_, PyAny>,
+        hand_index: i64,
+        totals: Option<Vec<i64>>,
+        seed: Option<&Bound<'_, PyAny>>,
+        target_score: i64,
+        max_hands: i64,
+        first_dealer: i64,
+        passes: Option<Vec<Vec<i64>>>,
+        history: Option<Vec<Vec<i32>>>,
+    ) -> PyResult<Game> {
+        let rules = make_rules(players, target_score, max_hands, first_dealer)?;
+        let n = rules.players;
+        let bad_deal = |message: String| illegal(py, &CoreIllegal::new(Illegal::BadDeal, message));
+        let totals = totals.unwrap_or_else(|| vec![0; n]);
+        if totals.len() != n {
+            return Err(bad_deal(format!("expected {n} totals, not {}", totals.len())));
+        }
+        if hand_index < 0 {
+            return Err(bad_deal(format!("hand_index must be 0 or more, not {hand_index}")));
+        }
+        let lists: Vec<Vec<i64>> = hands.iter().map(card_list).collect::<PyResult<_>>()?;
+        let kitty_cards = card_list(kitty)?;
+        let size = rules.hand_size();
+        if lists.len() != n || lists.iter().any(|h| h.len() != size) || kitty_cards.len() != rules.kitty_size() {
+            return Err(bad_deal(format!(
+                "expected {n} hands of {size} cards and a kitty of {}",
+                rules.kitty_size()
+            )));
+        }
+        let mut counts = [0u8; 52];
+        for &c in lists.iter().flatten().chain(&kitty_cards) {
+            if !(0..52).contains(&c) || counts[c as usize] == 2 {
+                return Err(bad_deal(format!("card {c} is not a card or appears more than twice")));
+            }
+            counts[c as usize] += 1;
+        }
+        let bytes = |cards_: &[i64]| cards_.iter().map(|&c| c as u8).collect::<Vec<u8>>();
+        let dealt: Vec<Hand> = lists.iter().map(|h| hand_from(&bytes(h))).collect();
+        let kitty_hand = hand_from(&bytes(&kitty_cards));
+        let mut rows = Vec::new();
+        for h in history.unwrap_or_default() {
+            let mut row = [0i32; MAX_PLAYERS];
+            for (s, v) in h.into_iter().enumerate().take(n) {
+                row[s] = v;
+            }
+            rows.push(row);
+        }
+        let seed = match seed {
+            Some(s) => seed_text(s)?,
+            None => "0".to_string(),
+        };
+        let inner = match passes {
+            None => {
+                let mut preset = vec![None; hand_index as usize + 1];
+                preset[hand_index as usize] = Some(Deal { hands: dealt, kitty: kitty_hand });
+                Core::resume(rules, &seed, preset, hand_index, &totals, rows).map_err(|e| illegal(py, &e))?
+            }
+            Some(passes) => {
+                if passes.len() != n || passes.iter().any(|p| !(p.is_empty() || p.len() == 3) || p.iter().any(|c| !(0..52).contains(c))) {
+                    return Err(bad_deal(format!("passes must be {n} lists of 0 or 3 cards")));
+                }
+                let mut game = Core::resume_playing(rules, &seed, hand_index, &totals, rows, &dealt, kitty_hand)
+                    .map_err(|e| illegal(py, &e))?;
+                // A seat passes to its left on even hands, to its right on odd ones.
+                let from = |seat: usize| if hand_index % 2 == 0 { (seat + n - 1) % n } else { (seat + 1) % n };
+                for seat in 0..n {
+                    let received = hand_from(&bytes(&passes[from(seat)]));
+                    let mut passed = bytes(&passes[seat]);
+                    passed.sort_unstable();
+                    game.set_known_pass(seat, &passed, received).map_err(PyValueError::new_err)?;
+                }
+                game
+            }
+        };
+        Ok(Game { inner })
+    }
+
     /// A whole game consistent with one seat's `View` (hearts_core.view.View), the hidden cards
     /// placed as `world` (a hearts_client.sampler.World: `.hands` per seat, `.kitty`) says.
     /// Later hands are dealt from `seed`.
@@ -602,6 +694,11 @@ fn cards_of(value: Option<&serde_json::Value>, what: &str) -> PyResult<Vec<u8>> 
             c.as_str().and_then(cards::parse).ok_or_else(|| PyValueError::new_err(format!("{what}: bad card {c}")))
         })
         .collect()
+}
+
+/// The ints of an iterable (cards, checked by the caller).
+fn card_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    obj.try_iter()?.map(|c| c?.extract()).collect()
 }
 
 fn hand_from(cards_: &[u8]) -> Hand {
