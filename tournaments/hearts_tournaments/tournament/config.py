@@ -104,6 +104,8 @@ class TournamentConfig:
         base_dir: The config file's folder.
         gauntlet: With a ``[gauntlet]`` section: the candidate and its sequential test; the
             tournament is then a gauntlet of at most ``deals`` deals, stopped early.
+        luck_correction: Correct the standings and the gauntlet's test for luck (docs/
+            TOURNAMENTS.md, *Luck correction*).
     """
 
     name: str
@@ -129,6 +131,7 @@ class TournamentConfig:
     restart_after: int = 100
     base_dir: Path = Path(".")
     gauntlet: GauntletSpec | None = None
+    luck_correction: bool = False
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -186,6 +189,7 @@ TOURNAMENT_KEYS = frozenset(
         "executor",
         "ray_address",
         "reuse",
+        "luck_correction",
     }
 )
 _BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox", "protocol"})
@@ -393,6 +397,10 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
     if not isinstance(duplicate, bool):
         raise ConfigError("tournament.duplicate", f"must be true or false, not {_shown(duplicate)}")
     out["duplicate"] = duplicate
+    luck = section.get("luck_correction", False)
+    if not isinstance(luck, bool):
+        raise ConfigError("tournament.luck_correction", f"must be true or false, not {_shown(luck)}")
+    out["luck_correction"] = luck
     seating = section.get("seating", DEFAULT_SEATING.value)
     values = [f'"{m.value}"' for m in SeatingMode]
     modes = ", ".join(values[:-1]) + " or " + values[-1]

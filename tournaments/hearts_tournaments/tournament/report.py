@@ -216,7 +216,7 @@ def method_notes(standings: Standings) -> list[str]:
         "established at 95%).",
         "Mean place (1 = best) and points/hand: 95% Student-t intervals over deals (a deal and its "
         f"rotations are one unit); '{TOO_FEW_DEALS}' below 2 deals, and such a bot is ranked last.",
-    ]
+    ] + ([str(standings.luck["method"])] if standings.luck is not None else [])
 
 
 def notes(standings: Standings) -> list[str]:

@@ -15,10 +15,17 @@ knowledge of the tournament store, so that tournaments, leagues and benchmarks s
   bootstrap over clusters. The fit depends on the set of games only, never on their order.
   :func:`strength_difference` is the interval of two bots' difference from the same
   resamples (the covariance kept): whether two bots are separated by the model.
+  :func:`bootstrap_pairwise` fits the same strengths pair by pair from real-valued places (a
+  luck-corrected place orders nothing).
 * :func:`sprt`: a sequential probability ratio test on paired per-deal results (the normal
   approximation with an estimated variance that fishtest and fastchess use for two players),
   for gauntlets that stop as soon as the candidate is known to be stronger by ``h1`` or not
   better than ``h0``.
+
+The luck correction's parts are the modules :mod:`.luck` (terms with expectation zero,
+computed from a game record with the simulator) and :mod:`.adjust` (the cross-fitted
+adjustment by them); they are not re-exported here, so that importing the statistics does not
+load the simulator.
 
 Every function is deterministic: bootstraps take a seed, and sums run in the order given.
 """
@@ -44,6 +51,8 @@ from hearts_tournaments.tournament.stats.plackett_luce import (
     TOLERANCE,
     PlacedGame,
     PlackettLuceFit,
+    ScoredGame,
+    bootstrap_pairwise,
     bootstrap_plackett_luce,
     fit_plackett_luce,
     percentile_interval,
@@ -74,9 +83,11 @@ __all__ = [
     "PairedDifference",
     "PlacedGame",
     "PlackettLuceFit",
+    "ScoredGame",
     "SprtResult",
     "SprtSettings",
     "SprtVerdict",
+    "bootstrap_pairwise",
     "bootstrap_plackett_luce",
     "cluster_mean",
     "fit_plackett_luce",
