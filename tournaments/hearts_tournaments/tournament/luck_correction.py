@@ -72,8 +72,8 @@ class LuckCorrection:
             f"Luck-corrected: each seat's points and place minus its luck terms (deal terms from "
             f"{self.settings.describe()}{actions}), with coefficients fitted on the other deals "
             "(each value keeps its expectation); mean place, points/hand, paired differences, the "
-            "separation and the gauntlet's test use the corrected values, and the strength is fitted "
-            "to the corrected places pair by pair (the same scale)."
+            "separation and the gauntlet's test use the corrected values, and the strength's fit is "
+            "moved by one step of the pairwise likelihood to the corrected places (the same scale)."
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -83,7 +83,6 @@ from hearts_tournaments.tournament.stats import (
     SprtResult,
     SprtSettings,
     SprtVerdict,
-    bootstrap_pairwise,
     bootstrap_plackett_luce,
     cluster_mean,
     paired_difference,
@@ -123,9 +122,8 @@ PAIRED_MIN_DEALS = FEW_DEALS
 DIGITS = 6
 #: The rating model's name when the standings are luck-corrected.
 LUCK_RATING_MODEL = (
-    "plackett-luce strengths fitted pair by pair to luck-corrected places (Bradley-Terry pairwise "
-    "likelihood of the places, one Newton step to the corrected ones; prior: 1 virtual win and loss "
-    "against a reference)"
+    "plackett-luce (batch fit by Newton's method, Breslow ties, prior: 1 virtual win and loss against "
+    "a reference), moved by one Newton step of the pairwise likelihood to the luck-corrected places"
 )
 
 
@@ -735,11 +733,12 @@ def compute_standings(
                 together[(a, b)] += 1
                 ahead_of[(a, b)] += ahead / (len(mine) * len(theirs))
     deals = sorted(per_deal)
-    seed = derive_seed(schedule.seed, "bootstrap")
-    if fixed is not None:
-        fit = bootstrap_pairwise([scored[d] for d in deals], bootstrap_samples, seed)
-    else:
-        fit = bootstrap_plackett_luce([placed[d] for d in deals], bootstrap_samples, seed)
+    fit = bootstrap_plackett_luce(
+        [placed[d] for d in deals],
+        bootstrap_samples,
+        derive_seed(schedule.seed, "bootstrap"),
+        corrections=[scored[d] for d in deals] if fixed is not None else None,
+    )
     field = _field_strength(bots, games_in_order, fit.strength)
     ratings = _ratings(bots, games_in_order)
     deal_places: dict[str, dict[int, float]] = {bot: {} for bot in bots}

@@ -15,8 +15,8 @@ knowledge of the tournament store, so that tournaments, leagues and benchmarks s
   bootstrap over clusters. The fit depends on the set of games only, never on their order.
   :func:`strength_difference` is the interval of two bots' difference from the same
   resamples (the covariance kept): whether two bots are separated by the model.
-  :func:`bootstrap_pairwise` fits the same strengths pair by pair from real-valued places (a
-  luck-corrected place orders nothing).
+  Given luck-corrected places (which order nothing) as ``corrections``, every fit is moved by
+  one Newton step of the pairwise likelihood to them.
 * :func:`sprt`: a sequential probability ratio test on paired per-deal results (the normal
   approximation with an estimated variance that fishtest and fastchess use for two players),
   for gauntlets that stop as soon as the candidate is known to be stronger by ``h1`` or not
@@ -52,7 +52,6 @@ from hearts_tournaments.tournament.stats.plackett_luce import (
     PlacedGame,
     PlackettLuceFit,
     ScoredGame,
-    bootstrap_pairwise,
     bootstrap_plackett_luce,
     fit_plackett_luce,
     percentile_interval,
@@ -87,7 +86,6 @@ __all__ = [
     "SprtResult",
     "SprtSettings",
     "SprtVerdict",
-    "bootstrap_pairwise",
     "bootstrap_plackett_luce",
     "cluster_mean",
     "fit_plackett_luce",

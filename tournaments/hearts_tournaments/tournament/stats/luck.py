@@ -8,8 +8,10 @@ correlated with what the seat scored; subtracting a multiple of them (see
 narrow its interval.
 
 **The deal term.** Let ``v(d, s)`` be any value of seat ``s`` in the hand dealt ``d``: here the
-mean score of seat ``s`` over ``rollouts`` play-outs of the hand by a reference policy on the
-simulator (:mod:`hearts_client.sim`), from the real totals and hand index. Let ``rho^k d`` be
+mean score of seat ``s`` over play-outs of the hand on the simulator (:mod:`hearts_client.sim`)
+from the real totals and hand index, every seat playing by its bot's policy where that is known
+(the built-in ``random`` bot) and by a reference policy (the heuristic) otherwise; one play-out
+when every policy is deterministic, :attr:`LuckSettings.rollouts` when one is random. Let ``rho^k d`` be
 the same deal with the hands turned by ``k`` seats (seat ``s`` holds what seat ``s - k`` was
 dealt; the kitty, the dealer and the pass direction stay). The deal term is::
 
@@ -30,8 +32,9 @@ play-outs' own noise adds variance, never bias, as long as every turn is valued 
 
 which has expectation zero given everything before the decision, because the card was drawn
 uniformly from those. ``V_s`` here is seat ``s``'s points in the hand once the trick in
-progress is completed by the reference policy: cheap, noise-free, and it carries most of what
-one card does (whose trick the points land in). A deterministic bot (``heuristic``, the
+progress is completed by the seats' play-out policies (averaged over the play-outs when one of
+them is random): cheap, and it carries most of what one card does (whose trick the points land
+in); whole-hand play-outs measured no better at twice the cost. A deterministic bot (``heuristic``, the
 referee's default rule for absent or retired seats) makes every term zero: its choice is
 known, so there is nothing to average. An unknown bot's decisions can carry no such term
 (AIVAT, Burch et al. 2017, arXiv:1612.06915, corrects at chance events and known-policy
@@ -52,6 +55,7 @@ the turn, never from the clock.
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -80,14 +84,15 @@ class LuckSettings:
     """How the luck terms are computed.
 
     Attributes:
-        policy: The reference policy of the play-outs that value a deal and complete a trick
-            (a simulator policy: ``heuristic`` or ``random``).
-        rollouts: Play-outs per turn of a deal (a deterministic policy needs one).
-        seed: Seeds the play-outs of a random policy.
+        policy: The play-out policy of a seat whose bot's policy is unknown (a simulator
+            policy: ``heuristic`` or ``random``); a known seat plays out by its own policy.
+        rollouts: Play-outs that value a position when some seat plays at random (one when
+            every play-out policy is deterministic: they would all be the same).
+        seed: Seeds the random seats' play-outs.
     """
 
     policy: str = "heuristic"
-    rollouts: int = 1
+    rollouts: int = 8
     seed: str = "luck"
 
     def __post_init__(self) -> None:
@@ -96,19 +101,16 @@ class LuckSettings:
         if self.rollouts < 1:
             raise ValueError(f"rollouts must be at least 1, not {self.rollouts}")
 
-    @property
-    def playouts(self) -> int:
-        """Play-outs actually made per turn: one for a deterministic policy."""
-        return 1 if self.policy == "heuristic" else self.rollouts
-
     def to_json(self) -> dict[str, Any]:
         """The settings as published with the results."""
-        return {"policy": self.policy, "rollouts": self.playouts, "seed": self.seed}
+        return {"policy": self.policy, "rollouts": self.rollouts, "seed": self.seed}
 
     def describe(self) -> str:
         """The settings in a few words, for a report's method line."""
-        made = self.playouts
-        return f"{made} {self.policy} play-out{'s' if made != 1 else ''} per turn of each deal"
+        return (
+            f"play-outs of every turn of each deal, by the {self.policy} for a bot of unknown policy "
+            f"and by its own for a known one ({self.rollouts} play-outs where one plays at random)"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +224,7 @@ def game_luck(
     if not record.hands:
         return GameLuck(n, (), tuple(sorted(known.items())))
     decided_for = _decided_for(record)
+    policies = [known.get(seat, settings.policy) for seat in range(n)]
     first_dealer = record.hands[0].dealer
     rules = {
         "target_score": DEFAULT_TARGET_SCORE if record.target_score is None else record.target_score,
@@ -238,18 +241,16 @@ def game_luck(
             start = partial(
                 Game.from_hands, n, kitty=kitty, hand_index=index, totals=totals, seed=settings.seed, **rules
             )
-            deal_terms = _deal_terms(start, deal, settings, _seed(settings.seed, index))
+            seed = _seed(settings.seed, index)
+            deal_terms = _deal_terms(start, deal, policies, settings, seed)
             game = start(deal)
             for seat, passed in enumerate(hand.passes):
                 game.apply_pass(seat, _cards(passed))
             action = [0.0] * n
             for play, code in enumerate(hand.plays):
-                seat = game.current_player
                 card = int(Card.parse(code))
-                if seat in known and (index, play) not in decided_for:
-                    legal = game.legal_actions()
-                    if len(legal) > 1:
-                        _add_action_terms(action, game, legal, card, settings.policy)
+                if game.current_player in known and (index, play) not in decided_for:
+                    _add_action_terms(action, game, card, policies, settings, seed + 7919 * (play + 1))
                 game.apply_action(card)
             if game.phase == MOON:
                 game.apply_moon(hand.moon_choice or DEFAULT_MOON_CHOICE.value)
@@ -285,72 +286,100 @@ def _decided_for(record: GameRecord) -> set[tuple[int, int]]:
     }
 
 
-def _deal_terms(start: Any, deal: list[list[int]], settings: LuckSettings, seed: int) -> list[float]:
+def _deal_terms(
+    start: Any, deal: list[list[int]], policies: Sequence[str], settings: LuckSettings, seed: int
+) -> list[float]:
     """``c_s(d)`` for every seat: the deal's value from each seat minus its mean over the
     turns of the deal."""
-    values = turn_values(start, deal, settings, seed)
+    values = _turn_values(start, deal, policies, settings, seed)
     n = len(deal)
     return [values[0][s] - sum(v[s] for v in values) / n for s in range(n)]
 
 
-def turn_values(
-    start: Any, deal: Sequence[Sequence[int]], settings: LuckSettings, seed: int
+def _turn_values(
+    start: Any, deal: Sequence[Sequence[int]], policies: Sequence[str], settings: LuckSettings, seed: int
 ) -> list[list[float]]:
     """``v(rho^k d, s)`` for every turn ``k`` and seat ``s``: the mean score of each seat over
-    the reference play-outs of the hand with the deal turned by ``k`` seats, every turn played
-    out from the same seeds.
+    play-outs of the hand with the deal turned by ``k`` seats (every seat keeps its policy; the
+    cards move), every turn played out from the same seeds.
 
     Args:
         start: Builds the simulator game at the start of the hand from the hands per seat.
         deal: The hands as dealt, per seat (card numbers 0..51).
-        settings: The reference policy and its play-outs.
-        seed: Seeds the play-outs of a random policy.
+        policies: Each seat's play-out policy (``heuristic`` or ``random``).
+        settings: How many play-outs when a policy is random.
+        seed: Seeds the play-outs.
     """
     n = len(deal)
+    runs = _playouts(policies, settings)
     values = []
     for k in range(n):
         turned = [deal[(s - k) % n] for s in range(n)]
         total = [0.0] * n
-        for r in range(settings.playouts):
+        for r in range(runs):
             game = start(turned)
-            if settings.policy == "heuristic":
-                game.play_out("heuristic", hands=1)
-            else:
-                game.play_out(settings.policy, seed=(seed + r) & (2**63 - 1), hands=1)
+            _play(game, policies, random.Random(seed + r), game.hand_index, None)
             for s, x in enumerate(game.hand_scores_history()[-1]):
                 total[s] += x
-        values.append([t / settings.playouts for t in total])
+        values.append([t / runs for t in total])
     return values
 
 
-def _add_action_terms(action: list[float], game: Any, legal: Sequence[int], card: int, policy: str) -> None:
-    """Adds to ``action`` the term of one uniformly random play: each seat's value after the
+def _playouts(policies: Sequence[str], settings: LuckSettings) -> int:
+    """Play-outs that value a position: one when every policy is deterministic."""
+    return settings.rollouts if "random" in policies else 1
+
+
+def _play(game: Any, policies: Sequence[str], rng: random.Random, hand: int, trick: int | None) -> None:
+    """Plays ``game`` on, each seat by its policy, to the end of hand ``hand`` (or of trick
+    ``trick`` of it, when given). A random seat's moon choice is the default rule's, as the
+    built-in random bot's is."""
+    from hearts_client.sim import MOON, PLAY
+
+    if trick is None and all(p == "heuristic" for p in policies):
+        game.play_out("heuristic", hands=1)  # the native loop
+        return
+    while game.hand_index == hand and not game.is_over():
+        if trick is not None and (game.trick_index != trick or game.phase != PLAY):
+            return
+        seat = game.current_player
+        if policies[seat] == "random" and game.phase != MOON:
+            game.apply_action(rng.choice(game.legal_actions()))
+        else:
+            game.apply_action(game.policy_action("heuristic"))
+
+
+def _add_action_terms(
+    action: list[float], game: Any, card: int, policies: Sequence[str], settings: LuckSettings, seed: int
+) -> None:
+    """Adds to ``action`` the terms of one uniformly random card: each seat's value after the
     card played minus its mean value over the legal cards."""
-    values = {a: _trick_value(game, a, policy) for a in legal}
-    n = len(action)
-    for s in range(n):
+    legal = game.legal_actions()
+    if len(legal) < 2:
+        return
+    values = {a: _trick_value(game, a, policies, settings, seed) for a in legal}
+    for s in range(len(action)):
         mean = sum(v[s] for v in values.values()) / len(values)
         action[s] += values[card][s] - mean
 
 
-def _trick_value(game: Any, card: int, policy: str) -> list[int]:
+def _trick_value(
+    game: Any, card: int, policies: Sequence[str], settings: LuckSettings, seed: int
+) -> list[float]:
     """Each seat's points in the hand after ``card`` is played and the trick in progress is
-    completed by ``policy``."""
-    from hearts_client.sim import PLAY
-
-    after = game.clone()
-    hand, trick = after.hand_index, after.trick_index
-    after.apply_action(card)
-    while (
-        after.hand_index == hand
-        and after.trick_index == trick
-        and after.phase == PLAY
-        and not after.is_over()
-    ):
-        after.apply_action(after.policy_action(policy))
-    if after.hand_index != hand or after.is_over():
-        return [int(x) for x in after.hand_scores_history()[-1]]
-    return [int(x) for x in after.points()]
+    completed by the seats' policies (averaged over the play-outs when one is random)."""
+    hand, trick = game.hand_index, game.trick_index
+    runs = _playouts(policies, settings)
+    total = [0.0] * len(policies)
+    for r in range(runs):
+        after = game.clone()
+        after.apply_action(card)
+        _play(after, policies, random.Random(seed + r), hand, trick)
+        done = after.hand_index != hand or after.is_over()
+        points = after.hand_scores_history()[-1] if done else after.points()
+        for s, x in enumerate(points):
+            total[s] += x
+    return [t / runs for t in total]
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,8 +406,9 @@ class CorrectedSeat:
     Attributes:
         points: The seat's points over the game.
         place: Its finishing place (1 = best, tied totals sharing the better place).
-        midrank: Its finishing place with tied totals sharing the mean of their places (what
-            :func:`~hearts_tournaments.tournament.stats.plackett_luce.bootstrap_pairwise` fits).
+        midrank: Its finishing place with tied totals sharing the mean of their places (the
+            ``corrections`` of
+            :func:`~hearts_tournaments.tournament.stats.plackett_luce.bootstrap_plackett_luce`).
         hands: Hands played (not corrected).
     """
 

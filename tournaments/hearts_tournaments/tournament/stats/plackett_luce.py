@@ -28,9 +28,9 @@ PULL_PRIOR_SHARE = 0.1
 #: One game's result: ``(bot, place)`` per seat, 1 = best; equal places are ties. A bot may
 #: hold several seats.
 PlacedGame = Sequence[tuple[str, int]]
-#: One game's seats as ``(bot, place, corrected place)``: the place 1 = best with tied seats
-#: sharing the mean of their places (the mid-rank), and a stand-in for it with the same
-#: expectation that need not be a place at all (see :func:`bootstrap_pairwise`).
+#: One game's seats as ``(bot, place, corrected place)``: the place with tied seats sharing the
+#: mean of their places (the mid-rank), and a stand-in for it with the same expectation that
+#: need not be a place at all (see :func:`bootstrap_plackett_luce`'s ``corrections``).
 ScoredGame = Sequence[tuple[str, float, float]]
 
 
@@ -63,9 +63,16 @@ class _Cluster:
     """A cluster's stages with multiplicities, and each bot's picks (seats placed)."""
 
     stages: tuple[tuple[_Stage, int], ...]
-    picks: tuple[tuple[int, float], ...]
-    #: Per bot, corrected picks minus ``picks`` (see :func:`bootstrap_pairwise`); empty: none.
-    shift: tuple[tuple[int, float], ...] = ()
+    picks: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Shift:
+    """A cluster's pairs of seats (as stages of one pick, with multiplicities) and, per bot,
+    its corrected places' pairs won minus its places' (see :func:`_corrected`)."""
+
+    pairs: _Cluster
+    shift: tuple[tuple[int, float], ...]
 
 
 def _cluster_of(games: Sequence[PlacedGame], index: Mapping[str, int]) -> _Cluster:
@@ -88,6 +95,19 @@ def _cluster_of(games: Sequence[PlacedGame], index: Mapping[str, int]) -> _Clust
             for i, n in chosen.items():
                 picks[i] = picks.get(i, 0) + n
     return _Cluster(tuple(stages.items()), tuple(sorted(picks.items())))
+
+
+def _shift_of(games: Sequence[ScoredGame], index: Mapping[str, int]) -> _Shift:
+    stages: dict[_Stage, int] = {}
+    shift: dict[int, float] = {}
+    for game in games:
+        for s, (bot, place, corrected) in enumerate(game):
+            shift[index[bot]] = shift.get(index[bot], 0.0) + (place - corrected)
+            for other, _, _ in game[s + 1 :]:
+                a, b = index[bot], index[other]
+                stage = _Stage(((a, 2),) if a == b else tuple(sorted(((a, 1), (b, 1)))), 1)
+                stages[stage] = stages.get(stage, 0) + 1
+    return _Shift(_Cluster(tuple(stages.items()), ()), tuple(sorted(shift.items())))
 
 
 def _log_posterior(
@@ -132,11 +152,8 @@ class _Terms:
     curvature: tuple[tuple[int, int, float], ...]
 
 
-def _terms(cluster: _Cluster, gamma: Sequence[float], shifted: bool = False) -> _Terms:
+def _terms(cluster: _Cluster, gamma: Sequence[float]) -> _Terms:
     gradient: dict[int, float] = {bot: float(n) for bot, n in cluster.picks}
-    if shifted:
-        for bot, delta in cluster.shift:
-            gradient[bot] = gradient.get(bot, 0.0) + delta
     curvature: dict[tuple[int, int], float] = {}
     for stage, m in cluster.stages:
         total = sum(n * gamma[b] for b, n in stage.remaining)
@@ -224,16 +241,29 @@ def _one_step(
     return [t + d for t, d in zip(theta, step, strict=True)]
 
 
-def _shifted(
-    clusters: Sequence[_Cluster], weights: Sequence[int], theta: Sequence[float], prior: float
+def _corrected(
+    shifts: Sequence[_Shift] | None, weights: Sequence[int], theta: Sequence[float], prior: float
 ) -> list[float]:
-    """``theta`` (the fit of the clusters' picks) moved by one Newton step towards the fit of
-    their shifted (corrected) picks; ``theta`` itself when no cluster has a shift."""
-    if not any(c.shift for c, w in zip(clusters, weights, strict=True) if w):
+    """``theta`` moved by one Newton step of the pairwise likelihood (each pair of seats of a
+    game a Bradley-Terry comparison, the data entering only as each seat's pairs won) from the
+    places to the corrected places; ``theta`` itself without corrections."""
+    if shifts is None:
         return list(theta)
+    size = len(theta)
     gamma = [math.exp(t) for t in theta]
-    terms = [_terms(c, gamma, shifted=True) for c in clusters]
-    return _one_step(terms, weights, theta, prior)
+    gradient = [0.0] * size
+    curvature = [[0.0] * size for _ in range(size)]
+    for i, g in enumerate(gamma):
+        curvature[i][i] = 2.0 * prior * g / (1.0 + g) ** 2
+    for cluster, w in zip(shifts, weights, strict=True):
+        if not w:
+            continue
+        for bot, delta in cluster.shift:
+            gradient[bot] += w * delta
+        for b, c, value in _terms(cluster.pairs, gamma).curvature:
+            curvature[b][c] += w * value
+    step = _solve(curvature, gradient)
+    return [t + d for t, d in zip(theta, step, strict=True)]
 
 
 def _centred(theta: Sequence[float], present: Sequence[bool]) -> list[float | None]:
@@ -293,6 +323,7 @@ def bootstrap_plackett_luce(
     seed: str = "bootstrap",
     confidence: float = CONFIDENCE,
     prior_games: float = PRIOR_GAMES,
+    corrections: Sequence[Sequence[ScoredGame]] | None = None,
 ) -> PlackettLuceFit:
     """The Plackett-Luce fit of all games, with bootstrap intervals over clusters.
 
@@ -315,84 +346,25 @@ def bootstrap_plackett_luce(
         seed: Seeds the resampling: the same inputs and seed give the same intervals.
         confidence: Two-sided confidence level.
         prior_games: Strength of the prior (see :func:`fit_plackett_luce`).
+        corrections: Per cluster, the same games with every seat's corrected place (a
+            luck-corrected place: the same expectation, not a whole number, so no order).
+            Every fit (the fit of all clusters, each resample's) is then moved by one Newton
+            step of the pairwise likelihood from the places to the corrected places. Under
+            Plackett-Luce seat ``a`` finishes ahead of seat ``b`` with probability
+            ``g_a / (g_a + g_b)``, so that likelihood's estimating equations ("each bot's pairs
+            won sum to their expectation") hold for any stand-in with the places' expectation:
+            the step adds a term of expectation zero to the fit, on its own scale, and takes out
+            what the corrections took out of the places.
     """
     names = list(dict.fromkeys(bot for games in clusters for game in games for bot, _ in game))
     index = {bot: i for i, bot in enumerate(names)}
     prepared = [_cluster_of(games, index) for games in clusters]
     membership = [{index[bot] for game in games for bot, _ in game} for games in clusters]
-    return _bootstrap(names, prepared, membership, samples, seed, confidence, prior_games)
-
-
-def bootstrap_pairwise(
-    clusters: Sequence[Sequence[ScoredGame]],
-    samples: int,
-    seed: str = "bootstrap",
-    confidence: float = CONFIDENCE,
-    prior_games: float = PRIOR_GAMES,
-) -> PlackettLuceFit:
-    """Plackett-Luce strengths fitted from each game's pairs, for places that are not orders.
-
-    Under Plackett-Luce, seat ``s`` finishes ahead of seat ``j`` with probability
-    ``g_s / (g_s + g_j)`` (the pairwise marginals are Bradley-Terry's), so a seat's expected
-    place is ``1 + sum_j g_j / (g_s + g_j)`` over the other seats. This fit maximises the
-    pairwise (composite) likelihood: every pair of seats of a game is one Bradley-Terry
-    comparison, and the data enter only through each seat's place, as ``n - place`` pairs won
-    (ties counting half: the mid-rank). Its estimating equations are "each bot's places sum
-    to their expectation", so an unbiased stand-in for the places (a luck-corrected place,
-    which is not a whole number and orders nothing) gives an estimate of the same strengths, on
-    the same scale as :func:`bootstrap_plackett_luce`.
-
-    A stand-in can leave a bot with more pairs won than it has pairs (a corrected place better
-    than first), where the equations have no solution; so the strengths are fitted to the
-    places and then moved by one Newton step to the stand-ins (the one-step estimator: first-
-    order equivalent to solving the corrected equations, and always finite), in the fit and in
-    every resample. Pairs of one game are not independent, so the curvature overstates the
-    information; the intervals come from the same bootstrap over clusters as
-    :func:`bootstrap_plackett_luce`, which does not rely on it.
-
-    Args:
-        clusters: The games, grouped by cluster (deal), each ``(bot, place, corrected place)``
-            per seat (see :data:`ScoredGame`; the corrected place may be the place itself).
-        samples, seed, confidence, prior_games: As for :func:`bootstrap_plackett_luce`.
-    """
-    names = list(dict.fromkeys(seat[0] for games in clusters for game in games for seat in game))
-    index = {bot: i for i, bot in enumerate(names)}
-    prepared = [_pairwise_cluster_of(games, index) for games in clusters]
-    membership = [{index[seat[0]] for game in games for seat in game} for games in clusters]
-    return _bootstrap(names, prepared, membership, samples, seed, confidence, prior_games)
-
-
-def _pairwise_cluster_of(games: Sequence[ScoredGame], index: Mapping[str, int]) -> _Cluster:
-    stages: dict[_Stage, int] = {}
-    picks: dict[int, float] = {}
-    shift: dict[int, float] = {}
-    for game in games:
-        n = len(game)
-        for s, (bot, place, corrected) in enumerate(game):
-            picks[index[bot]] = picks.get(index[bot], 0.0) + (n - place)
-            if corrected != place:
-                shift[index[bot]] = shift.get(index[bot], 0.0) + (place - corrected)
-            for other, _, _ in game[s + 1 :]:
-                a, b = index[bot], index[other]
-                remaining = ((a, 2),) if a == b else tuple(sorted(((a, 1), (b, 1))))
-                stage = _Stage(remaining, 1)
-                stages[stage] = stages.get(stage, 0) + 1
-    return _Cluster(tuple(stages.items()), tuple(sorted(picks.items())), tuple(sorted(shift.items())))
-
-
-def _bootstrap(
-    names: Sequence[str],
-    prepared: Sequence[_Cluster],
-    membership: Sequence[set[int]],
-    samples: int,
-    seed: str,
-    confidence: float,
-    prior_games: float,
-) -> PlackettLuceFit:
-    """The fit of every cluster, and the bootstrap over clusters (see
-    :func:`bootstrap_plackett_luce`)."""
+    shifts = None if corrections is None else [_shift_of(games, index) for games in corrections]
+    if shifts is not None and len(shifts) != len(prepared):
+        raise ValueError("corrections must hold the same clusters as the games")
     ones = [1] * len(prepared)
-    theta = _shifted(prepared, ones, _fit(prepared, ones, len(names), prior_games), prior_games)
+    theta = _corrected(shifts, ones, _fit(prepared, ones, len(names), prior_games), prior_games)
     strength = {
         bot: value
         for bot, value in zip(names, _centred(theta, [True] * len(names)), strict=True)
@@ -402,7 +374,7 @@ def _bootstrap(
     draws: list[list[float]] = [[] for _ in names]
     replicates: list[dict[str, float]] = []
     gamma = [math.exp(t) for t in theta]
-    terms = [_terms(cluster, gamma, shifted=True) for cluster in prepared]
+    terms = [_terms(cluster, gamma) for cluster in prepared]
     rng = random.Random(seed)
     for _ in range(samples if len(prepared) >= MIN_CLUSTERS else 0):
         weights = [0] * len(prepared)
@@ -415,10 +387,9 @@ def _bootstrap(
                     present[i] = True
         if len(prepared) <= FULL_REFIT_CLUSTERS:
             refit = _fit(prepared, weights, len(names), prior_games, start=theta)
-            refit = _shifted(prepared, weights, refit, prior_games)
         else:
             refit = _one_step(terms, weights, theta, prior_games)
-        fitted = _centred(refit, present)
+        fitted = _centred(_corrected(shifts, weights, refit, prior_games), present)
         replicate: dict[str, float] = {}
         for i, value in enumerate(fitted):
             if value is not None:
@@ -428,7 +399,7 @@ def _bootstrap(
     pulled: dict[str, float] = {}
     if replicates:
         weak = _fit(prepared, ones, len(names), prior_games * PULL_PRIOR_SHARE, start=theta)
-        weak = _shifted(prepared, ones, weak, prior_games * PULL_PRIOR_SHARE)
+        weak = _corrected(shifts, ones, weak, prior_games * PULL_PRIOR_SHARE)
         pulled = {
             bot: value
             for bot, value in zip(names, _centred(weak, [True] * len(names)), strict=True)
