@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml proto/python/pyproject.toml clients/python/pyproject.toml | md5sum | cut -c1-8)
 
-.PHONY: run test install dev lint typecheck proto clients browser bench clean sandbox sim sim-test
+.PHONY: run test install dev lint typecheck proto clients browser bench clean sandbox sim sim-test runtimes
 
 # The simulator's Rust (clients/sim) is built into a wheel and installed into the venv whenever
 # its sources change: the stamp is named after a hash of them (an editable install would not
@@ -48,12 +48,22 @@ sim-test: $(SIM_STAMP)
 sandbox:
 	@command -v bwrap >/dev/null || (apt-get update && apt-get install -y bubblewrap)
 
+## runtimes: the runtimes bots may name (docs/COMPETITION.md, `hearts runtime list`): python-sdk
+## from this installation; java-grpc and node-grpc from Maven Central and npm where their tools
+## are (skipped with a line otherwise, except under CI=true). Each is built only when out of date.
+runtimes: install
+	$(VENV)/bin/hearts runtime install python-sdk
+	@for r in "java-grpc java mvn" "node-grpc node npm"; do set -- $$r; \
+	  if command -v $$2 >/dev/null && command -v $$3 >/dev/null; then $(VENV)/bin/hearts runtime install $$1 || exit 1; \
+	  elif [ "$${CI:-}" = true ]; then echo "make: runtimes: $$1 needs $$2 and $$3 (CI=true: failing)" >&2; exit 1; \
+	  else echo "make: runtimes: $$1 skipped, it needs $$2 and $$3" >&2; fi; done
+
 ## run: a round-robin tournament of the built-in bots over the real gRPC server
 run: install sandbox
 	$(VENV)/bin/hearts tournament run --demo
 
 ## test: lint, type-check, build the example clients and run the whole suite
-test: install sandbox lint typecheck sim-test clients browser
+test: install sandbox lint typecheck sim-test clients browser runtimes
 	$(PY) -m pytest -n auto -q
 
 lint: install

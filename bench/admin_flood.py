@@ -6,10 +6,12 @@ table of six heuristic bot processes (``hearts bot heuristic``, at ``nice 10`` a
 starts bots) plays ``--games`` games; its decision turnaround is the interval between two
 consecutive card plays by the referee's clock (the records' ``at``), which includes the bot's
 answer, the transport, and whatever else the referee's event loop is busy with. First the victim
-plays alone; then again while this process creates tables nobody joins (``join_timeout_ms=1``,
-target 10,000, ``--hands`` hands: the referee plays every seat of them itself) as fast as it
-can, 16 calls at a time, retrying at once when refused, until the victim is done (its table is
-created before the flood: a referee at its cap refuses new tables to everyone). The flood's
+plays alone; then again while this process creates tables nobody plays (target 10,000,
+``--hands`` hands, every seat released with ``ReleaseSeat``: the referee plays every seat of
+them itself; a table no seat joins or is released at all ends at its join timeout instead, see
+``bench/unjoined.py``) as fast as it can, 16 calls at a time, retrying at once when refused,
+until the victim is done (its table is created before the flood: a referee at its cap refuses
+new tables to everyone). The flood's
 tables are then cancelled; ``--rounds`` floods in a row. The referee's resident memory
 (``/proc/PID/status``) is sampled: at the start (after one warm-up game), at its peak during the
 floods, and after each flood once every table has ended (``--settle`` seconds after the last
@@ -156,10 +158,9 @@ async def play_victim(
 
 
 async def flood(address: str, hands: int, max_create: int, stop: asyncio.Event) -> tuple[list[str], int, str]:
-    """Creates self-playing tables until ``stop``; the ids created, the refusals, one refusal's text."""
-    config = apb.TableConfig(
-        players=6, bot_names=NAMES, target_score=10_000, max_hands=hands, join_timeout_ms=1
-    )
+    """Creates tables the referee plays alone (every seat released) until ``stop``; the ids
+    created, the refusals, one refusal's text."""
+    config = apb.TableConfig(players=6, bot_names=NAMES, target_score=10_000, max_hands=hands)
     request = apb.CreateTableRequest(config=config)
     created: list[str] = []
     refused = [0]
@@ -170,6 +171,9 @@ async def flood(address: str, hands: int, max_create: int, stop: asyncio.Event) 
             try:
                 response = await stub.CreateTable(request, metadata=METADATA, timeout=60)
                 created.append(response.table_id)
+                for seat in range(len(NAMES)):
+                    release = apb.ReleaseSeatRequest(table_id=response.table_id, seat=seat, faulted=True)
+                    await stub.ReleaseSeat(release, metadata=METADATA, timeout=60)
             except grpc.aio.AioRpcError as exc:
                 if exc.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
                     refused[0] += 1

@@ -34,6 +34,12 @@ OpenSpiel's Hearts in cards per second (``x_openspiel``). OpenSpiel's figure is
   (``hearts_client.sampler``, the same worlds), ``sampled_games_per_s`` (``hearts_sim.sample_games``:
   a whole ``Game`` per sampled world, built in Rust).
 
+The backend is ``hearts_client.sim``'s (``HEARTS_SIM_BACKEND=python`` measures the pure-Python
+fallback; ``backend`` in the output says which). The fallback has no core loop and no native
+sampler: ``core_loop``, ``core_loop_referee_deal``, ``sampled_worlds_per_s`` and
+``sampled_games_per_s`` are null there, and every other figure does a tenth of the work (they are
+rates: the figures stay comparable).
+
 ``--json`` prints one JSON object: ``core_loop``, ``python_step``, ``aec_step``, ``vec`` (and
 ``vec_numpy``, ``python_step_apply``) each hold ``hands_per_s`` and ``x_openspiel``;
 ``openspiel_cards_per_s`` is the baseline (null when OpenSpiel is not installed:
@@ -316,9 +322,10 @@ def heuristic_rollouts_per_s(sim: Any, n: int) -> float:
     return count / seconds
 
 
-def sampled_worlds_per_s(sim: Any, n: int) -> tuple[float, float, float]:
+def sampled_worlds_per_s(sim: Any, n: int) -> tuple[float | None, float, float | None]:
     """Worlds per second from ``hearts_sim.sample_worlds`` and from the SDK's Python sampler,
-    for an 8-player view 40 cards into a hand (the same worlds from the same seed)."""
+    for an 8-player view 40 cards into a hand (the same worlds from the same seed), and games per
+    second from ``hearts_sim.sample_games``; the native figures are None when ``sim`` is None."""
     from hearts_client.sampler import WorldSampler
     from hearts_core.deal import deal_hand
     from hearts_core.rules import Rules
@@ -334,8 +341,6 @@ def sampled_worlds_per_s(sim: Any, n: int) -> tuple[float, float, float]:
     for _ in range(40):
         state.play(rng.choice(state.legal_plays()))
     view = build_view(state, state.to_play)
-    native, native_s = cpu(lambda: len(sim.sample_worlds(view, n, 1)))
-    games, games_s = cpu(lambda: len(sim.sample_games(view, n, 1)))
 
     def python() -> float:
         sampler, stream = WorldSampler(view), random.Random(1)
@@ -344,7 +349,22 @@ def sampled_worlds_per_s(sim: Any, n: int) -> tuple[float, float, float]:
         return n
 
     count, seconds = cpu(python)
+    if sim is None:
+        return None, count / seconds, None
+    native, native_s = cpu(lambda: len(sim.sample_worlds(view, n, 1)))
+    games, games_s = cpu(lambda: len(sim.sample_games(view, n, 1)))
     return native / native_s, count / seconds, games / games_s
+
+
+def middle(runs: list[float | None]) -> float | None:
+    """The median of a figure's runs; None when the figure is not available."""
+    if any(r is None for r in runs):
+        return None
+    return float(statistics.median(r for r in runs if r is not None))
+
+
+def _round(figure: float | None) -> float | None:
+    return None if figure is None else round(figure, 1)
 
 
 def main() -> None:
@@ -363,17 +383,19 @@ def main() -> None:
         return max(1, int(x * scale))
 
     try:
-        sim: Any = importlib.import_module("hearts_sim")
-    except ImportError:
-        raise SystemExit(
-            "bench/sim.py: hearts_sim is not installed; run `make install` (it builds clients/sim)"
-        ) from None
+        selected = importlib.import_module("hearts_client.sim")
+        native = selected.BACKEND == "native"
+        sim: Any = importlib.import_module("hearts_sim" if native else "hearts_client.sim._python")
+    except ImportError as exc:
+        raise SystemExit(f"bench/sim.py: {exc}") from None
+    if not native:
+        scale /= 10
+
+    def on_native(measure: Callable[[], float | None]) -> Callable[[], float | None]:
+        return measure if native else lambda: None
 
     def median(measure: Callable[[], float | None]) -> float | None:
-        runs = [measure() for _ in range(args.repeat)]
-        if any(r is None for r in runs):
-            return None
-        return float(statistics.median(r for r in runs if r is not None))
+        return middle([measure() for _ in range(args.repeat)])
 
     baseline = median(lambda: openspiel_cards_per_s(n(20000)))
     baseline_python = median(lambda: openspiel_python_cards_per_s(n(300)))
@@ -388,15 +410,16 @@ def main() -> None:
             out["x_openspiel_python"] = round(vs, 2) if vs else None
         return out
 
-    worlds_runs = [sampled_worlds_per_s(sim, n(5000)) for _ in range(args.repeat)]
-    worlds, worlds_python, games = (statistics.median(r[i] for r in worlds_runs) for i in range(3))
+    worlds_runs = [sampled_worlds_per_s(sim if native else None, n(5000)) for _ in range(args.repeat)]
+    worlds, worlds_python, games = (middle([run[i] for run in worlds_runs]) for i in range(3))
     out: dict[str, Any] = {
+        "backend": selected.BACKEND,
         "players": PLAYERS,
         "repeat": args.repeat,
         "openspiel_cards_per_s": round(baseline, 1) if baseline else None,
         "openspiel_python_cards_per_s": round(baseline_python, 1) if baseline_python else None,
-        "core_loop": row(median(lambda: core_loop(sim, n(300000)))),
-        "core_loop_referee_deal": row(median(lambda: core_loop(sim, n(100000), "referee"))),
+        "core_loop": row(median(on_native(lambda: core_loop(sim, n(300000))))),
+        "core_loop_referee_deal": row(median(on_native(lambda: core_loop(sim, n(100000), "referee")))),
         "python_step": row(median(lambda: python_step(sim, n(8000)))),
         "python_step_apply": row(median(lambda: python_step_apply(sim, n(8000)))),
         "aec_step": row(median(lambda: aec_step(n(300))), python_base=True),
@@ -405,14 +428,17 @@ def main() -> None:
         "vec_numpy": row(median(lambda: vec_numpy(sim, n(2000)))),
         "clones_per_s": round(median(lambda: clones_per_s(sim, n(300000))) or 0.0, 1),
         "heuristic_rollouts_per_s": round(median(lambda: heuristic_rollouts_per_s(sim, n(20000))) or 0.0, 1),
-        "sampled_worlds_per_s": round(worlds, 1),
-        "sampled_worlds_per_s_python": round(worlds_python, 1),
-        "sampled_games_per_s": round(games, 1),
+        "sampled_worlds_per_s": _round(worlds),
+        "sampled_worlds_per_s_python": _round(worlds_python),
+        "sampled_games_per_s": _round(games),
     }
     if args.json:
         print(json.dumps(out))
         return
-    print(f"random {PLAYERS}-player hands per CPU second (x OpenSpiel C++ Hearts in cards/s)")
+    print(
+        f"random {PLAYERS}-player hands per CPU second (x OpenSpiel C++ Hearts in cards/s), "
+        f"the {selected.BACKEND} backend"
+    )
     if baseline is None:
         print("  OpenSpiel: not installed (pip install open_spiel): no ratios")
     else:
@@ -431,7 +457,12 @@ def main() -> None:
     ]:
         figure = out[key]
         if figure["hands_per_s"] is None:
-            print(f"  {label:<46} not available (hearts_client.sim.pettingzoo not installed)")
+            missing = (
+                "the native core only"
+                if key.startswith("core_loop")
+                else "hearts_client.sim.pettingzoo not installed"
+            )
+            print(f"  {label:<46} not available ({missing})")
             continue
         ratio = f"{figure['x_openspiel']:.2f}x" if figure["x_openspiel"] else "-"
         extra = ""
@@ -440,6 +471,9 @@ def main() -> None:
         print(f"  {label:<46} {figure['hands_per_s']:>12,.0f} hands/s  {ratio:>8}{extra}")
     print(f"  Game.clone: {out['clones_per_s']:,.0f}/s")
     print(f"  clone + heuristic play to the end of the hand: {out['heuristic_rollouts_per_s']:,.0f}/s")
+    if worlds is None or games is None:
+        print(f"  sampled worlds: the SDK's Python sampler {worlds_python:,.0f}/s")
+        return
     print(
         f"  sampled worlds: hearts_sim.sample_worlds {worlds:,.0f}/s, "
         f"the SDK's Python sampler {worlds_python:,.0f}/s; "

@@ -8,12 +8,14 @@ import contextlib
 import http.client
 import io
 import json
+import random
+import socket
 import subprocess
 import sys
 import tarfile
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from hearts_tournaments.league.config import LeagueConfig
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.accounts import PortalStore
 from hearts_tournaments.portal.client import multipart
+from tests.web_server import stop
 
 ROOT = Path(__file__).resolve().parent.parent
 LOWEST = (ROOT / "clients" / "stdio" / "lowest.py").read_text()
@@ -54,7 +57,7 @@ def bot_folder(folder: Path) -> Path:
     return folder
 
 
-def tar_gz(entries: list[tarfile.TarInfo | tuple[str, bytes]], level: int = 9) -> bytes:
+def tar_gz(entries: Sequence[tarfile.TarInfo | tuple[str, bytes]], level: int = 9) -> bytes:
     """A .tar.gz of ``entries``: (name, bytes) files, or prepared TarInfo headers (links, devices)."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=level) as archive:
@@ -68,6 +71,12 @@ def tar_gz(entries: list[tarfile.TarInfo | tuple[str, bytes]], level: int = 9) -
                 info.mode = 0o644
                 archive.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+def filler(size: int, seed: int) -> bytes:
+    """``size`` bytes that gzip shrinks about 40 times (no archive bomb): 16 random bytes a KiB."""
+    rng = random.Random(seed)
+    return b"".join(rng.randbytes(16) + bytes(1008) for _ in range(size // 1024))
 
 
 def good_archive() -> bytes:
@@ -135,13 +144,7 @@ class Client:
         return self.form("/login", {"csrf": self.csrf(), "token": token})
 
     def upload(self, data: bytes, csrf: str | None, headers: dict[str, str] | None = None) -> Answer:
-        body, kind = multipart("bot", "bot.tar.gz", data)
-        if csrf is not None:
-            body = (
-                f"--{kind.split('=', 1)[1]}\r\n"
-                f'Content-Disposition: form-data; name="csrf"\r\n\r\n{csrf}\r\n'.encode()
-                + body
-            )
+        body, kind = upload_body(data, csrf)
         return self.request("POST", "/me/submit", body, {"Content-Type": kind, **(headers or {})})
 
     def api_upload(self, token: str, data: bytes) -> Answer:
@@ -152,6 +155,126 @@ class Client:
 
     def api_status(self, token: str, sid: int) -> Answer:
         return self.request("GET", f"/api/submissions/{sid}", headers={"Authorization": f"Bearer {token}"})
+
+
+class RawUpload:
+    """A POST sent by hand over one connection: its headers first, with ``Expect: 100-continue``
+    (uvicorn answers ``100 Continue`` once the route starts reading the body, after everything it
+    checks before), then its body in parts, then the answer read."""
+
+    def __init__(self, url: str, path: str, headers: dict[str, str], source: str | None = None) -> None:
+        parts = urllib.parse.urlsplit(url)
+        bound = None if source is None else (source, 0)
+        self.sock = socket.create_connection(
+            (parts.hostname or "127.0.0.1", parts.port or 80), timeout=120, source_address=bound
+        )
+        head = f"POST {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nExpect: 100-continue\r\n"
+        head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        self.sock.sendall(head.encode() + b"\r\n")
+        self.buffer = b""
+        self.sent = 0
+
+    def continued(self) -> Answer | None:
+        """Waits for the portal's first answer: None for ``100 Continue``, else its final answer."""
+        status, headers = self._head()
+        if status == 100:
+            return None
+        return self._rest(status, headers)
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+        self.sent += len(data)
+
+    def answer(self) -> Answer:
+        """The final answer (after a ``100 Continue``, if one came)."""
+        status, headers = self._head()
+        while status == 100:
+            status, headers = self._head()
+        return self._rest(status, headers)
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def _head(self) -> tuple[int, dict[str, str]]:
+        while b"\r\n\r\n" not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError(f"the portal closed the connection before answering: {self.buffer!r}")
+            self.buffer += chunk
+        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        return int(lines[0].split()[1]), headers
+
+    def _rest(self, status: int, headers: dict[str, str]) -> Answer:
+        length = int(headers.get("content-length", "0"))
+        while len(self.buffer) < length:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                break
+            self.buffer += chunk
+        body, self.buffer = self.buffer[:length], self.buffer[length:]
+        return Answer(status, body.decode("utf-8", "replace"), headers)
+
+
+def begin_upload(
+    url: str,
+    body: bytes,
+    kind: str,
+    token: str | None = None,
+    cookie: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> RawUpload:
+    """An upload to the API (with ``token``) or the form (with the session ``cookie``) whose headers
+    are sent and whose body the portal has begun to read (its ``100 Continue`` came): send the body
+    next."""
+    sent = {"Content-Type": kind, "Content-Length": str(len(body))}
+    if token is not None:
+        path, sent["Authorization"] = "/api/submissions", f"Bearer {token}"
+    else:
+        path, sent["Cookie"] = "/me/submit", f"hearts_portal={cookie}"
+    upload = RawUpload(url, path, {**sent, **(headers or {})})
+    refused = upload.continued()
+    assert refused is None, refused
+    return upload
+
+
+def upload_body(data: bytes, csrf: str | None = None) -> tuple[bytes, str]:
+    """The multipart body of an upload of ``data`` (with the form's CSRF field first, if given)."""
+    body, kind = multipart("bot", "bot.tar.gz", data)
+    if csrf is not None:
+        body = (
+            f"--{kind.split('=', 1)[1]}\r\n"
+            f'Content-Disposition: form-data; name="csrf"\r\n\r\n{csrf}\r\n'.encode()
+            + body
+        )
+    return body, kind
+
+
+def memory(pid: int) -> dict[str, int]:
+    """A process's resident memory now (``rss``) and at its peak (``peak``), in bytes (/proc)."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            fields["rss" if name == "VmRSS" else "peak"] = int(value.split()[0]) * 1024
+    return fields
+
+
+def audit_count(rows: list[dict[str, Any]], action: str) -> int:
+    """How many times ``action`` is in the audit log: refusals are counted in one row (``count``)."""
+    total = 0
+    for row in rows:
+        if row["action"] == action:
+            try:
+                detail = json.loads(row["detail"])
+            except ValueError:
+                detail = None
+            total += int(detail.get("count", 1)) if isinstance(detail, dict) else 1
+    return total
 
 
 def wait_status(
@@ -185,12 +308,7 @@ def league_running(folder: Path) -> Iterator[subprocess.Popen[bytes]]:
     try:
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
+        stop(process, 60)
 
 
 def wait_blocks(folder: Path, count: int, process: subprocess.Popen[bytes], timeout: float = 400) -> None:

@@ -23,7 +23,7 @@ from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
 from hearts_server import registry as registry_module
 from hearts_server import service as service_module
 from hearts_server.server import make_server
-from tests.harness import RawSeat, await_table, create_table, running_server, sdk_bot
+from tests.harness import RawSeat, await_table, create_table, running_server, sdk_bot, until
 
 FAST: dict[str, Any] = {
     "decision_time_ms": 300,
@@ -77,6 +77,40 @@ def test_a_long_label_or_seed_is_refused(tmp_path: Path) -> None:
     assert asyncio.run(scenario()) == [grpc.StatusCode.INVALID_ARGUMENT] * 2
 
 
+#: Control characters an admin client might hide in a label or a name: a newline forging a
+#: log line, an escape sequence rewriting a terminal, a NUL, DEL and a C1 control.
+CONTROLS = ["\n", "\r", "\x1b[2J", "\x00", "\x7f", "\x9b"]
+
+
+@pytest.mark.parametrize("control", CONTROLS, ids=[repr(c) for c in CONTROLS])
+def test_control_characters_in_labels_and_bot_names_are_refused(tmp_path: Path, control: str) -> None:
+    # A label or a bot name is stored in every record, logged, and shown in pages and terminals:
+    # with a control character in it, one admin call writes a forged line into all of them.
+    async def scenario() -> list[tuple[str, grpc.StatusCode, str]]:
+        out = []
+        async with running_server(tmp_path) as server:
+            calls: list[tuple[str, dict[str, Any], list[str]]] = [
+                ("label", {"label": f"spring/d0r0{control}forged"}, NAMES),
+                ("bot name", {}, [f"heuristic{control}", *NAMES[1:]]),
+            ]
+            for what, config, names in calls:
+                with pytest.raises(grpc.aio.AioRpcError) as caught:
+                    await create_table(server.address, names, **config)
+                out.append((what, caught.value.code(), str(caught.value.details())))
+            channel, admin = await _admin(server.address)
+            async with channel:
+                with pytest.raises(grpc.aio.AioRpcError) as caught:
+                    await admin.OpenSession(apb.OpenSessionRequest(bot_name=f"warm{control}"))
+            out.append(("bot name", caught.value.code(), str(caught.value.details())))
+            assert not server.registry.tables and not server.registry.sessions
+        return out
+
+    for what, code, details in asyncio.run(scenario()):
+        assert code == grpc.StatusCode.INVALID_ARGUMENT, (what, code, details)
+        assert f"{what} holds a control character" in details, details
+        assert "\n" not in details and control not in details, details  # one line, the character named
+
+
 def test_cancel_table_stops_it_and_tells_the_seats(tmp_path: Path) -> None:
     async def scenario() -> tuple[apb.CancelTableResponse, grpc.StatusCode, str]:
         async with running_server(tmp_path) as server:
@@ -111,7 +145,8 @@ def test_spectating_a_live_table_needs_its_credential_and_is_capped(
     async def scenario() -> dict[str, Any]:
         out: dict[str, Any] = {}
         async with running_server(tmp_path) as server:
-            table = await create_table(server.address, NAMES, **FAST)
+            # Nobody joins: the table stays live (waiting) for as long as the test needs it.
+            table = await create_table(server.address, NAMES, **{**FAST, "join_timeout_ms": 3_600_000})
             live = server.registry.tables[table.table_id]
             async with grpc.aio.insecure_channel(server.address) as channel:
                 stub = sgrpc.SpectatorServiceStub(channel)
@@ -133,10 +168,9 @@ def test_spectating_a_live_table_needs_its_credential_and_is_capped(
                         metadata=(("authorization", f"bearer {table.spectator_token}"),),
                     ),
                 ]
-                for call in good:
-                    await call.wait_for_connection()
-                while len(live.watchers) < 2:
-                    await asyncio.sleep(0.01)
+                # (Each is admitted as its call starts; a waiting table has no event to send
+                # yet, so the calls' metadata would only come with the first event.)
+                await until(lambda: len(live.watchers) == 2, "both spectators admitted")
                 # ... a third is not.
                 with pytest.raises(grpc.aio.AioRpcError) as caught:
                     async for _ in stub.Watch(

@@ -170,7 +170,10 @@ def test_a_dropped_game_is_reported(copy: tuple[Path, Path]) -> None:
         in lines
     )
     assert any(line.startswith(f"{after}: its signature does not hold") for line in lines)
-    assert "chain: 10 signed games, but 12 were published" in lines
+    assert (
+        f"chain: 10 signed games, but 12 were published (the published file {published}): games were "
+        "dropped from the end" in lines
+    )
     # The break is reported where it is, once: the other games' signatures still hold.
     assert len(lines) <= 6, lines
 
@@ -298,3 +301,111 @@ def test_hearts_league_verify_reports_a_consistent_forgery_by_its_key(tmp_path: 
         assert result.returncode == 1, result.stdout
         lines = result.stdout.splitlines()[:-1]
         assert lines == [lines[0]] and lines[0].startswith(f"{key_of}: its signature does not hold"), lines
+
+
+def _someone_elses(path: Path) -> Path:
+    """A file that belongs to another user: the key made by ``signing`` given to uid 65534 when
+    this test runs as root; else a system file of root's (the ownership check comes first)."""
+    if os.geteuid() == 0:
+        signing.load_signing_key(path)
+        os.chown(path, 65534, 65534)
+        return path
+    return Path("/etc/hostname")
+
+
+KEY_ATTACKS = ["0644", "0640", "0602", "another user's", "a link to another user's 0666 key"]
+
+
+@pytest.mark.parametrize("attack", KEY_ATTACKS)
+def test_a_signing_key_others_can_read_write_or_own_is_refused(tmp_path: Path, attack: str) -> None:
+    # Anyone who can read the key signs results in the organiser's name; anyone who can write it
+    # (or owns it, or the file a link leads to) swaps in a key of their own. Refused as ssh
+    # refuses such a private key, before anything is scheduled, naming the fix.
+    key = tmp_path / "organiser" / "signing-key"
+    if attack.startswith("0"):
+        signing.load_signing_key(key)
+        key.chmod(int(attack, 8))
+        fix = f"chmod 600 {key}"
+    elif attack == "another user's":
+        key = _someone_elses(key)
+        fix = "belongs to uid"
+    else:
+        theirs = _someone_elses(tmp_path / "theirs" / "signing-key")
+        if theirs.parent == tmp_path / "theirs":
+            theirs.chmod(0o666)
+        key.parent.mkdir(mode=0o700)
+        key.symlink_to(theirs)
+        fix = "is a symbolic link"
+    (tmp_path / "t.toml").write_text(CONFIG)
+    lg = tmp_path / "lg"
+    league = [sys.executable, "-m", "hearts_tournaments", "league"]
+    for step in (
+        ["init", "lg", "--table-size", "6", "--max-hands", "1", "--sandbox", "none"],
+        ["add", "lg", "heur", "--builtin", "heuristic"],
+        ["add", "lg", "rnd", "--builtin", "random"],
+    ):
+        made = subprocess.run([*league, *step], capture_output=True, text=True, cwd=tmp_path, check=False)
+        assert made.returncode == 0, made.stderr
+    runs = ([*HEARTS, "run", "t.toml", "--progress", "never"], [*league, "run", "lg", "--blocks", "1"])
+    for command in runs:
+        result = subprocess.run(
+            command, capture_output=True, text=True, timeout=600, check=False, cwd=tmp_path, env=_env(key)
+        )
+        assert result.returncode == 2, (command, result.stdout, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+        assert "signing key" in lines[0] and fix in lines[0], lines[0]
+    # Nothing was scheduled, played or signed.
+    assert not (tmp_path / "out").exists()
+    with sqlite3.connect(lg / "league.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone() == (0,)
+    assert not (lg / signing.PUBLISHED).exists()
+
+
+def _peak_rss_mb(command: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Runs ``command`` from a fresh Python whose only child it is: its result, and its peak
+    resident memory in MB (``RUSAGE_CHILDREN``)."""
+    probe = (
+        "import json, resource, subprocess, sys\n"
+        "r = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "print(json.dumps([r.returncode, r.stdout, r.stderr, "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, *command],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+        env=env,
+    )
+    code, stdout, stderr, peak = json.loads(out.stdout)
+    return subprocess.CompletedProcess(command, code, stdout, stderr), float(peak)
+
+
+def test_a_huge_or_deep_published_file_is_one_line_and_read_within_a_bound(copy: tuple[Path, Path]) -> None:
+    # `--public-key FILE` and the folder's own published.json are read by verify (and report):
+    # whoever hands a reader the file, or writes the folder, chooses its size and shape.
+    out, key = copy
+    deep = out.parent / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    huge = out.parent / "huge.json"
+    with huge.open("wb") as handle:  # 200 MB, sparse: nothing to write, everything to read
+        handle.truncate(200 * 1024 * 1024)
+    baseline = _peak_rss_mb([*HEARTS, "verify", str(out)], _env(key))[1]
+    for given in (deep, huge):
+        result, peak = _peak_rss_mb([*HEARTS, "verify", str(out), "--public-key", str(given)], _env(key))
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(given) in lines[0], lines
+        # Refused after a small read: no more memory than an ordinary verify (main: 657 MB).
+        assert peak < baseline + 50, (given.name, peak, baseline)
+    # The same files planted in the folder as its published.json: one problem line each.
+    for planted in (deep, huge):
+        shutil.copyfile(planted, out / signing.PUBLISHED)
+        for command in (["verify", str(out)], ["report", str(out)]):
+            result = _hearts(*command, key=key)
+            assert "Traceback" not in result.stderr, result.stderr
+        result = _verify(out, key)
+        assert result.returncode == 1, result.stdout
+        assert [line for line in result.stdout.splitlines() if line.startswith("published:")], result.stdout

@@ -3,7 +3,9 @@
 Read from the source (every ``import`` and ``from … import``, at any depth, even inside a
 function or under ``TYPE_CHECKING``), so a lazy import cannot hide a circle.
 
-    cli → portal → web → league → tournament → arena → (hearts_server, hearts_client, hearts_core)
+    cli → portal → web → league → tournament → kit → arena → (hearts_server, hearts_client, hearts_core)
+
+The bot test kit (``kit``) plays on the arena and is what the tournament's pre-flight check runs.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ PACKAGE = ROOT / "tournaments" / "hearts_tournaments"
 #: Each layer, and the layers of the house it may import (its own included).
 LAYERS = {
     "arena": {"arena"},
-    "tournament": {"arena", "tournament"},
-    "league": {"arena", "tournament", "league"},
-    "web": {"arena", "tournament", "league", "web"},
-    "portal": {"arena", "tournament", "league", "web", "portal"},
-    "cli": {"arena", "tournament", "league", "web", "portal", "cli"},
+    "kit": {"arena", "kit"},
+    "tournament": {"arena", "kit", "tournament"},
+    "league": {"arena", "kit", "tournament", "league"},
+    "web": {"arena", "kit", "tournament", "league", "web"},
+    "portal": {"arena", "kit", "tournament", "league", "web", "portal"},
+    "cli": {"arena", "kit", "tournament", "league", "web", "portal", "cli"},
 }
 
 
@@ -59,7 +62,7 @@ def _layer(module: str) -> str | None:
 def test_every_module_sits_in_a_layer() -> None:
     top = ("hearts_tournaments", "hearts_tournaments.__main__")
     loose = [m for m in _graph() if _layer(m) is None and m not in top]
-    assert loose == [], f"modules outside arena/tournament/league/web/portal/cli: {loose}"
+    assert loose == [], f"modules outside arena/kit/tournament/league/web/portal/cli: {loose}"
 
 
 @pytest.mark.parametrize("layer", sorted(LAYERS))
@@ -77,9 +80,9 @@ def test_a_layer_imports_only_the_layers_below_it(layer: str) -> None:
 def test_nothing_above_the_referee_reaches_into_its_internals() -> None:
     """The house reaches the referee by ``make_server`` and its admin API: never its registry,
     its servicers or its live tables (the table settings' limits, the server's defaults for
-    ``hearts serve`` and the seat replay are public)."""
+    ``hearts serve``, the seat replay and the bot test kit's game scripts are public)."""
     internal = ("hearts_server.registry", "hearts_server.service", "hearts_server.table")
-    public = {"hearts_server.table.settings"}
+    public = {"hearts_server.table.settings", "hearts_server.table.script"}
     public_names: set[str] = set()
     wrong = []
     for path in PACKAGE.rglob("*.py"):

@@ -1,4 +1,4 @@
-"""The ``montecarlo`` bot: legal full games, determinism, its objective and its rollout policy."""
+"""The ``montecarlo`` bot: legal full games, determinism, its objective and its rollouts."""
 
 from __future__ import annotations
 
@@ -18,12 +18,13 @@ from hearts_client.bots.montecarlo import (
     Objective,
     hand_scores,
 )
-from hearts_client.rollout import Position, policy_card, rollout
 from hearts_client.sampler import WorldSampler
+from hearts_client.sim import Game
+from hearts_core.cards import CARDS
 from hearts_core.deal import deal_hand
 from hearts_core.local import play_game
 from hearts_core.rules import MoonChoice, Rules
-from hearts_core.state import Phase, State
+from hearts_core.state import State
 from hearts_core.view import build_view
 from tests.shared import Witness
 
@@ -83,41 +84,21 @@ def _started(players: int, seed: str, totals: Sequence[int] | None = None) -> St
     return state
 
 
-@pytest.mark.parametrize("players", range(6, 12))
-def test_the_rollout_policy_plays_like_the_heuristic(players: int) -> None:
-    rules = Rules(players=players)
-    agree = total = 0
-    for index in range(8):
-        state = State(rules)
-        state.hand_index = index - 1
-        state.start_hand(*deal_hand(rules, f"policy-{players}", index))
-        bots = [HeuristicBot(s) for s in range(players)]
-        for seat, bot in enumerate(bots):
-            state.pass_cards(seat, list(bot.choose_pass(build_view(state, seat))))
-        while state.phase is Phase.PLAYING:
-            view = build_view(state, state.to_play)
-            card = bots[view.seat].choose_play(view)
-            mine = policy_card(Position.from_view(view), view.hand.once, view.hand.twice)
-            agree += card == mine
-            total += 1
-            state.play(card)
-    assert agree == total
-
-
 def test_a_rollout_collects_every_point_once() -> None:
+    """The bot's rollout, in a sampled world: every point of the two decks is collected by one
+    seat or left uncollected (a set-aside last trick, and what waits with it)."""
     for seed in range(20):
         state = _started(9, f"rollout-{seed}")
         view = build_view(state, state.to_play)
-        position = Position.from_view(view)
         world = WorldSampler(view).sample(random.Random(seed))
-        once = [h.once for h in world.hands]
-        twice = [h.twice for h in world.hands]
+        base = Game.from_view(view, world)
         for card in view.legal:
-            points = rollout(position, once, twice, world.kitty.points, card)
-            assert len(points) == 9
-            assert min(points) >= 0
-            # Only a set-aside last trick (and what waits with it) goes uncollected.
-            assert 0 < sum(points) <= 52 or sum(points) == 0
+            game = base.clone()
+            game.apply_action(int(card))
+            game.play_out("heuristic", hands=1)
+            last = game.last_hand()
+            assert min(last["points"]) >= 0
+            assert sum(last["points"]) + sum(CARDS[c].points for c in last["uncollected"]) == 52
 
 
 def test_the_objective_counts_points_away_from_the_endgame() -> None:

@@ -46,11 +46,11 @@ def bot_env(folder: Path) -> Path:
 def hearts(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "hearts_tournaments", *args],
-        capture_output=True, text=True, env=env, cwd=cwd, timeout=280, check=False,
+        capture_output=True, text=True, env=env, cwd=cwd, timeout=400, check=False,
     )  # fmt: skip
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(900)
 def test_the_guides_bot_enters_a_tournament_and_plays(tmp_path: Path) -> None:
     folder = tmp_path / "ducker"
     folder.mkdir()
@@ -81,3 +81,13 @@ def test_the_guides_bot_enters_a_tournament_and_plays(tmp_path: Path) -> None:
     ducker = next(s for s in report["standings"] if s["bot"] == "ducker")
     assert ducker["games"] == 6 and ducker["faults"] == 0 and ducker["failed_games"] == 0
     assert ducker["never_played"] is False and ducker["bot_errors"] == 0
+
+    # Tested first, as the guide says: not activated, the kit names the shim; activated, it passes.
+    block = doc_block("## Test it the way a competition runs it", "console")
+    (typed,) = [line[2:].split() for line in block.splitlines() if line.startswith("$ ")]
+    assert typed[:2] == ["hearts", "bot"]
+    shimmed = hearts(dict(os.environ, PATH=plain), folder, *typed[1:])
+    assert shimmed.returncode == 1 and "FAIL  process.starts" in shimmed.stdout, shimmed.stdout[-3000:]
+    assert str(shims / "python") in shimmed.stdout
+    tested = hearts(active, folder, *typed[1:])
+    assert tested.returncode == 0, tested.stdout[-3000:] + tested.stderr[-2000:]

@@ -21,7 +21,10 @@ from typing import Any
 import pytest
 import typer.main
 
+from cancellation_hearts.v1 import admin_service_pb2 as apb
+from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from hearts_core.defaults import TablePolicy
+from hearts_protocol.transport import own_channel
 from hearts_tournaments.cli.main import app
 from hearts_tournaments.cli.policy_options import POLICY_OPTIONS
 from hearts_tournaments.league.config import LeagueConfig
@@ -33,7 +36,7 @@ from tests.harness import await_table, create_table
 
 COMMANDS = [("serve",), ("host",), ("league", "init")]
 #: A policy no default matches, field by field.
-GIVEN = TablePolicy(decision_ms=1234, time_bank_ms=43_210, max_faults=7, join_timeout_ms=1)
+GIVEN = TablePolicy(decision_ms=1234, time_bank_ms=43_210, max_faults=7, join_timeout_ms=123_457)
 GIVEN_ARGS = [
     "--decision-ms",
     str(GIVEN.decision_ms),
@@ -113,9 +116,13 @@ def test_serve_s_options_are_the_policy_of_a_table_that_leaves_it_unset(tmp_path
         address = line.split()[-1]
 
         async def scenario() -> dict[str, Any]:
-            # Nothing of the policy in the config: the server's (its options') apply. No seat
-            # joins: after the join timeout of 1 ms the referee plays the hand for all of them.
+            # Nothing of the policy in the config: the server's (its options') apply. Every seat
+            # is released: the referee plays the hand for all of them at once.
             created = await create_table(address, ["x"] * 6, max_hands=1, seed="policy")
+            async with own_channel(address) as channel:
+                admin = agrpc.AdminServiceStub(channel)
+                for seat in range(6):
+                    await admin.ReleaseSeat(apb.ReleaseSeatRequest(table_id=created.table_id, seat=seat))
             table = await await_table(address, created.table_id)
             (game,) = table.games
             record: dict[str, Any] = json.loads(game.record_json)
@@ -184,7 +191,7 @@ table_size = 6
 decision_ms = 1234
 time_bank_ms = 43210
 max_faults = 7
-join_timeout_ms = 1
+join_timeout_ms = 123457
 
 [[bots]]
 name = "r"

@@ -27,6 +27,7 @@ from hearts_tournaments.portal.uploads import MAX_FILES, UploadError, check_arch
 from tests.portal_helpers import (
     MANIFEST,
     Client,
+    audit_count,
     good_archive,
     league_running,
     make_league,
@@ -70,6 +71,16 @@ def _pax_bomb() -> bytes:
         info.size = len(MANIFEST)
         info.pax_headers = {"comment": "x" * (100 * 1024 * 1024)}
         archive.addfile(info, io.BytesIO(MANIFEST.encode()))
+    return buffer.getvalue()
+
+
+def _zip_of_many(count: int) -> bytes:
+    """A zip whose central directory (read whole by zipfile) lists ``count`` empty files."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr("bot.toml", MANIFEST)
+        for i in range(count):
+            archive.writestr(str(i), b"")
     return buffer.getvalue()
 
 
@@ -123,8 +134,9 @@ HOSTILE = {
         lambda t: tar_gz([("bot.toml", MANIFEST.encode()), ("zeros", bytes(65 * 1024 * 1024))], level=1),
         "unpacks to more than 64 MiB",
     ),
-    "archive bomb (a pax header)": (lambda t: _pax_bomb(), "unpacks to more than 64 MiB"),
+    "archive bomb (a pax header)": (lambda t: _pax_bomb(), "a tar header over 64 KiB"),
     "100,000 tiny files": (lambda t: _many_files(100_000), f"more than {MAX_FILES} entries"),
+    "zip of 50,000 entries": (lambda t: _zip_of_many(50_000), f"more than {MAX_FILES} entries"),
     "oversized manifest": (
         lambda t: tar_gz([("bot.toml", (MANIFEST + "#" * 5000 + "\n").encode()), ("bot.py", b"")]),
         "bot.toml is",
@@ -275,17 +287,19 @@ def test_rate_limits(tmp_path: Path) -> None:
     with web_server(folder, "--submissions", *limits) as url:
         for _ in range(3):
             assert Client(url).login("chp_000000000000.wrong").status == 401
-        limited = Client(url).login(tokens["alice"])  # even the right token, from this address
-        assert limited.status == 429 and "too many sign-ins" in limited.body
+        limited = Client(url).login(tokens["alice"])  # even the right token: the failures are this address's
+        assert limited.status == 429 and "too many failed sign-ins from 127.0.0.1" in limited.body
         # Another address has a budget of its own ...
         assert Client(url, source="127.0.0.2").login(tokens["alice"]).status == 303
-        # ... but guesses at one account's token are counted across addresses.
+        # ... and guesses at one account's token are counted across addresses, without ever
+        # refusing the account's own token.
         guess = tokens["alice"].split(".")[0] + ".wrong"
-        for source in ("127.0.0.3", "127.0.0.4"):
+        for source in ("127.0.0.3", "127.0.0.4", "127.0.0.5"):
             assert Client(url, source=source).login(guess).status == 401
-        per_account = Client(url, source="127.0.0.5").login(tokens["alice"])
+        per_account = Client(url, source="127.0.0.6").login(guess)
         assert per_account.status == 429 and "for this account" in per_account.body
-        client = Client(url)
+        assert Client(url, source="127.0.0.7").login(tokens["alice"]).status == 303
+        client = Client(url, source="127.0.0.8")  # an address with no failed sign-ins
         bad = tar_gz([("bot.py", b"")])
         assert client.api_upload(tokens["alice"], bad).status == 400
         assert client.api_upload(tokens["alice"], bad).status == 400
@@ -295,9 +309,8 @@ def test_rate_limits(tmp_path: Path) -> None:
         assert client.api_upload(tokens["bob"], bad).status == 400
         crowded = client.api_upload(tokens["bob"], bad)
         assert crowded.status == 429 and "3 per address" in crowded.json()["error"]
-        assert Client(url, source="127.0.0.2").api_upload(tokens["bob"], bad).status == 400
+        assert Client(url, source="127.0.0.9").api_upload(tokens["bob"], bad).status == 400
     with PortalStore(folder) as db:
         rows = db.audit_log()
-    actions = [r["action"] for r in rows]
-    assert actions.count("login_failed") == 5 and actions.count("login_limited") == 2
-    assert {r["address"] for r in rows if r["action"] == "login"} == {"127.0.0.2"}
+    assert audit_count(rows, "login_failed") == 6 and audit_count(rows, "login_limited") == 2
+    assert {r["address"] for r in rows if r["action"] == "login"} == {"127.0.0.2", "127.0.0.7"}

@@ -67,6 +67,14 @@ def test_hearts_submit_packs_a_folder_and_waits_until_active(tmp_path: Path) -> 
         with LeagueStore.open(folder, read_only=True) as store:
             assert [v.id for v in store.versions(entrant="alice")] == ["alice@v1"]  # not added
             assert store.resolve("alice@v1").status == "active"  # and v1 plays on
+        # Each submission's page shows the bot test kit's report: the quick levels' checks, and
+        # for the broken bot the check it failed, with the fix.
+        browser = Client(url)
+        browser.login(tokens["alice"])
+        passed = browser.get("/me/submissions/1").body
+        assert 'id="kit-report"' in passed and "session.rejection" in passed and "kit-failed" not in passed
+        refused = browser.get("/me/submissions/2").body
+        assert 'class="kit-failed"><td><code>process.starts</code>' in refused and "fix:" in refused
 
         # A new good version: v1 plays on until v2 is active, then is retired.
         (mine / "bot.py").write_text((mine / "bot.py").read_text() + "\n# v2\n")

@@ -242,6 +242,41 @@ builtin = "random"
 
 
 @pytest.mark.timeout(300)
+def test_a_stdio_bot_entered_without_its_protocol_is_told_to_add_it(tmp_path: Path) -> None:
+    """A real stdin/stdout bot (clients/stdio/lowest.py) entered without protocol = "stdio":
+    started as a gRPC bot, it finds nothing on its stdin and exits with status 0 and an empty
+    log. The check says what that usually means and the fix, and with the key it plays."""
+    (tmp_path / "lowest.py").write_text((ROOT / "clients" / "stdio" / "lowest.py").read_text())
+    entry = f"""
+[tournament]
+name = "nokey"
+table_size = 6
+deals = 1
+
+[[bots]]
+name = "lowest"
+command = [{json.dumps(sys.executable)}, "lowest.py"]
+{{protocol}}
+[[bots]]
+name = "rnd"
+builtin = "random"
+"""
+    config = tmp_path / "nokey.toml"
+    config.write_text(entry.format(protocol=""))
+    result = run_hearts(dict(os.environ), "tournament", "check", config.name, cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    (line,) = entrant_lines(result.stderr, "lowest")
+    cause, fix = line.split("; fix: ")
+    assert "exited with status 0" in cause and "its log is empty" in cause, line
+    assert 'usually means a stdin/stdout bot entered without protocol = "stdio"' in cause, line
+    assert 'add protocol = "stdio" to its entry' in fix, line
+    config.write_text(entry.format(protocol='protocol = "stdio"'))
+    fixed = run_hearts(dict(os.environ), "tournament", "check", config.name, cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stderr
+    assert "lowest: ok" in fixed.stdout, fixed.stdout
+
+
+@pytest.mark.timeout(300)
 def test_league_add_checks_the_entrant_first(tmp_path: Path) -> None:
     (tmp_path / "good_bot.py").write_text(GOOD_BOT)
     league = tmp_path / "lg"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import structlog.testing
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
@@ -338,3 +339,40 @@ def test_a_seat_returning_after_the_end_is_told_the_result(tmp_path: Path) -> No
             return (message.event.WhichOneof("event") if message else None), code
 
     assert asyncio.run(scenario()) == ("game_completed", grpc.StatusCode.OK)
+
+
+def test_a_bot_cannot_rename_its_seat_nor_write_escapes_into_the_log(tmp_path: Path) -> None:
+    """The adversary joins under another seat's name, with terminal escapes, a line break and
+    ten thousand characters: it is shown and recorded under the organiser's name, and its
+    declared name is kept cleaned and cut, as self-declared."""
+    hostile = 'heuristic\x1b[2J\x1b[31m\r\n{"event": "forged"}\x00' + "x" * 10_000
+    seen: list[rpb.GameStarted] = []
+
+    async def scenario(server: RefereeServer, table: Any, adversary: RawSeat) -> None:
+        adversary.send(
+            rpb.PlayRequest(join=rpb.Join(token=_token(table), bot_name=hostile, protocol_version=1))
+        )
+        request = None
+        while request is None:
+            message = await adversary.recv()
+            assert message is not None, "the stream ended"
+            if (
+                message.WhichOneof("message") == "event"
+                and message.event.WhichOneof("event") == "game_started"
+            ):
+                seen.append(message.event.game_started)
+            elif message.WhichOneof("message") == "decision_request":
+                request = message.decision_request
+        await adversary.play_legally(request)
+
+    with structlog.testing.capture_logs() as logs:
+        record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
+    names = ["heuristic"] * PLAYERS
+    names[ADVERSARY] = "adversary"
+    assert record["bots"] == names
+    assert [s.bot_name for s in seen[0].seats] == names  # what every seat is shown
+    declared = record["declared_names"][ADVERSARY]
+    assert declared.isprintable() and len(declared) <= 64 and declared.startswith("heuristic"), declared
+    assert record["declared_names"][:ADVERSARY] == ["heuristic"] * ADVERSARY
+    (joined,) = [e for e in logs if e["event"] == "seat_connected" and e["seat"] == ADVERSARY]
+    assert joined["bot"] == "adversary" and joined["declared_name"] == declared

@@ -298,11 +298,12 @@ def test_a_table_of_more_hands_than_the_cap_is_refused(
 
 
 def test_a_table_nobody_plays_lets_the_event_loop_run(tmp_path: Path) -> None:
-    # A table whose seats never join is played by the referee alone, every decision at once. It
-    # used to make a whole hand's card plays (about 50 decisions, milliseconds) without letting
-    # the event loop run anything else, so 200 such tables held every other table's decisions
-    # for hundreds of ms. Counted in decisions per turn of the loop, not in time: now at most one
-    # per seat (a pass asks every seat at once).
+    # A table whose seats are all released is played by the referee alone, every decision at
+    # once. It used to make a whole hand's card plays (about 50 decisions, milliseconds) without
+    # letting the event loop run anything else, so 200 such tables held every other table's
+    # decisions for hundreds of ms. Counted in decisions per turn of the loop, not in time: now
+    # at most one per seat (a pass asks every seat at once). (A table no seat joins at all ends
+    # at its join timeout instead: tests/test_referee_unjoined.py.)
     async def scenario() -> tuple[int, int]:
         registry = Registry(tmp_path)
         settings = TableSettings(
@@ -311,6 +312,8 @@ def test_a_table_nobody_plays_lets_the_event_loop_run(tmp_path: Path) -> None:
             policy=TablePolicy(join_timeout_ms=1),
         )
         table = registry.create(settings)
+        for seat in range(6):
+            table.release(seat, faulted=True)
         most = 0
         while not table.done.is_set():
             before = len(table.decisions.log)

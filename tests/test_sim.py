@@ -85,10 +85,10 @@ def test_action_errors_outside_the_vectors(sim: ModuleType) -> None:
     with pytest.raises(sim.IllegalAction) as caught:
         game.apply_action(52)
     assert caught.value.code == "OUT_OF_TURN"
-    # Not an action at all: a ValueError (native: a plain one; the fallback's IllegalAction
-    # "BAD_ACTION" is a ValueError too).
-    with pytest.raises(ValueError, match=r"0\.\.53"):
+    # Not an action at all: a plain ValueError in both backends (not an IllegalAction).
+    with pytest.raises(ValueError, match=r"0\.\.53") as caught:
         game.apply_action(99)
+    assert not isinstance(caught.value, sim.IllegalAction)
     missing = next(c for c in range(52) if c not in game.hand(0))
     with pytest.raises(sim.IllegalAction) as caught:
         game.apply_action(missing)
@@ -603,37 +603,45 @@ def test_backends_agree() -> None:
         assert va.current_players() == vb.current_players()
 
 
-def test_simulator_rollouts_equal_the_sdk_rollouts(sim: ModuleType) -> None:
-    """The montecarlo bot's rollouts through the simulator score as hearts_client.rollout's did."""
-    from hearts_client.bots.montecarlo import Objective
-    from hearts_client.rollout import Position, rollout
-    from hearts_client.sampler import WorldSampler
+def test_a_rollout_in_the_true_world_is_the_heuristic_bots_own_play(sim: ModuleType) -> None:
+    """The montecarlo bot's rollout (``from_view``, a card, ``play_out("heuristic", hands=1)``) in
+    the true world ends the hand as the SDK's heuristic bots do, playing on in ``hearts_core``."""
+    from hearts_client.bot import moon_choice
+    from hearts_client.bots.heuristic import HeuristicBot
+    from hearts_client.sampler import World
+    from hearts_core.cards import CardSet
 
     rng = random.Random(1)
+    bot = HeuristicBot(0)
     compared = 0
     for index in range(30):
         players = 6 + index % 6
         rules = Rules(players)
-        state = State(rules)
-        state.totals = [rng.randrange(0, 140) for _ in range(players)]
+        state = State(rules, totals=[rng.randrange(0, 140) for _ in range(players)])
         state.start_hand(*deal_hand(rules, f"parity-{index}", 0))
         for seat in range(players):
             state.pass_cards(seat, list(state.hands[seat])[:3])
         for _ in range(rng.randrange(players * rules.hand_size)):
             state.play(rng.choice(state.legal_plays()))
         view = build_view(state, state.to_play)
-        position, value, sampler = Position.from_view(view), Objective(view), WorldSampler(view)
-        for _ in range(3):
-            world = sampler.sample(rng)
-            base = sim.Game.from_view(view, world)
-            for card in view.legal:
-                once, twice = [h.once for h in world.hands], [h.twice for h in world.hands]
-                expected = value(rollout(position, once, twice, world.kitty.points, int(card)))
-                game = base.clone()
-                game.apply_action(int(card))
+        world = World(hands=tuple(h.copy() for h in state.hands), kitty=CardSet(state.kitty))
+        base = sim.Game.from_view(view, world)
+        for card in view.legal:
+            game = base.clone()
+            game.apply_action(int(card))
+            if game.hand_index == view.hand_index:  # else the card ended the hand (and dealt the next)
                 game.play_out("heuristic", hands=1)
-                assert value.of_scores(game.hand_scores_history()[-1]) == expected
-                compared += 1
+            real = state.copy()
+            real.play(card)
+            while real.phase is Phase.PLAYING:
+                real.play(bot.choose_play(build_view(real, real.to_play)))
+            if real.phase is Phase.MOON_CHOICE:
+                assert real.moon_shooter is not None
+                real.choose_moon(moon_choice(real.moon_shooter, real.totals, rules.target_score))
+            result = real.results[-1]
+            assert game.hand_scores_history()[-1] == result.scores, (index, card)
+            assert game.last_hand()["points"] == result.points, (index, card)
+            compared += 1
     assert compared > 100
 
 

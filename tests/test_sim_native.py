@@ -4,8 +4,8 @@
 ``hearts replay``; random games in lockstep with ``hearts_core.State`` at 6..11 players give the
 same seat to act, legal sets, trick winners, points, totals, kitty and moon at every step, and the
 same error code for illegal actions; the seeded deal is the referee's; the heuristic policy is the
-SDK's rollout policy, decision for decision. The module must also be the build of the sources in
-the tree (``BUILD_ID``).
+SDK's heuristic bot, decision for decision (the Rust port held to the one Python policy). The
+module must also be the build of the sources in the tree (``BUILD_ID``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import pytest
 
 from hearts_client.bot import moon_choice
 from hearts_client.bots.heuristic import HeuristicBot
-from hearts_client.rollout import Position, policy_card
 from hearts_client.sampler import World
 from hearts_core.cards import CARDS, CardSet
 from hearts_core.deal import deal_hand
@@ -261,9 +260,7 @@ def _lockstep(
                     assert native.value.code == oracle.value.code
                     _compare(game, state)
             if heuristic:
-                view = build_view(state, state.to_play)
-                hand = state.hands[state.to_play]
-                card = policy_card(Position.from_view(view), hand.once, hand.twice)
+                card = int(HeuristicBot().choose_play(build_view(state, state.to_play)))
                 assert game.policy_action("heuristic") == card
             else:
                 card = rng.choice(game.legal_actions())

@@ -36,6 +36,7 @@ from hearts_client.stdio_protocol import MAX_LINE_BYTES
 from hearts_core.replay import replay
 from hearts_server.server import RefereeServer
 from hearts_server.table.clock import ManualClock
+from hearts_server.table.script import TableScript
 from tests.conftest import ROOT
 from tests.harness import (
     await_table,
@@ -96,10 +97,12 @@ async def _play(
     command: list[str],
     clock: ManualClock | None = None,
     drive: Driver | None = None,
+    script: TableScript | None = None,
     **config: Any,
 ) -> Played:
     """One table, the stdio bot in seat STDIO_SEAT; with a manual ``clock`` (the referee's), the
-    ``drive`` coroutine moves it on while the table plays."""
+    ``drive`` coroutine moves it on while the table plays; ``script`` scripts its game (the
+    bot test kit's seam: a legal answer refused on purpose)."""
     records = tmp_path / "records"
     stderr_path = tmp_path / "bot.stderr"
     bridge_log = _Records()
@@ -110,6 +113,7 @@ async def _play(
         logs = stack.enter_context(structlog.testing.capture_logs())
         async with running_server(records) as server:
             server.registry.clock = clock
+            server.registry.scripts = {"stdio": script} if script is not None else None
             names = ["heuristic"] * PLAYERS
             names[STDIO_SEAT] = "stdio"
             table = await create_table(server.address, names, seed="stdio", **{**GAME, **config})
@@ -158,11 +162,12 @@ def _python_bot(tmp_path: Path, source: str) -> list[str]:
     return [sys.executable, str(path)]
 
 
-def _assert_played_cleanly(played: Played) -> None:
+def _assert_played_cleanly(played: Played, rejected: int = 0) -> None:
     assert played.faults == []
     assert played.decisions and not [d for d in played.decisions if d.get("by_referee")]
-    assert played.stats.answers == len(played.decisions)
-    assert played.stats.timeouts == played.stats.rejected_by_bridge == played.stats.rejected_by_referee == 0
+    assert played.stats.answers == len(played.decisions) + rejected
+    assert played.stats.timeouts == played.stats.rejected_by_bridge == 0
+    assert played.stats.rejected_by_referee == rejected
     assert not played.stats.closed_stdout
 
 
@@ -180,6 +185,34 @@ def test_the_plain_python_example_bot_plays_a_full_game_legally(tmp_path: Path) 
     played = asyncio.run(_play(tmp_path, [sys.executable, str(EXAMPLES / "lowest.py")]))
     _assert_played_cleanly(played)
     assert len(played.record["hands"]) >= 2  # a whole game to target_score
+
+
+#: The bot's first decision is its pass (request 1 of its seat), its second its first card.
+FIRST_CARD = 2
+
+
+@pytest.mark.parametrize("example", ["lowest.py", "first_legal.sh"])
+def test_the_examples_answer_again_after_a_rejection(tmp_path: Path, example: str) -> None:
+    """A referee rejects an answer; the protocol asks one answer line per rejected line: the
+    example answers the same request again, in time (the kit's referee refuses a legal card)."""
+    program = [sys.executable] if example.endswith(".py") else ["sh"]
+    script = TableScript(refuse=frozenset({(STDIO_SEAT, FIRST_CARD)}))
+    played = asyncio.run(_play(tmp_path, [*program, str(EXAMPLES / example)], script=script))
+    assert played.stats.rejected_by_referee == 1
+    _assert_played_cleanly(played, rejected=1)
+
+
+SLOW_START_BOT = """
+import time
+time.sleep(1.5)   # an interpreter or a JIT taking its time, before reading anything
+""" + (EXAMPLES / "lowest.py").read_text()
+
+
+def test_a_slow_starting_bot_is_not_charged_its_start_up(tmp_path: Path) -> None:
+    """The bridge joins once its bot has read its first line: a bot that takes longer to start
+    than a decision may last still makes its first decision (a gRPC bot joins once it runs)."""
+    played = asyncio.run(_play(tmp_path, _python_bot(tmp_path, SLOW_START_BOT), decision_time_ms=1000))
+    _assert_played_cleanly(played)
 
 
 RETRYING_BOT = """
@@ -367,8 +400,10 @@ def test_a_bot_flooding_stdout_is_read_within_bounds_and_faulted(tmp_path: Path,
 
 
 QUITTERS = {
-    "exits": "import sys\nsys.stdin.readline()\nsys.exit(3)\n",
-    "closes_stdout": "import os, sys, time\nsys.stdin.readline()\nos.close(1)\ntime.sleep(3600)\n",
+    # Each reads until its game has started (the bridge has joined the table), then quits.
+    "exits": "import sys\nfor line in sys.stdin:\n    if 'game_started' in line: sys.exit(3)\n",
+    "closes_stdout": "import os, sys, time\nfor line in sys.stdin:\n    if 'game_started' in line: break\n"
+    "os.close(1)\ntime.sleep(3600)\n",
 }
 
 

@@ -105,7 +105,7 @@ BAD = [
     ('[tournament]\ntable_size = 6\nsandbox = "docker"\n' + BOTS, 'tournament.sandbox: must be "bwrap"'),
     ("[tournament]\ntable_size = 6\n" + BOTS + "[limits]\nmemory_mb = 0\n", "limits.memory_mb: must be at"),
     ("[tournament]\ntable_size = 6\n" + BOTS + "[limits]\ncolour = 1\n", "limits.colour: unknown key"),
-    ('[tournament]\ntable_size = 6\n' + BOTS + '[limits]\ncpu_s = "lots"\n', "limits.cpu_s: must be a whole"),
+    ("[tournament]\ntable_size = 6\n" + BOTS + '[limits]\ncpu_s = "lots"\n', "limits.cpu_s: must be a whole"),
     (
         '[tournament]\ntable_size = 6\n[[bots]]\nname = "a"\nbuiltin = "random"\nfiles = "x"\n' + BOTS,
         "bots[0].files: only command bots",
@@ -238,7 +238,8 @@ def test_the_documented_example_is_complete_and_reads(tmp_path: Path) -> None:
         block for block in re.findall(r"```toml\n(.*?)```", doc, flags=re.S) if "[[bots]]" in block
     )
     config = parse_config(example, tmp_path)
-    assert config.name == "spring" and len(config.bots) == 3
+    assert config.name == "spring" and len(config.bots) == 4
+    assert config.bot("searcher").runtime == "python-sdk"
     for key in TOURNAMENT_KEYS:
         assert re.search(rf"^{key} = ", example, flags=re.M), f"docs/TOURNAMENTS.md lacks {key}"
     for key in LIMIT_KEYS:

@@ -70,6 +70,8 @@ builtin = "random"
     )
     run = hearts("tournament", "run", str(config), "--progress", "never", timeout=280)
     assert run.returncode == 0, run.stderr[-3000:]
+    # Late once per game: the pre-flight check warns, and it plays (the referee answers for it).
+    assert "hearts: warning: entrant 'slow' plays, but fails process.decides" in run.stderr
     out = tmp_path / "out"
     logs = sorted((out / "logs" / "slow").glob("warm-*.log"))
     # The slow bot sits in several seats of each game: some process played both deals.

@@ -16,11 +16,10 @@ from hearts_server.logs import get_logger
 from hearts_server.sessions import Session
 from hearts_server.table import Table, TableSettings
 from hearts_server.table.clock import Clock
+from hearts_server.table.script import Scripts
 from hearts_server.table.table import ViewBuilder
 
 log = get_logger(__name__)
-
-
 
 
 #: After a table ends, the referee hands the memory freed to the system this many seconds later
@@ -70,6 +69,7 @@ class Registry:
         record_dir: Where finished games' records are written (None: memory only).
         defaults: Server-wide defaults.
         max_tables: Tables waiting or playing at once; CreateTable past it is refused.
+        scripts: Scripted games by deal seed (the bot test kit's referee only; :mod:`.table.script`).
     """
 
     def __init__(
@@ -77,8 +77,10 @@ class Registry:
         record_dir: Path | None,
         defaults: TablePolicy | None = None,
         max_tables: int = MAX_LIVE_TABLES,
+        scripts: Scripts | None = None,
     ) -> None:
         self.record_dir = record_dir
+        self.scripts = scripts
         self.defaults = defaults or DEFAULT_POLICY
         self.max_tables = max_tables
         #: The tables' clock (None: the event loop's; the flood test stops it with a ManualClock).
@@ -109,7 +111,14 @@ class Registry:
                 "(hearts serve --max-tables): create this one when another has ended"
             )
         table_id = secrets.token_hex(6)
-        table = Table(table_id, settings, self.record_dir, clock=self.clock, view_builder=self.view_builder)
+        table = Table(
+            table_id,
+            settings,
+            self.record_dir,
+            clock=self.clock,
+            view_builder=self.view_builder,
+            scripts=self.scripts,
+        )
         self.tables[table_id] = table
         for seat in table.seats:
             self._by_token[seat.token] = (table, seat.index)

@@ -35,6 +35,7 @@ from hearts_protocol.transport import MAX_CALLS_PER_CONNECTION
 from hearts_server.logs import get_logger
 from hearts_server.registry import Registry
 from hearts_server.service import AdminServicer, RefereeServicer, SpectatorServicer
+from hearts_server.table.script import Scripts
 
 log = get_logger(__name__)
 
@@ -351,12 +352,20 @@ def make_server(
     unix_socket: Path | None = None,
     open_admin: bool = False,
     max_tables: int = MAX_LIVE_TABLES,
+    scripts: Scripts | None = None,
 ) -> RefereeServer:
     """A referee server with a fresh registry.
 
     Its admin API is closed unless ``admin_token`` is given (calls must carry it) or
-    ``open_admin`` opens it to anyone who can connect.
+    ``open_admin`` opens it to anyone who can connect. ``scripts`` (the bot test kit's referee
+    only) scripts the games whose deal seed it holds (:mod:`hearts_server.table.script`).
     """
     return RefereeServer(
-        Registry(record_dir, defaults, max_tables), host, port, admin_token, tls, unix_socket, open_admin
+        Registry(record_dir, defaults, max_tables, scripts),
+        host,
+        port,
+        admin_token,
+        tls,
+        unix_socket,
+        open_admin,
     )

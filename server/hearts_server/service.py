@@ -30,6 +30,7 @@ from hearts_server.logs import get_logger
 from hearts_server.registry import Registry, TooManyTables
 from hearts_server.sessions import SessionError, play_session
 from hearts_server.table import Connection, FinishedGame, Table, TableSettings
+from hearts_server.table.settings import MAX_NAME_CHARS, check_text
 
 log = get_logger(__name__)
 
@@ -45,6 +46,17 @@ MAX_WAITING_JOINS = 1_000
 FLOOD_DRAIN_S = 2.0
 #: Spectators a table admits at once.
 MAX_SPECTATORS = 64
+#: The longest name a bot may declare in its Join that is kept (logs and the game record).
+MAX_DECLARED_NAME = 64
+
+
+def declared_name(raw: str) -> str:
+    """The name a bot gave itself in its Join (``Join.bot_name``) as the referee keeps it: its
+    printable characters only (no terminal escapes or line breaks reach a log), whitespace
+    collapsed, at most :data:`MAX_DECLARED_NAME` characters. It is self-declared: logged and
+    recorded beside the organiser's name for the seat, never in its place."""
+    printable = "".join(c if c.isprintable() else " " for c in raw)
+    return " ".join(printable.split())[:MAX_DECLARED_NAME]
 
 
 def settings_from_pb(config: apb.TableConfig, defaults: TablePolicy) -> TableSettings:
@@ -124,10 +136,11 @@ class RefereeServicer:
             if session.streaming:
                 await context.abort(grpc.StatusCode.ALREADY_EXISTS, "this session already has a live stream")
             try:
-                async for out in play_session(session, iterator, _deliver, join.events_in_request):
+                declared = declared_name(join.bot_name)
+                async for out in play_session(session, iterator, _deliver, join.events_in_request, declared):
                     yield out
             except SessionError as exc:
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+                await context.abort(_code(exc.code), str(exc))
             return
         found = self.registry.by_token(join.token)
         if found is None:
@@ -146,9 +159,10 @@ class RefereeServicer:
                     await context.abort(grpc.StatusCode.FAILED_PRECONDITION, table.stop_reason)
                 return
             await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION, "this table ended without a finished game"
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"this table ended without a finished game: {table.stop_reason or 'it was stopped'}",
             )
-        conn = table.attach(seat, join.events_in_request)
+        conn = table.attach(seat, join.events_in_request, declared_name(join.bot_name))
         reader = asyncio.create_task(self._read(iterator, table, seat, conn))
         try:
             while True:
@@ -362,6 +376,10 @@ class AdminServicer(agrpc.AdminServiceServicer):
         self, request: apb.OpenSessionRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> apb.OpenSessionResponse:
         await self._check(context)
+        try:
+            check_text(request.bot_name, "a bot name", MAX_NAME_CHARS)
+        except ValueError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         session = self.registry.open_session(request.bot_name)
         return apb.OpenSessionResponse(session_id=session.session_id, token=session.token)
 

@@ -27,7 +27,12 @@ log = get_logger(__name__)
 
 
 class SessionError(Exception):
-    """A bind that cannot be done (closed session, started table, bad seat): one clear line."""
+    """A bind that cannot be done (closed session, started table, bad seat), or a stream the
+    referee closed: one clear line, and the stream's status (``code``, a gRPC status name)."""
+
+    def __init__(self, message: str, code: str = "RESOURCE_EXHAUSTED") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(slots=True)
@@ -104,17 +109,24 @@ Deliver = Callable[[Table, int, bytes, rpb.PlayRequest | None], bool]
 
 
 async def play_session(
-    session: Session, iterator: AsyncIterator[bytes], deliver: Deliver, events_in_request: bool = False
+    session: Session,
+    iterator: AsyncIterator[bytes],
+    deliver: Deliver,
+    events_in_request: bool = False,
+    declared_name: str = "",
 ) -> AsyncIterator[bytes]:
     """The messages of a session's stream: each bound seat's, game after game.
 
     ``events_in_request``: the stream's Join asked for held events inside its decision requests.
+    ``declared_name``: the name its bot gave itself in the Join (cleaned), for each seat's log
+    and record.
 
     Yields serialized PlayResponses. Ends (status OK) once the session is closed and its seats
     are played, or when the bot's side ends (the current seat waits for a reconnection).
 
     Raises:
-        SessionError: with the reason, when a seat's stream was closed for a flood.
+        SessionError: with the reason and status, when the referee closed a seat's stream (a
+            flood, or on purpose in a scripted game).
     """
     ended = asyncio.Event()
     reader = asyncio.create_task(_read(session, iterator, deliver, ended))
@@ -136,7 +148,7 @@ async def play_session(
                 continue
             floor = session.last_request_id
             table.decisions.skip_request_ids(floor)
-            conn = table.attach(index, events_in_request)
+            conn = table.attach(index, events_in_request, declared_name)
             session.live = Live(table, index, conn, floor)
             log.info("session_seat", session_id=session.session_id, table_id=table.table_id, seat=index)
             try:
@@ -150,7 +162,7 @@ async def play_session(
                 table.detach(index, conn)
                 session.last_request_id = max(session.last_request_id, table.decisions.last_request_id)
             if conn.close_reason is not None:
-                raise SessionError(conn.close_reason)
+                raise SessionError(conn.close_reason, conn.close_code)
             if ended.is_set() and not table.done.is_set():
                 break  # the bot went away mid-game: it may come back to this seat
             session.current = None

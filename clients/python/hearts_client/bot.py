@@ -12,7 +12,7 @@ from hearts_core.rules import MOON_POINTS, MoonChoice
 from hearts_core.view import View
 
 #: Visible points one other seat must hold alone before a bot treats it as shooting the moon
-#: (the heuristic bot and its rollout port, :mod:`hearts_client.rollout`, both spoil it then).
+#: (the heuristic bot, and so the simulator's heuristic policy, spoils it then).
 MOON_ALERT_POINTS: Final = 14
 
 

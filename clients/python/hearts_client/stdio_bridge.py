@@ -24,6 +24,10 @@ Whatever the bot does, the bridge neither blocks nor fails:
   the seat as disconnected, as for a gRPC bot that dies (after its 5 s reconnection grace it
   plays the seat at once, each decision a fault).
 
+The bridge writes a ``hello`` line first and joins the table only once the bot has read it (or
+after :data:`START_WAIT_S`): a bot's start-up (an interpreter loading, a JIT warming) is not
+charged to its first decision, as a gRPC bot's is not (it joins once it runs).
+
 When the table is done the bridge closes the bot's stdin and stdout: the bot should then exit.
 """
 
@@ -34,9 +38,12 @@ import asyncio
 import contextlib
 import enum
 import errno
+import fcntl
 import os
 import shutil
+import struct
 import sys
+import termios
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +61,7 @@ from hearts_client.stdio_protocol import (
     encode,
     event_message,
     events_of,
+    hello_message,
     parse_answer,
     rejected_message,
 )
@@ -73,6 +81,10 @@ MAX_UNREAD_BYTES = 1024 * 1024
 MAX_ANSWERS = 10
 #: ``NOT_YOUR_TURN`` lines told back per decision; more out-of-turn lines are dropped silently.
 STALE_FEEDBACK = 5
+#: Seconds the bridge waits for its bot to read the hello line before it joins the table anyway.
+START_WAIT_S = 10.0
+#: Seconds between two looks at whether the bot has read it.
+_START_POLL_S = 0.005
 
 
 class _BotGone(Exception):
@@ -102,6 +114,7 @@ class BridgeStats:
         unwritten: Lines not written because the bot was not reading its stdin.
         bytes_read: Bytes read from the bot's stdout.
         closed_stdout: Whether the bot closed its stdout before the table was done.
+        refused: The lines the bridge refused, by code (``MALFORMED``, ``STALE_REQUEST``, ...).
     """
 
     decisions: int = 0
@@ -115,6 +128,7 @@ class BridgeStats:
     unwritten: int = 0
     bytes_read: int = 0
     closed_stdout: bool = False
+    refused: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The counters as a JSON object."""
@@ -359,6 +373,7 @@ class StdioPlayer:
                 answer = parse_answer(line, current.kind, request_id)
             except AnswerError as exc:
                 self.stats.rejected_by_bridge += 1
+                self.stats.refused[exc.code] = self.stats.refused.get(exc.code, 0) + 1
                 if current.answers >= MAX_ANSWERS:
                     current.given_up = True
                     self._write(
@@ -453,18 +468,20 @@ async def run_bridge(
     lines = _LineReader(pipes.stdout, stats, loop.time)
     player = StdioPlayer(pipes.stdin, lines, stats, loop.time, notice)
     reading = asyncio.create_task(lines.run())
-    playing = asyncio.create_task(
-        play_seat(
-            player,
-            address,
-            token,
-            name=name,
-            root_certificates=root_certificates,
-            give_up_after=give_up_after,
-            events_in_request=True,
-        )
-    )
+    playing: asyncio.Task[int] | None = None
     try:
+        await _started(pipes, player, lines)
+        playing = asyncio.create_task(
+            play_seat(
+                player,
+                address,
+                token,
+                name=name,
+                root_certificates=root_certificates,
+                give_up_after=give_up_after,
+                events_in_request=True,
+            )
+        )
         await asyncio.wait({reading, playing}, return_when=asyncio.FIRST_COMPLETED)
         if not playing.done() and player.table_over:
             # The bot exited after the last game: the referee's closing status is on its way.
@@ -481,12 +498,34 @@ async def run_bridge(
         else:
             playing.result()  # raises BotRunError when the referee refused the seat
     finally:
-        for task in (reading, playing):
+        tasks = [t for t in (reading, playing) if t is not None]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(reading, playing, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         pipes.close()
     log.info("stdio_bridge_done", bot=name, **stats.to_json())
     return stats
+
+
+async def _started(pipes: BotPipes, player: StdioPlayer, lines: _LineReader) -> None:
+    """Writes the hello line and waits until the bot has read it (nothing is left unread in its
+    stdin pipe), its stdout has ended, or :data:`START_WAIT_S` have passed."""
+    player._write(hello_message())
+    pipe = pipes.stdin.get_extra_info("pipe")
+    if pipe is None:
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + START_WAIT_S
+    while not lines.eof and loop.time() < deadline and _unread(pipe.fileno()) > 0:
+        await asyncio.sleep(_START_POLL_S)
+
+
+def _unread(fd: int) -> int:
+    """Bytes written to a pipe and not yet read (0 when it cannot be told)."""
+    try:
+        return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
+    except OSError:
+        return 0
 
 
 async def start_process(

@@ -12,6 +12,8 @@ To the bot, every line has ``"type"`` and ``"v"`` (1) first:
   ``time_left_ms``, ``time_bank_ms`` and the seat's whole ``view``. The bot answers one line.
 - ``rejected``: an answer was not accepted (by the referee or by the bridge): ``id``, ``code``,
   ``reason``, ``time_left_ms``; the bot may answer again while time is left.
+- ``hello``: the bridge's first line, before it joins the table (it joins once the bot has
+  read it, so that the bot's start-up is not charged to its first decision); no answer.
 - informational events the bot may ignore: ``game_started``, ``hand_started``,
   ``cards_received``, ``card_played``, ``trick_completed``, ``hand_completed``,
   ``seat_faulted`` and ``game_completed``.
@@ -200,6 +202,11 @@ def encode(message: dict[str, Any]) -> bytes:
 
 def _line(line_type: str, /, **fields: Any) -> dict[str, Any]:
     return {"type": line_type, "v": STDIO_VERSION, **fields}
+
+
+def hello_message() -> dict[str, Any]:
+    """The bridge's first line: it asks for no answer."""
+    return _line("hello")
 
 
 def decide_message(request: rpb.DecisionRequest, time_left_ms: int | None = None) -> dict[str, Any]:

@@ -332,4 +332,3 @@ class CardSet:
 
     def __repr__(self) -> str:
         return f"CardSet.parse({self.codes()!r})"
-

@@ -36,7 +36,8 @@ class TablePolicy:
             short enough that a bot which never comes stalls its table for one minute only. It
             is the server default the protocol documents (``TableConfig.join_timeout_ms``), and
             a tournament pays it only for a bot that hangs before joining: when a bot's process
-            exits, the runner ends the wait for that seat at once.
+            exits, the runner ends the wait for that seat at once. A table no seat of which was
+            joined or released by then ends without playing (nobody came).
     """
 
     decision_ms: int = 1000

@@ -138,4 +138,3 @@ class OutOfTurn(HeartsError):
     """
 
     code = "OUT_OF_TURN"
-

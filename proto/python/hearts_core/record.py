@@ -596,7 +596,10 @@ class GameRecord:
         hands: The hands played.
         target_score, max_hands: The rules (None when the record leaves them to the defaults).
         record_version: The format's version (None in conformance vectors).
-        bots: The bot name of each seat.
+        bots: The bot name of each seat: the organiser's (the table's configuration), the one
+            every result and standing goes by.
+        declared_names: Per seat, the name its bot gave itself in its Join (``Join.bot_name``;
+            empty when it gave none or never joined): self-declared, for the record only.
         decisions, faults: The referee's log of decisions and faults.
         result: The result, once the game is over.
         other fields: as named; see the conformance README and docs/PROTOCOL.md.
@@ -612,6 +615,7 @@ class GameRecord:
     game_number: int | None = None
     label: str | None = None
     bots: tuple[str, ...] | None = None
+    declared_names: tuple[str, ...] | None = None
     seed: str | None = None
     seed_commitment: str | None = None
     decision_ms: int | None = None
@@ -640,6 +644,8 @@ class GameRecord:
                 out[key] = getattr(self, key)
         if self.bots is not None:
             out["bots"] = list(self.bots)
+        if self.declared_names is not None:
+            out["declared_names"] = list(self.declared_names)
         for key, _ in _OPTIONAL_FIELDS[4:]:
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
@@ -745,6 +751,7 @@ class GameRecord:
             return None if value is None else r.list_(value, key)
 
         bots = entries("bots")
+        declared = entries("declared_names")
         decisions = entries("decisions")
         faults = entries("faults")
         return cls(
@@ -758,6 +765,9 @@ class GameRecord:
             game_number=ints("game_number"),
             label=f.opt_str("label"),
             bots=None if bots is None else tuple(r.str_(b, f"bots[{i}]") for i, b in enumerate(bots)),
+            declared_names=None
+            if declared is None
+            else tuple(r.str_(b, f"declared_names[{i}]") for i, b in enumerate(declared)),
             seed=f.opt_str("seed"),
             seed_commitment=f.opt_str("seed_commitment"),
             decision_ms=ints("decision_ms"),
@@ -824,6 +834,7 @@ _KNOWN = frozenset(
         "max_hands",
         "hands",
         "bots",
+        "declared_names",
         "decisions",
         "faults",
         "result",

@@ -193,20 +193,32 @@ def winning_index(cards: Sequence[Card]) -> int | None:
 class State:
     """The truth of one game. Mutated only through its action methods.
 
+    A game may also be taken up at a later hand (a simulator starting from a known position):
+    ``next_hand`` is then the first hand dealt and ``totals`` the totals before it.
+
     Args:
         rules: The game's parameters.
+        totals: The game totals before the first hand dealt (default: all zero).
+        next_hand: The index of the first hand dealt (default 0).
+
+    Raises:
+        ValueError: if ``totals`` is not one total per seat or ``next_hand`` is negative.
     """
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, *, totals: Sequence[int] | None = None, next_hand: int = 0) -> None:
         self.rules = rules
         n = rules.players
+        if totals is not None and len(totals) != n:
+            raise ValueError(f"expected {n} totals, not {len(totals)}")
+        if next_hand < 0:
+            raise ValueError(f"the next hand's index must be 0 or more, not {next_hand}")
         self.players = n
-        self.totals = [0] * n
+        self.totals = [0] * n if totals is None else [int(t) for t in totals]
         self.results: list[HandResult] = []
         self.phase = Phase.DEALING
         self.game_over = False
         self.winners: list[int] = []
-        self.hand_index = -1
+        self.hand_index = next_hand - 1
         # Per-hand state, reset by start_hand.
         self.hands: list[CardSet] = []
         self.deal: list[list[Card]] = []
@@ -293,9 +305,36 @@ class State:
         else:
             self.choose_moon(action.choice, action.seat)
 
+    def copy(self) -> State:
+        """An independent copy: acting on either leaves the other as it was.
+
+        What never changes once made (the rules, a hand's deal and kitty, completed tricks, the
+        results and views of finished hands) is shared; everything an action changes is copied.
+        """
+        out = State.__new__(State)
+        out.__dict__.update(self.__dict__)
+        out.totals = list(self.totals)
+        out.results = list(self.results)
+        out.winners = list(self.winners)
+        out.hands = [h.copy() for h in self.hands]
+        out.passes = list(self.passes)
+        out.plays = list(self.plays)
+        out.tricks = list(self.tricks)
+        out.public_taken = list(self.public_taken)
+        out.current = Trick(self.current.leader, list(self.current.cards), self.current.winner)
+        out.points = list(self.points)
+        out.pending = list(self.pending)
+        return out
+
     # ----------------------------------------------------------------- dealing
-    def start_hand(self, deal: Sequence[Sequence[Card]], kitty: Sequence[Card]) -> None:
+    def start_hand(
+        self, deal: Sequence[Sequence[Card]], kitty: Sequence[Card], *, skip_passing: bool = False
+    ) -> None:
         """Starts the next hand with the given deal (per seat) and kitty.
+
+        With ``skip_passing`` the hand starts at its first lead: ``deal`` is then the hands as
+        they are after passing, and no pass is recorded (a simulator starting from a known
+        position).
 
         Raises:
             GameAlreadyOver: if the game has ended.
@@ -340,7 +379,7 @@ class State:
         self.moon_shooter = None
         self.current = Trick((self.dealer + 1) % n)
         self.to_play = self.current.leader
-        self.phase = Phase.PASSING
+        self.phase = Phase.PLAYING if skip_passing else Phase.PASSING
 
     # ----------------------------------------------------------------- passing
     def check_pass(self, seat: int, cards: Sequence[Card]) -> None:
@@ -584,7 +623,8 @@ class State:
             )
         )
         self.pending = []
-        if max(self.totals) >= self.rules.target_score or len(self.results) >= self.rules.max_hands:
+        # hand_index + 1 hands of the game are over (a game taken up later played fewer here).
+        if max(self.totals) >= self.rules.target_score or self.hand_index + 1 >= self.rules.max_hands:
             low = min(self.totals)
             self.winners = [s for s, t in enumerate(self.totals) if t == low]
             self.game_over = True

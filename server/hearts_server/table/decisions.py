@@ -29,6 +29,7 @@ from hearts_server.logs import get_logger
 from hearts_server.table.broadcast import Broadcaster
 from hearts_server.table.clock import Clock
 from hearts_server.table.gamelog import GameLog
+from hearts_server.table.script import SCRIPTED
 from hearts_server.table.settings import TableSettings
 from hearts_server.table.streams import Connection, FloodGate
 
@@ -83,6 +84,9 @@ class Seat:
     flood: FloodGate
     connection: Connection | None = None
     ever_joined: bool = False
+    #: The name the seat's bot gave itself in its latest Join (``Join.bot_name``, cleaned), or
+    #: "": self-declared, logged and recorded beside the organiser's ``name``, never instead.
+    declared_name: str = ""
     #: How many of the table's finished games this seat has been told the end of.
     results_seen: int = 0
     released: bool = False
@@ -354,6 +358,15 @@ class Decisions:
                 pending.request_id, pending.kind, view, int(pending.budget_ms - spent), int(seat.bank_ms)
             )
         )
+
+    def scripted(self, seat: Seat, kind: DecisionKind) -> None:
+        """Records a decision the game's script made for ``seat`` (:mod:`.script`; not a fault)."""
+        state = self.state
+        assert state is not None
+        at = round((self.clock.now() - self._game_clock) * 1000, 3)
+        slot = self.log.reserve()
+        self.log.fill(slot, DecisionEntry(seat.index, state.hand_index, kind.value, at, by_referee=SCRIPTED))
+        seat.by_referee += 1
 
     # -------------------------------------------------------------- faults
     def fault(self, seat: Seat, kind: FaultKind, detail: str) -> None:

@@ -102,6 +102,7 @@ class GameLog:
         seat_faults: tuple[int, ...],
         retired: tuple[int, ...],
         bot_errors: tuple[int, ...] | None = None,
+        declared_names: tuple[str, ...] | None = None,
     ) -> GameRecord:
         """The game's record once it is over."""
         rules = state.rules
@@ -116,6 +117,7 @@ class GameLog:
             game_number=game_number,
             label=label,
             bots=bots,
+            declared_names=declared_names,
             seed=seed,
             seed_commitment=seed_commitment,
             decision_ms=decision_ms,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from hearts_core.deal import derive_seed, new_seed
@@ -25,6 +26,9 @@ MAX_TABLE_HANDS = 20_000
 MAX_NAME_CHARS = 200
 MAX_SEED_CHARS = 200
 MAX_LABEL_CHARS = 1_000
+#: How the stop reason of a table nobody joined begins (the arena recognises it in AwaitTable's
+#: answer).
+NOBODY_JOINED = "no bot joined"
 
 
 def check_limits(settings: TableSettings) -> None:
@@ -45,12 +49,27 @@ def check_limits(settings: TableSettings) -> None:
             f"{settings.rules.max_hands} = {hands}: play the games on several tables"
         )
     for name in settings.bot_names:
-        if len(name) > MAX_NAME_CHARS:
-            raise ValueError(f"a bot name is at most {MAX_NAME_CHARS} characters")
-    if len(settings.label) > MAX_LABEL_CHARS:
-        raise ValueError(f"the label is at most {MAX_LABEL_CHARS} characters")
+        check_text(name, "a bot name", MAX_NAME_CHARS)
+    check_text(settings.label, "the label", MAX_LABEL_CHARS)
     if any(len(seed) > MAX_SEED_CHARS for seed in (settings.seed, *settings.game_seeds)):
         raise ValueError(f"a seed is at most {MAX_SEED_CHARS} characters")
+
+
+def check_text(value: str, what: str, most: int) -> None:
+    """Raises ValueError for a label or name longer than ``most`` characters or holding a control
+    character (Unicode category Cc: C0, DEL, C1).
+
+    Such text goes into every record, the referee's log, web pages and terminals: a newline or
+    an escape sequence in it would forge a log line or rewrite what a reader's terminal shows.
+    """
+    if len(value) > most:
+        raise ValueError(f"{what} is at most {most} characters")
+    for position, char in enumerate(value):
+        if unicodedata.category(char) == "Cc":
+            raise ValueError(
+                f"{what} holds a control character (U+{ord(char):04X} at position {position}): "
+                "labels and names are printable text"
+            )
 
 
 @dataclass(frozen=True, slots=True)

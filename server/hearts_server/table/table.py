@@ -38,7 +38,8 @@ from hearts_server.table.broadcast import Broadcaster
 from hearts_server.table.clock import Clock, LoopClock
 from hearts_server.table.decisions import Decisions, Outcome, Rejected, Seat
 from hearts_server.table.gamelog import FinishedGame, GameLog, SeatStats
-from hearts_server.table.settings import TableSettings
+from hearts_server.table.script import REFUSAL_CODES, NoteKind, ScriptNote, Scripts, TableScript
+from hearts_server.table.settings import NOBODY_JOINED, TableSettings
 from hearts_server.table.streams import Connection, FloodGate
 
 log = get_logger(__name__)
@@ -69,6 +70,8 @@ class Table:
         clock: The referee's clock (the event loop's by default).
         view_builder: How a seat's View is built (``build_view``; the leak test re-deals hidden
             cards here).
+        scripts: The scripted games of the bot test kit's referee, by deal seed
+            (:mod:`.script`); None everywhere else.
     """
 
     def __init__(
@@ -78,6 +81,7 @@ class Table:
         record_dir: Path | None,
         clock: Clock | None = None,
         view_builder: ViewBuilder = build_view,
+        scripts: Scripts | None = None,
     ) -> None:
         self.table_id = table_id
         self.settings = settings
@@ -85,6 +89,13 @@ class Table:
         self.record_dir = record_dir
         self.clock: Clock = clock or LoopClock()
         self.view_builder = view_builder
+        self.scripts = scripts
+        #: The current game's script (None: it plays as every game does).
+        self.script = self._script_of(0)
+        #: Per seat, the requests it was sent this game (a script names them by number).
+        self._asked: list[int] = [0] * settings.rules.players
+        #: When the table started waiting for its seats (the referee's clock; set by run()).
+        self._created = 0.0
         self.seats = [
             Seat(index=i, name=name, token=secrets.token_hex(24), flood=FloodGate(0.0))  # hex: never "-..."
             for i, name in enumerate(settings.bot_names)
@@ -122,11 +133,12 @@ class Table:
         return self.broadcaster.watchers
 
     # ------------------------------------------------------------------ connections
-    def attach(self, seat_index: int, events_in_request: bool = False) -> Connection:
+    def attach(self, seat_index: int, events_in_request: bool = False, declared_name: str = "") -> Connection:
         """Attaches a new stream to a seat and brings it up to date.
 
         ``events_in_request``: the stream's Join asked for held events inside its decision
-        requests (one message per decision).
+        requests (one message per decision). ``declared_name``: the name its bot gave itself in
+        the Join (cleaned), logged and recorded as self-declared (the seat keeps its name).
 
         A seat has one stream: a newer one (its bot reconnected, perhaps after its side of the
         old connection died silently) replaces the older one at once, which ends with ABORTED.
@@ -144,7 +156,11 @@ class Table:
         seat.feed.held.clear()  # a (re)joining seat is brought up to date by a snapshot
         reconnect = seat.ever_joined
         seat.ever_joined = True
-        self._log.info("seat_connected", seat=seat_index, bot=seat.name, reconnect=reconnect)
+        seat.declared_name = declared_name
+        self._log.info(
+            "seat_connected", seat=seat_index, bot=seat.name, declared_name=declared_name, reconnect=reconnect
+        )
+        self._note(NoteKind.JOINED, seat_index, reconnect=reconnect)
         for game in self.finished[seat.results_seen :]:
             conn.send(msg.alone(msg.completed(game.result)))
         seat.results_seen = len(self.finished)
@@ -207,7 +223,7 @@ class Table:
         try:
             self.decisions.answer(seat, answer)
         except Rejected as exc:
-            return self.decisions.reject(seat, exc)
+            return self._reject(seat, exc)
         return True
 
     def reject(self, seat_index: int, code: RejectionCode, reason: str) -> bool:
@@ -215,11 +231,42 @@ class Table:
 
         Returns False when the seat's flood allowance is used up and the stream must be closed.
         """
-        return self.decisions.reject(self.seats[seat_index], Rejected(code, reason))
+        return self._reject(self.seats[seat_index], Rejected(code, reason))
+
+    def _reject(self, seat: Seat, rejected: Rejected) -> bool:
+        self._note(
+            NoteKind.REJECTED,
+            seat.index,
+            request_id=rejected.request_id,
+            code=str(rejected.code),
+            reason=rejected.reason,
+        )
+        return self.decisions.reject(seat, rejected)
+
+    # ------------------------------------------------------------------ a scripted game
+    def _script_of(self, number: int) -> TableScript | None:
+        if not self.scripts:
+            return None
+        return self.scripts.get(self.settings.game_seed(number))
+
+    def _note(self, kind: NoteKind, seat: int, **detail: Any) -> None:
+        """Tells the script's note-taker (if any) what a seat did or met."""
+        script = self.script
+        if script is not None and script.note is not None:
+            script.note(ScriptNote(kind, seat, round(self.clock.now() - self._created, 3), **detail))
 
     # ------------------------------------------------------------------ the game
     async def run(self) -> None:
-        """Waits for the seats, plays every game, and closes the streams."""
+        """Waits for the seats, plays every game, and closes the streams.
+
+        A table at which no seat was joined by a bot or released by the organiser when its join
+        timeout ends is abandoned: it ends there (ABORTED, :data:`NOBODY_JOINED`), having played
+        nothing. Without this the referee would play every seat of every game itself, which
+        costs a core and a game's memory per table for hours; with it a table nobody comes to
+        costs its waiting object until the join timeout. A seat that joined once (and left), or
+        that the organiser released, is the organiser's table: it is played as before.
+        """
+        self._created = self.clock.now()
         try:
             try:
                 await self.clock.wait_for(
@@ -228,6 +275,14 @@ class Table:
             except TimeoutError:
                 missing = [s.index for s in self.seats if not s.ever_joined and not s.released]
                 self._log.warning("join_timeout", missing_seats=missing)
+                if len(missing) == len(self.seats):
+                    self.stop_reason = (
+                        f"{NOBODY_JOINED} table {self.table_id} within its join timeout of "
+                        f"{self.settings.policy.join_timeout_ms} ms: it ended without playing"
+                    )
+                    self.stop_code = "FAILED_PRECONDITION"
+                    self.status = TableStatus.ABORTED
+                    return
             self.status = TableStatus.PLAYING
             for number in range(self.settings.games):
                 await self._play_game(number)
@@ -261,6 +316,8 @@ class Table:
         rules = self.rules
         seed = settings.game_seed(number)
         self.game_number = number
+        self.script = self._script_of(number)
+        self._asked = [0] * rules.players
         self.game_id = f"{self.table_id}-{number}" if settings.games > 1 else self.table_id
         state = State(rules)
         self.state = state
@@ -308,8 +365,15 @@ class Table:
     async def _answer(self, state: State, decision: Decision, seed: str) -> Deal | list[Pass] | Play | Moon:
         """Gets the answer to one of the driver's decisions: the deal, or the seats' decisions."""
         kind = decision.kind
+        scripted = self.script.hand(decision.hand_index) if self.script is not None else None
         if kind is DecisionKind.DEAL:
+            if scripted is not None:
+                return Deal(scripted.deal, scripted.kitty)
             return Deal(*deal_hand(self.rules, seed, decision.hand_index))
+        if kind is DecisionKind.PASS and scripted is not None and scripted.passes is not None:
+            for seat_index in decision.seats:
+                self.decisions.scripted(self.seats[seat_index], kind)
+            return [Pass(s, list(scripted.passes[s])) for s in decision.seats]
         if kind is DecisionKind.PASS:
             outcomes = await asyncio.gather(*(self._ask_pass(state, s) for s in decision.seats))
             return [Pass(s, o.answer) for s, o in zip(decision.seats, outcomes, strict=True)]
@@ -345,10 +409,36 @@ class Table:
         validate: Callable[[Answer], T],
         fallback: Callable[[], T],
     ) -> Outcome[T]:
+        self._asked[seat.index] += 1
+        asked = (seat.index, self._asked[seat.index])
+        script = self.script
+        if script is not None and asked in script.refuse:
+            validate = self._refusing(seat, kind, validate, script)
         outcome = await self.decisions.decide(
             seat, kind, lambda: self.view_builder(state, seat.index), validate, fallback
         )
+        cutting = script is not None and asked in script.cut and outcome.by_referee is None
+        if cutting and script is not None and seat.connection is not None:
+            self._note(NoteKind.CUT, seat.index, reason=script.cut_reason)
+            seat.connection.close(script.cut_reason, "UNAVAILABLE")
         return outcome
+
+    def _refusing(
+        self, seat: Seat, kind: DecisionKind, validate: Callable[[Answer], T], script: TableScript
+    ) -> Callable[[Answer], T]:
+        """``validate``, but the first legal answer is rejected (the script refuses it)."""
+        refused = False
+
+        def once(answer: Answer) -> T:
+            nonlocal refused
+            checked = validate(answer)  # an illegal answer is rejected as always
+            if not refused:
+                refused = True
+                self._note(NoteKind.REFUSED, seat.index, request_id=answer.request_id)
+                raise Rejected(REFUSAL_CODES[kind], script.refusal_reason)
+            return checked
+
+        return once
 
     def _on_event(self, state: State, event: Event) -> None:
         """Turns one of the driver's events into the messages seats and spectators receive."""
@@ -370,6 +460,7 @@ class Table:
             game_number=self.game_number,
             label=settings.label,
             bots=tuple(settings.bot_names),
+            declared_names=tuple(s.declared_name for s in self.seats),
             seed=seed,
             seed_commitment=commitment,
             decision_ms=settings.policy.decision_ms,

@@ -51,6 +51,8 @@ class BotSpec:
         sandbox: This bot's sandbox, or None for the tournament's.
         protocol: How a command bot talks; a ``stdio`` bot gets no flags, no token and no
             address: the runner's bridge plays its seat over gRPC and talks JSON lines with it.
+        runtime: The runtime a command bot runs on (:mod:`hearts_tournaments.arena.runtimes`:
+            ``python-sdk``, ...), or None for none.
         snapshot: The organiser's read-only copy of the bot's files
             (:mod:`hearts_tournaments.arena.snapshot`), bound in their place in the sandbox; None until
             a league's ``add`` or a tournament's start takes it. Never part of the stored config.
@@ -65,6 +67,7 @@ class BotSpec:
     sandbox: SandboxKind | None = None
     protocol: BotProtocol = BotProtocol.GRPC
     snapshot: Path | None = None
+    runtime: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The bot as it appears in the stored configuration."""
@@ -81,4 +84,6 @@ class BotSpec:
             out["sandbox"] = str(self.sandbox)
         if self.protocol is not BotProtocol.GRPC:
             out["protocol"] = self.protocol.value
+        if self.runtime is not None:
+            out["runtime"] = self.runtime
         return out

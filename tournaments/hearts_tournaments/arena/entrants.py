@@ -34,8 +34,10 @@ from pathlib import Path
 
 from hearts_client.stdio_bridge import BotPipes
 from hearts_core.lifetime import tied_argv
-from hearts_tournaments.arena import snapshot
+from hearts_tournaments.arena import runtimes, snapshot
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec
+from hearts_tournaments.arena.failures import EntrantProblem
+from hearts_tournaments.arena.runtimes import Provision, RuntimeUnavailable
 from hearts_tournaments.arena.sandbox import (
     INSIDE_SCRATCH,
     INSIDE_SOCKET,
@@ -44,6 +46,7 @@ from hearts_tournaments.arena.sandbox import (
     SandboxError,
     SandboxKind,
     SandboxSpec,
+    Usage,
     Watch,
     Watchdog,
     bot_environment,
@@ -99,7 +102,15 @@ class Launch:
     cwd: Path
 
 
-def launch_for(spec: BotSpec, server: str, token_file: Path, seed: str, home: Path, cwd: Path) -> Launch:
+def launch_for(
+    spec: BotSpec,
+    server: str,
+    token_file: Path,
+    seed: str,
+    home: Path,
+    cwd: Path,
+    own: tuple[str, ...] | None = None,
+) -> Launch:
     """How to start ``spec`` at the referee ``server`` with the seat token in ``token_file``.
 
     Args:
@@ -109,6 +120,8 @@ def launch_for(spec: BotSpec, server: str, token_file: Path, seed: str, home: Pa
         seed: The bot's seed.
         home: Its scratch folder (``HOME`` and ``TMPDIR``), as it sees it.
         cwd: Its working folder.
+        own: A command bot's command as it runs (default: its command as written), the flags
+            appended to it.
     """
     if spec.builtin is not None:
         command: tuple[str, ...] = (
@@ -124,7 +137,7 @@ def launch_for(spec: BotSpec, server: str, token_file: Path, seed: str, home: Pa
             command += ("--options", json.dumps(dict(spec.options), sort_keys=True))
     else:
         assert spec.command is not None
-        command = (*spec.command, "--server", server, "--token-file", str(token_file))
+        command = (*(own or spec.command), "--server", server, "--token-file", str(token_file))
     env = bot_environment(
         {
             "HEARTS_SERVER": server,
@@ -230,15 +243,72 @@ def command_inside(spec: BotSpec) -> tuple[str, ...]:
     return tuple(words)
 
 
-def sandbox_extra(spec: BotSpec, command: tuple[str, ...], env_path: str | None) -> tuple[Path, ...]:
-    """Read-only folders a sandboxed bot needs besides its files: the runtime, its program's prefix."""
-    extra = list(runtime_paths())
+def runtime_problem(spec: BotSpec) -> EntrantProblem | None:
+    """Why ``spec`` cannot run on the runtime it names here (it is not installed), or None."""
+    if spec.runtime is None or spec.command is None:
+        return None
+    runtime = runtimes.get(spec.runtime)
+    if runtime.installed() is not None:
+        return None
+    needs = f" (it needs {', '.join(runtime.needs)})" if runtime.needs else ""
+    return EntrantProblem(
+        spec.name,
+        f"it runs on the runtime {spec.runtime!r}, which is not installed on this machine",
+        f"`hearts runtime install {spec.runtime}`{needs}; `hearts runtime list` shows what this machine has",
+    )
+
+
+def runtime_of(spec: BotSpec, sandboxed: bool = True) -> Provision | None:
+    """What ``spec``'s runtime gives it, sandboxed or not (None: a built-in, or no runtime named).
+
+    Raises:
+        RuntimeUnavailable: the runtime is not installed on this machine (the line of
+            :func:`runtime_problem`).
+    """
+    problem = runtime_problem(spec)
+    if problem is not None:
+        raise RuntimeUnavailable(problem.line())
+    if spec.runtime is None or spec.command is None:
+        return None
+    return runtimes.provide(spec.runtime, bot_files(spec), sandboxed)
+
+
+def own_command(spec: BotSpec, runtime: Provision | None, sandboxed: bool = True) -> tuple[str, ...]:
+    """A command bot's command as it runs: its words naming files made absolute (sandboxed; an
+    unsandboxed bot runs in the config file's folder), its program the runtime's when it maps it."""
+    assert spec.command is not None
+    words = command_inside(spec) if sandboxed else spec.command
+    return runtime.command(words) if runtime is not None else words
+
+
+def sandbox_extra(
+    spec: BotSpec, command: tuple[str, ...], env_path: str | None, runtime: Provision | None = None
+) -> tuple[Path, ...]:
+    """Read-only folders a sandboxed bot needs besides its files, at the same paths.
+
+    A bot with a runtime: what the runtime's programs need (its folder is bound apart, at its
+    place in ``/opt``). Otherwise its program's prefix, and, for a built-in bot or a command run
+    by this very Python, this Python's prefixes and the project's packages
+    (:func:`~hearts_tournaments.arena.sandbox.runtime_paths`): never for any other program, so a
+    bot that does not run on this Python sees nothing of the referee, the runner or the league.
+    """
+    if runtime is not None:
+        return runtime.extra
     base = spec.workdir.resolve()
-    for prefix in program_prefixes(command[0], env_path):
+    prefixes = program_prefixes(command[0], env_path)
+    extra: list[Path] = []
+    if spec.builtin is not None or set(prefixes) & this_python():
+        extra += runtime_paths()
+    for prefix in prefixes:
         # Never the config file's folder, a folder holding it, or one inside it (those are files).
         if prefix != base and prefix not in base.parents and base not in prefix.parents:
             extra.append(prefix)
     return tuple(extra)
+
+
+def this_python() -> set[Path]:
+    """The prefixes of the Python running this code (its virtual environment's and its base's)."""
+    return {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
 
 
 class LogMeter:
@@ -339,8 +409,11 @@ class BotProcess:
                 budget times this, the watchdog keeping the budget per game (:meth:`new_game`).
 
         Raises:
-            SandboxError: if bwrap is needed and missing.
+            SandboxError: if bwrap is needed and missing, or the bot's runtime is not installed
+                (:class:`~hearts_tournaments.arena.runtimes.RuntimeUnavailable`).
         """
+        runtime = runtime_of(spec, sandbox is SandboxKind.BWRAP)
+        bwrap = require_bwrap() if sandbox is SandboxKind.BWRAP else ""
         limits = limits or Limits()
         per_game = limits
         limits = replace(limits, cpu_s=limits.cpu_s * games)
@@ -352,36 +425,37 @@ class BotProcess:
             fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w", encoding="ascii") as handle:
                 handle.write(access.token + "\n")  # as `hearts host` writes it (docs/PROTOCOL.md)
-        if sandbox is SandboxKind.BWRAP:
-            bwrap = require_bwrap()
-            if stdio:
-                launch = stdio_launch_for(spec, access.seed, INSIDE_SCRATCH, private, command_inside(spec))
-                command = launch.command
-            else:
-                launch = launch_for(
-                    spec, f"unix:{INSIDE_SOCKET}", INSIDE_TOKEN, access.seed, INSIDE_SCRATCH, private
-                )
-                command = launch.command if spec.builtin is not None else _with_inside_paths(spec, launch)
+        sandboxed = sandbox is SandboxKind.BWRAP
+        own = own_command(spec, runtime, sandboxed) if spec.command is not None else None
+        if sandboxed:  # the paths as the bot sees them inside
+            socket, token_seen, home, cwd = INSIDE_SOCKET, INSIDE_TOKEN, INSIDE_SCRATCH, private
+        else:
+            home = private / "scratch"
+            home.mkdir()
+            socket, token_seen, cwd = access.socket, token_file, spec.workdir
+        if stdio:
+            assert own is not None
+            launch = stdio_launch_for(spec, access.seed, home, cwd, own)
+        else:
+            launch = launch_for(spec, f"unix:{socket}", token_seen, access.seed, home, cwd, own)
+        if runtime is not None:
+            launch.env.update(runtime.environment(launch.env["PATH"], per_game.memory_mb))
+        if sandboxed:
             confined = SandboxSpec(
-                command=command,
+                command=launch.command,
                 socket=None if stdio else access.socket,
                 token_file=None if stdio else token_file,
                 files=bot_files(spec) if spec.snapshot is None else (),
-                binds=() if spec.snapshot is None else binds(spec.snapshot, bot_files(spec)),
-                extra=sandbox_extra(spec, command, launch.env.get("PATH")),
+                binds=(
+                    *(() if spec.snapshot is None else binds(spec.snapshot, bot_files(spec))),
+                    *(runtime.binds if runtime is not None else ()),
+                ),
+                extra=sandbox_extra(spec, launch.command, launch.env.get("PATH"), runtime),
+                hidden=runtime.hidden if runtime is not None else (),
                 limits=limits,
             )
             argv = [*rlimit_prefix(limits), *bwrap_argv(bwrap, confined)]
         else:
-            scratch = private / "scratch"
-            scratch.mkdir()
-            if stdio:
-                assert spec.command is not None
-                launch = stdio_launch_for(spec, access.seed, scratch, spec.workdir, spec.command)
-            else:
-                launch = launch_for(
-                    spec, f"unix:{access.socket}", token_file, access.seed, scratch, spec.workdir
-                )
             # Killed by the kernel if the runner dies (even by SIGKILL) before stopping it (a
             # sandboxed bot has bwrap's --die-with-parent instead).
             argv = tied_argv([*rlimit_prefix(limits), *launch.command])
@@ -452,6 +526,11 @@ class BotProcess:
         return self._watch.peak.rss_bytes // (1024 * 1024), round(self._watch.peak.cpu_s, 2)
 
     @property
+    def peak_usage(self) -> Usage | None:
+        """The most its processes used together, as sampled (memory, processes, CPU), or None."""
+        return self._watch.peak if self._watch is not None else None
+
+    @property
     def killed(self) -> str | None:
         """Why the watchdog killed the bot (memory, CPU, processes), or None."""
         return self._watch.killed if self._watch is not None else None
@@ -464,21 +543,22 @@ class BotProcess:
         await self._finish()
         return code
 
-    async def stop(self) -> int:
-        """Lets the bot exit by itself for a while, then terminates it, then kills its whole tree.
+    async def stop(self, grace: float = EXIT_GRACE_S) -> int:
+        """Lets the bot exit by itself for ``grace`` seconds, then terminates it, then kills its
+        whole tree.
 
         A stdio bot's bridge is given the same grace first (it closes the bot's stdin when done).
         """
         if self.bridge is not None:
-            done, _ = await asyncio.wait({self.bridge}, timeout=EXIT_GRACE_S)
+            done, _ = await asyncio.wait({self.bridge}, timeout=grace)
             if not done:
                 self.bridge.cancel()
                 await asyncio.gather(self.bridge, return_exceptions=True)
         if self.process is None:
             return NOT_STARTED
-        for grace, signal_it in ((EXIT_GRACE_S, self.process.terminate), (TERM_GRACE_S, self._kill_tree)):
+        for wait_s, signal_it in ((grace, self.process.terminate), (TERM_GRACE_S, self._kill_tree)):
             try:
-                code = await asyncio.wait_for(self.process.wait(), grace)
+                code = await asyncio.wait_for(self.process.wait(), wait_s)
                 break
             except TimeoutError:
                 self.lingered = True
@@ -531,9 +611,3 @@ class BotProcess:
             self._watchdog.forget(self._watch)
         if self._private is not None:
             shutil.rmtree(self._private, ignore_errors=True)
-
-
-def _with_inside_paths(spec: BotSpec, launch: Launch) -> tuple[str, ...]:
-    """The launch command with the bot's own command words made absolute."""
-    own = command_inside(spec)
-    return (*own, *launch.command[len(own) :])

@@ -11,10 +11,21 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from hearts_tournaments.arena.bots import BotProtocol
+
 #: Bytes of a bot's log read to find its first error line.
 HEAD_BYTES = 64 * 1024
 #: The longest error line quoted (a bot may write anything).
 QUOTE_CHARS = 240
+#: What a gRPC entrant that exits with status 0 and an empty log before its game ends usually
+#: is: a stdin/stdout bot entered without ``protocol = "stdio"``. Started as a gRPC bot, its
+#: stdin is empty, so it reads no request and stops at once, saying nothing.
+STDIO_GUESS = 'which usually means a stdin/stdout bot entered without protocol = "stdio"'
+#: The fix that goes with :data:`STDIO_GUESS`.
+STDIO_FIX = (
+    'if it reads its requests on stdin, add protocol = "stdio" to its entry (hearts league add: '
+    "--protocol stdio; docs/PROTOCOL.md, stdin/stdout bots)"
+)
 #: Words that make a log line an error line.
 _ERROR = re.compile(
     r"error|exception|traceback|not found|no such|cannot|can't|could not|denied|fatal|panic|"
@@ -54,16 +65,23 @@ class EntrantProblem:
         }
 
 
+def log_head(log: Path) -> str | None:
+    """The first :data:`HEAD_BYTES` of a bot's log, or None when it cannot be read."""
+    try:
+        with log.open("rb") as handle:
+            return handle.read(HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
 def first_error_line(log: Path) -> str | None:
     """The first line of a bot's log that tells an error, quoted short, or None.
 
     A Python traceback is named by its last line (the exception), not by ``Traceback (most
     recent call last):``; a log with no line that looks like an error gives its last line.
     """
-    try:
-        with log.open("rb") as handle:
-            head = handle.read(HEAD_BYTES).decode("utf-8", "replace")
-    except OSError:
+    head = log_head(log)
+    if head is None:
         return None
     lines = [line.rstrip() for line in head.splitlines() if line.strip()]
     # The runner's own notes (a bridge's summary) are not the bot's errors.
@@ -82,12 +100,34 @@ def _quote(line: str) -> str:
     return line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 3] + "..."
 
 
-def exit_line(bot: str, game: str, seat: int, code: int | None, killed: str | None, log: Path) -> str:
-    """The line for a bot process that ended before its game did."""
+#: What :func:`exit_line` says of a process that ended before its game.
+EARLY = "before the game ended"
+
+
+def looks_like_stdio(protocol: BotProtocol, code: int | None, log: Path | None) -> bool:
+    """Whether a bot that stopped before its game ended is probably a stdin/stdout bot entered as
+    a gRPC one (:data:`STDIO_GUESS`): it was started as gRPC, exited with status 0 and its log
+    is empty."""
+    empty = log is None or first_error_line(log) is None
+    return protocol is BotProtocol.GRPC and code == 0 and empty
+
+
+def exit_line(
+    bot: str,
+    game: str,
+    seat: int,
+    code: int | None,
+    killed: str | None,
+    log: Path,
+    protocol: BotProtocol = BotProtocol.GRPC,
+) -> str:
+    """The line for a bot process that ended before its game did (with what it probably means,
+    where its signs say more than its status)."""
     how = f"was killed ({killed})" if killed else f"exited with status {code}"
-    return (
-        f"entrant {bot!r} in game {game} (seat {seat}) {how} before the game ended: {_said(log)}; log: {log}"
-    )
+    said = _said(log)
+    if not killed and looks_like_stdio(protocol, code, log):
+        said += f", {STDIO_GUESS}"
+    return f"entrant {bot!r} in game {game} (seat {seat}) {how} {EARLY}: {said}; log: {log}"
 
 
 def silent_line(bot: str, game: str, seat: int, why: str, log: Path | None) -> str:

@@ -106,7 +106,9 @@ async def host_games(options: HostOptions, emit: Callable[[str], None]) -> list[
         emit: Prints one line for the user (stdout).
 
     Returns:
-        One summary per finished game: game id, record path, totals, winners, faults.
+        One summary per finished game: game id, record path, totals, winners, faults, and the
+        name each external seat's bot gave itself in its Join (self-declared: the seat is
+        ``external-K`` in the record's ``bots``, and this name is its ``declared_names``).
 
     Raises:
         SandboxError: if the bots are to be sandboxed and bwrap is missing.
@@ -200,6 +202,7 @@ async def _host(
             except grpc.aio.AioRpcError as exc:
                 raise HostError(f"the referee stopped the table: {exc.details()}") from None
             done = True
+
             # A bot that was away at the end comes back to be told the result (status OK).
             async def told() -> Sequence[bool]:
                 request = apb.GetTableRequest(table_id=created.table_id)
@@ -214,7 +217,8 @@ async def _host(
                     process.kill()
     table = awaited.table
     if table.status != apb.TABLE_STATUS_DONE:
-        raise HostError(f"the referee stopped table {table.table_id} before its games were over")
+        why = f": {table.stop_reason}" if table.stop_reason else ""
+        raise HostError(f"the referee stopped table {table.table_id} before its games were over{why}")
     return [
         {
             "game_id": game.game_id,
@@ -223,8 +227,19 @@ async def _host(
             "winners": list(game.result.winners),
             "faults": [r.faults for r in game.result.results],
             "bot_errors": [r.bot_errors for r in game.result.results],
+            "declared_names": _declared(game.record_json, options.seats),
         }
         for game in table.games
+    ]
+
+
+def _declared(record_json: str, seats: Sequence[str]) -> list[dict[str, Any]]:
+    """The names the external seats' bots gave themselves, from the game's record."""
+    declared = json.loads(record_json).get("declared_names") or [""] * len(seats)
+    return [
+        {"seat": seat, "name": name}
+        for seat, (kind, name) in enumerate(zip(seats, declared, strict=True))
+        if kind == EXTERNAL and name
     ]
 
 
@@ -265,9 +280,13 @@ def invitation_lines(line: str) -> list[str]:
 
 def result_line(game: dict[str, Any]) -> str:
     """One finished game's summary (an item of what :func:`host_games` returns), as a person reads it."""
+    joined = "".join(
+        f"; seat {d['seat']} joined as {json.dumps(d['name'])} (self-declared)"
+        for d in game["declared_names"]
+    )
     return (
         f"game {game['game_id']}: totals {game['totals']} winners {game['winners']} "
-        f"faults {game['faults']} bot errors {game['bot_errors']} record {game['record']}"
+        f"faults {game['faults']} bot errors {game['bot_errors']} record {game['record']}{joined}"
     )
 
 

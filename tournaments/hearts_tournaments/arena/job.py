@@ -30,7 +30,6 @@ class ScheduledGame:
     bot_seeds: tuple[str, ...]
 
 
-
 @dataclass(frozen=True, slots=True)
 class GameJob:
     """One game to play, as the driver hands it to an executor.
@@ -40,12 +39,16 @@ class GameJob:
         absent: Per seat, whether its bot is quarantined (the referee plays the seat).
         seed: The deal's real seed (keyed by the deal secret, which stays with the driver).
         bot_seeds: The seed of each seat's bot.
+        released: Per seat (or empty: none), whether nobody plays it: the referee plays it by
+            its default rule from the start, and that is no fault (the bot test kit's other
+            seats).
     """
 
     game: ScheduledGame
     absent: tuple[bool, ...]
     seed: str
     bot_seeds: tuple[str, ...]
+    released: tuple[bool, ...] = ()
 
     @classmethod
     def of(cls, game: ScheduledGame, absent: tuple[bool, ...], deal_secret: bytes) -> GameJob:

@@ -35,8 +35,10 @@ from hearts_core.defaults import TablePolicy
 from hearts_protocol.transport import own_channel
 from hearts_server.logs import get_logger
 from hearts_server.server import make_server
+from hearts_server.table.script import Scripts
+from hearts_server.table.settings import NOBODY_JOINED
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec, Reuse
-from hearts_tournaments.arena.entrants import BotProcess, SeatAccess
+from hearts_tournaments.arena.entrants import EXIT_GRACE_S, BotProcess, SeatAccess
 from hearts_tournaments.arena.failures import exit_line, silent_line
 from hearts_tournaments.arena.folders import private_folder
 from hearts_tournaments.arena.job import GameJob, ScheduledGame
@@ -51,6 +53,15 @@ log = get_logger(__name__)
 CONNECT_TIMEOUT_S = 10.0
 #: The arena's note of which process played which seat of each game (JSON lines).
 PROCESSES_LOG = "processes.jsonl"
+
+
+def _nobody_joined(table: apb.GetTableResponse) -> bool:
+    """Whether the referee ended ``table`` at its join timeout because no bot joined it."""
+    return (
+        table.status == apb.TABLE_STATUS_ABORTED
+        and not table.games
+        and table.stop_reason.startswith(NOBODY_JOINED)
+    )
 
 
 class ArenaError(Exception):
@@ -93,6 +104,8 @@ class Referee:
     starts the server there (and on ``host:port``, ``127.0.0.1:0`` by default) with an admin token
     that only this object holds, and opens a channel; leaving it stops the server and removes the
     folder. ``relay_to`` names an external referee instead: the socket is then a relay to it.
+    ``scripts`` scripts the games whose deal seed it holds: the bot test kit's referee only
+    (:mod:`hearts_server.table.script`).
 
     Raises (on entry):
         ArenaError: the server cannot start or does not answer.
@@ -106,11 +119,13 @@ class Referee:
         port: int = 0,
         relay_to: str = "",
         admin_token: str | None = None,
+        scripts: Scripts | None = None,
     ) -> None:
         self.records = records
         self.host = host
         self.port = port
         self.relay_to = relay_to
+        self.scripts = scripts
         token = admin_token if relay_to else secrets.token_hex(32)
         #: The admin API's metadata (the token), or none for an external referee without one.
         self.metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),) if token else ()
@@ -140,6 +155,7 @@ class Referee:
                         port=self.port,
                         admin_token=self._token,
                         unix_socket=self.socket,
+                        scripts=self.scripts,
                     )
                     await server.start()
                     stack.push_async_callback(server.stop, 1.0)
@@ -175,7 +191,8 @@ class Arena:
     "between_deals"``, the warm pool; :meth:`play` plays one game (many may run at once);
     leaving it lets the last bots exit and stops the referee. The tournament runner (the
     ``local`` executor), each Ray node, the league and the pre-flight check all play on it.
-    ``settings`` may be replaced between games (a league does, between blocks).
+    ``settings`` may be replaced between games (a league does, between blocks). ``scripts``
+    scripts the games whose deal seed it holds (the bot test kit's arena only).
     """
 
     def __init__(
@@ -185,13 +202,16 @@ class Arena:
         external_token: str | None = None,
         *,
         note_processes: bool = True,
+        scripts: Scripts | None = None,
     ) -> None:
         self.config = config
         self.output = output
         #: Whether :meth:`note_processes` writes ``processes.jsonl`` (a league does not).
         self.noting = note_processes
         self._reaping: dict[asyncio.Task[None], list[BotProcess]] = {}
-        self.referee = Referee(output / "records", relay_to=config.server, admin_token=external_token)
+        self.referee = Referee(
+            output / "records", relay_to=config.server, admin_token=external_token, scripts=scripts
+        )
         self.metadata = self.referee.metadata
         self.watchdog = Watchdog()
         self._stack = contextlib.AsyncExitStack()
@@ -199,6 +219,11 @@ class Arena:
         self.pool: WarmPool | None = None
         #: Where a line about an entrant's failure goes as it happens (the runner's reporter).
         self.notify: Callable[[str], None] | None = None
+        #: Told of every bot process once it has exited or been stopped, with its exit status
+        #: (the bot test kit reads how it ended).
+        self.on_exit: Callable[[BotProcess, int], None] | None = None
+        #: Seconds a bot may take to exit by itself once its game (or session) is done.
+        self.exit_grace_s = EXIT_GRACE_S
 
     @property
     def socket(self) -> Path:
@@ -270,7 +295,9 @@ class Arena:
 
     async def _reap_warm(self, warm: WarmBot) -> None:
         process = warm.process
-        code = await process.stop()
+        code = await process.stop(self.exit_grace_s)
+        if self.on_exit is not None:
+            self.on_exit(process, code)
         peak_mb, cpu_s = process.peak or (None, None)
         log.info(
             "bot_lingered" if process.lingered else "bot_exited",
@@ -310,8 +337,10 @@ class Arena:
         task.add_done_callback(lambda done: self._reaping.pop(done, None))
 
     async def _reap(self, game: ScheduledGame, processes: list[BotProcess]) -> None:
-        codes = await asyncio.gather(*(p.stop() for p in processes))
+        codes = await asyncio.gather(*(p.stop(self.exit_grace_s) for p in processes))
         for process, code in zip(processes, codes, strict=True):
+            if self.on_exit is not None:
+                self.on_exit(process, code)
             seat = process.seat
             event = "bot_lingered" if process.lingered else "bot_exited"
             peak_mb, cpu_s = process.peak or (None, None)
@@ -354,10 +383,10 @@ class GamePlay:
             self.admin = agrpc.AdminServiceStub(channel)
             return await self._play()
 
-    async def _play(self) -> GameOutcome:
+    def _table_config(self) -> apb.TableConfig:
         config = self.config
         game = self.game
-        table = apb.TableConfig(
+        return apb.TableConfig(
             players=len(game.seats),
             bot_names=list(game.seats),
             target_score=config.target_score,
@@ -372,7 +401,13 @@ class GamePlay:
             join_timeout_ms=config.policy.join_timeout_ms,
             label=f"{config.name}/{game.key}",
         )
-        created = await self.admin.CreateTable(apb.CreateTableRequest(config=table), metadata=self.metadata)
+
+    async def _play(self) -> GameOutcome:
+        config = self.config
+        game = self.game
+        created = await self.admin.CreateTable(
+            apb.CreateTableRequest(config=self._table_config()), metadata=self.metadata
+        )
         self.table_id = created.table_id
         self.tokens = [s.token for s in sorted(created.seats, key=lambda s: s.seat)]
         log.info("game_starting", key=game.key, table_id=self.table_id, absent=list(self.absent))
@@ -381,6 +416,8 @@ class GamePlay:
                 # A quarantined bot's seat: the referee plays it, and what it decides for the
                 # seat counts against the bot (as faults, until the seat is retired).
                 await self._release(seat, faulted=True)
+            elif self.job.released and self.job.released[seat]:
+                await self._release(seat, faulted=False)
         processes: list[BotProcess] = []
         warm_bots: dict[int, WarmBot] = {}
         watchers: list[asyncio.Task[None]] = []
@@ -389,7 +426,7 @@ class GamePlay:
         pool = self.runner.pool
         try:
             for seat, bot in enumerate(game.seats):
-                if self.absent[seat]:
+                if self.absent[seat] or (self.job.released and self.job.released[seat]):
                     continue
                 spec = config.bot(bot)
                 if pool is not None:
@@ -425,14 +462,37 @@ class GamePlay:
             # The game is stored at once and its bots get their grace to exit in the background,
             # so that the next game does not wait for them.
             self.runner.reap(game, processes)
-        outcome = self._outcome(response.table)
+        table = response.table
+        if _nobody_joined(table):
+            table = await self._play_without_bots()
+        outcome = self._outcome(table)
         self._tell_silent(outcome, {p.seat: p.log_path for p in processes})
         return outcome
+
+    async def _play_without_bots(self) -> apb.GetTableResponse:
+        """Plays the game with every seat released to the referee, each decision a fault of its
+        bot: for a game none of whose bots joined its table within the join timeout (the referee
+        ends such a table without playing), as a game of absent bots is played."""
+        self.runner.incident(
+            f"no bot of game {self.game.key} joined its table within the join timeout "
+            f"({self.config.policy.join_timeout_ms} ms): the referee plays every seat, each decision a "
+            "fault of its bot"
+        )
+        created = await self.admin.CreateTable(
+            apb.CreateTableRequest(config=self._table_config()), metadata=self.metadata
+        )
+        self.table_id = created.table_id
+        for seat in range(len(self.game.seats)):
+            await self._release(seat, faulted=True)
+        response = await self.admin.AwaitTable(
+            apb.AwaitTableRequest(table_id=self.table_id), metadata=self.metadata
+        )
+        return response.table
 
     def _tell_silent(self, outcome: GameOutcome, logs: dict[int, Path]) -> None:
         """One line per seat whose bot stopped answering (its exit, if any, was told already)."""
         for seat, bot in enumerate(outcome.seats):
-            if self.absent[seat] or self.told[seat]:
+            if self.absent[seat] or self.told[seat] or (self.job.released and self.job.released[seat]):
                 continue
             if outcome.never_answered[seat]:
                 why = "never made a decision of its own"
@@ -505,8 +565,10 @@ class GamePlay:
         if code != 0:
             self.crashed[seat] = True
         self.told[seat] = True
+        bot = self.game.seats[seat]
+        protocol = self.config.bot(bot).protocol
         self.runner.incident(
-            exit_line(self.game.seats[seat], self.game.key, seat, code, process.killed, process.log_path)
+            exit_line(bot, self.game.key, seat, code, process.killed, process.log_path, protocol)
         )
         if table.status == apb.TABLE_STATUS_WAITING and not table.connected[seat]:
             # Nobody is coming for this seat: do not let the table wait for its join timeout.
@@ -526,9 +588,7 @@ class GamePlay:
             # back in memory, is stored with the game, and its file is written when there is space.
             log.warning("record_not_written_by_referee", key=game.key, error=table.games[0].record_error)
         elif table.status != apb.TABLE_STATUS_DONE or len(table.games) != 1:
-            raise ArenaError(
-                f"the referee stopped table {table.table_id} of game {game.key} before it ended"
-            )
+            raise ArenaError(f"the referee stopped table {table.table_id} of game {game.key} before it ended")
         finished = table.games[0]
         result = finished.result
         seats = sorted(result.results, key=lambda r: r.seat)

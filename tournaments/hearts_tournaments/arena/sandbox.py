@@ -10,8 +10,11 @@ no other process, runs with no capabilities as uid 65534, and sees only:
 
 * the system's runtime, read-only: ``/usr``, ``/bin``, ``/sbin``, ``/lib*``, ``/etc`` (minus
   the shadow files and ``/etc/ssh``), a fresh ``/proc`` and a minimal ``/dev``;
-* this Python's prefixes (the interpreter, the virtual environment) and the project's
-  installed package folders, read-only, at the same paths (never the repository root);
+* for a built-in bot, or a command run by this very Python: this Python's prefixes (the
+  interpreter, the virtual environment) and the project's installed package folders, read-only,
+  at the same paths (never the repository root); for a bot naming a runtime instead, the
+  runtime's folder at ``/opt/hearts/runtimes/NAME`` and what its programs need
+  (:mod:`hearts_tournaments.arena.runtimes`); for any other bot, neither;
 * the bot's own files (:func:`hearts_tournaments.arena.entrants.bot_files`), read-only, same paths;
 * its seat token at :data:`INSIDE_TOKEN` (read-only) and the referee's socket;
 * a private size-capped tmpfs at :data:`INSIDE_SCRATCH`: its home, temp folder and cwd.
@@ -213,8 +216,10 @@ class SandboxSpec:
         files: The bot's own files and folders, bound read-only at the same paths.
         binds: Read-only (source, inside) binds laid over the rest: a snapshot of the bot's files
             (:mod:`hearts_tournaments.arena.snapshot`) in their place, outermost first.
-        extra: More folders bound read-only (the runtime, a program's prefix).
+        extra: More folders bound read-only (this Python, a program's prefix).
         limits: The bot's limits (the scratch size).
+        hidden: Folders covered by an empty read-only tmpfs once everything is bound (what a
+            runtime's interpreter prefix holds that is not the runtime's: its site-packages).
     """
 
     command: tuple[str, ...]
@@ -224,6 +229,7 @@ class SandboxSpec:
     extra: tuple[Path, ...] = ()
     limits: Limits = field(default_factory=Limits)
     binds: tuple[tuple[Path, Path], ...] = ()
+    hidden: tuple[Path, ...] = ()
 
 
 def bwrap_argv(bwrap: str, spec: SandboxSpec) -> list[str]:
@@ -269,6 +275,8 @@ def bwrap_argv(bwrap: str, spec: SandboxSpec) -> list[str]:
         argv += ["--ro-bind", str(path), str(path)]
     for source, inside in sorted(spec.binds, key=lambda bind: len(bind[1].parts)):
         argv += ["--ro-bind", os.path.abspath(source), str(inside)]
+    for path in spec.hidden:
+        argv += ["--size", "4096", "--perms", "0555", "--tmpfs", str(path), "--remount-ro", str(path)]
     argv += ["--dir", str(INSIDE_TOKEN.parent)]
     if spec.token_file is not None:
         argv += ["--ro-bind", os.path.abspath(spec.token_file), str(INSIDE_TOKEN)]

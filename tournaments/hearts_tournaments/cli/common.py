@@ -55,6 +55,15 @@ def plain_help() -> None:
         argument._hearts_plain = True  # type: ignore[attr-defined]
 
 
+def builtin_names() -> str:
+    """The built-in bots' names, from the registry (``hearts_client.bots.BUILTIN_BOTS``) in its
+    order, as prose: ``"random, heuristic, montecarlo or ismcts"``."""
+    from hearts_client.bots import BUILTIN_BOTS
+
+    *most, last = BUILTIN_BOTS
+    return f"{', '.join(most)} or {last}" if most else last
+
+
 @contextlib.contextmanager
 def log_to_file(path: Path) -> Iterator[None]:
     """Sends the log (the runner's and the in-process referee's) to a file as JSON lines.

@@ -4,7 +4,8 @@
 - Chromium and Playwright, which the web tests drive;
 - the SDK as installed (``cancellation-hearts-core`` and ``cancellation-hearts-sdk``);
 - whether ``python`` from ``PATH`` starts inside the tournament's sandbox, and imports the SDK
-  there (``command = ["python", "my_bot.py"]`` depends on it; a pyenv shim does not start).
+  there (``command = ["python", "my_bot.py"]`` depends on it; a pyenv shim does not start);
+- each runtime of :mod:`hearts_tournaments.arena.runtimes`: installed, stale or missing.
 
 Each is a :class:`~hearts_tournaments.arena.sandbox.Feature` line, as the isolation features are.
 """
@@ -17,6 +18,7 @@ import tempfile
 from importlib import metadata, util
 from pathlib import Path
 
+from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BotSpec
 from hearts_tournaments.arena.entrants import sandbox_extra
 from hearts_tournaments.arena.sandbox import Feature, SandboxSpec, bot_environment, bwrap_argv, find_bwrap
@@ -126,9 +128,36 @@ def path_python_feature() -> Feature:
     )
 
 
+def runtime_features() -> list[Feature]:
+    """One line per runtime a bot may name: installed (with its versions), stale or missing."""
+    out = []
+    for found in runtimes.states():
+        name = found.runtime.name
+        install = f"hearts runtime install {name}"
+        if found.missing:
+            install += f" (needs {', '.join(found.missing)}, missing here)"
+        if found.installed is None:
+            detail = f"missing: bots naming it cannot play here; {install}"
+        elif found.stale:
+            why = found.problem or "built from another installation than this one"
+            detail = f"stale ({why}): {install}"
+        else:
+            versions = ", ".join(f"{k} {v}" for k, v in found.installed.built.versions.items())
+            detail = f"{found.installed.folder} ({versions})"
+        ok = found.status == "installed"
+        out.append(Feature(f"runtime {name}", ok, detail, ok))
+    return out
+
+
 def more_features() -> tuple[Feature, ...]:
     """Everything :mod:`hearts doctor` checks besides isolation."""
-    return (*toolchain_features(), chromium_feature(), sdk_feature(), path_python_feature())
+    return (
+        *toolchain_features(),
+        chromium_feature(),
+        sdk_feature(),
+        path_python_feature(),
+        *runtime_features(),
+    )
 
 
 def _version(program: str) -> str:

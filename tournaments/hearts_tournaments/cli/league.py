@@ -21,6 +21,7 @@ from hearts_core.defaults import (
     DEFAULT_TIME_BANK_MS,
 )
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE
+from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.seeds import DealSecretError, read_deal_secret
 from hearts_tournaments.cli.common import MARKUP_MODE, fail, log_to_file
 from hearts_tournaments.cli.policy_options import (
@@ -30,13 +31,15 @@ from hearts_tournaments.cli.policy_options import (
     TimeBankMsOption,
     table_policy,
 )
+from hearts_tournaments.cli.signed import GamesOption, HeadOption, signed_line
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError, check_executor
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
-from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.league.store import HEADS, LeagueStore
+from hearts_tournaments.portal.accounts import name_refusal
 from hearts_tournaments.tournament.config import ExecutorKind
-from hearts_tournaments.tournament.preflight import check_entrants
-from hearts_tournaments.tournament.signing import SigningError
+from hearts_tournaments.tournament.preflight import preflight
+from hearts_tournaments.tournament.signing import PUBLISHED, SigningError, signing_key_for
 
 league_app = typer.Typer(
     rich_markup_mode=MARKUP_MODE,
@@ -55,6 +58,14 @@ OptionOption = Annotated[list[str] | None, typer.Option("--option", help="KEY=VA
 FilesOption = Annotated[list[Path] | None, typer.Option("--files", help="Files the bot sees in its sandbox.")]
 SandboxOption = Annotated[str | None, typer.Option("--sandbox", help="bwrap or none (trusted bots only).")]
 ProtocolOption = Annotated[str, typer.Option("--protocol", help="grpc or stdio, for a command bot.")]
+RuntimeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--runtime",
+        help=f"A runtime the competition provides, for a command bot: {runtimes.names()} "
+        "(`hearts runtime list`).",
+    ),
+]
 RayAddressHelp = 'With executor ray: the Ray head "host:port", or "auto"; "" starts a Ray on this machine.'
 AllowBrokenOption = Annotated[
     bool,
@@ -155,20 +166,30 @@ def _add(
     pinned: float | None,
     keep: bool = False,
     allow_broken: bool = False,
+    runtime: str | None = None,
 ) -> None:
+    if not update:
+        taken = name_refusal(folder, name)
+        if taken is not None:
+            raise fail(taken)
     with _open(folder) as store:
         try:
-            spec = commands.make_spec(name, command, builtin, option or (), files or (), sandbox, protocol)
+            spec = commands.make_spec(
+                name, command, builtin, option or (), files or (), sandbox, protocol, runtime=runtime
+            )
             # The version is its snapshot: what is checked here is what is validated and played.
             spec = commands.snapshot_files(store, spec)
         except LeagueError as exc:
             raise fail(str(exc)) from None
-        # The pre-flight check of `hearts tournament run`: it starts, joins and decides in its
+        # The pre-flight check of `hearts tournament run` (the bot test kit's quick levels in its
         # sandbox, or it is not added (`run` would only give it status error).
         # Its referee's and runner's log lines go to the league's log, as `run`'s do: the
         # terminal shows only the verdict.
         with log_to_file(folder / LEAGUE_LOG):
-            problems = check_entrants(tournament_config(store, (spec,)), folder / "logs", (spec,))
+            found = preflight(tournament_config(store, (spec,)), folder / "logs", (spec,))
+        problems = found.problems
+        for warning in found.warnings:
+            typer.echo(f"hearts: warning: {warning.line()}", err=True)
         for problem in problems:
             typer.echo(f"hearts: {'warning' if allow_broken else 'error'}: {problem.line()}", err=True)
         if problems and not allow_broken:
@@ -189,6 +210,7 @@ def add(
     files: FilesOption = None,
     sandbox: SandboxOption = None,
     protocol: ProtocolOption = "grpc",
+    runtime: RuntimeOption = None,
     pin: Annotated[
         float | None, typer.Option("--pin", help="A reference entrant: pin its official strength.")
     ] = None,
@@ -211,6 +233,7 @@ def add(
         False,
         pin,
         allow_broken=allow_broken,
+        runtime=runtime,
     )
 
 
@@ -224,6 +247,7 @@ def update(
     files: FilesOption = None,
     sandbox: SandboxOption = None,
     protocol: ProtocolOption = "grpc",
+    runtime: RuntimeOption = None,
     keep: Annotated[bool, typer.Option("--keep", help="Keep the old versions playing too.")] = False,
     allow_broken: AllowBrokenOption = False,
 ) -> None:
@@ -231,7 +255,21 @@ def update(
 
     The new version is checked first, as by `add`.
     """
-    _add(folder, name, command, builtin, option, files, sandbox, protocol, True, None, keep, allow_broken)
+    _add(
+        folder,
+        name,
+        command,
+        builtin,
+        option,
+        files,
+        sandbox,
+        protocol,
+        True,
+        None,
+        keep,
+        allow_broken,
+        runtime,
+    )
 
 
 @league_app.command()
@@ -300,6 +338,10 @@ def run(
             raise fail(f"--{exc}") from None
     log = folder / LEAGUE_LOG
     with _open(folder) as store, log_to_file(log):
+        try:  # refused before anything is played, as `hearts tournament run` does
+            signing_key_for(folder)
+        except SigningError as exc:
+            raise fail(str(exc)) from None
         try:
             stored = run_league(
                 store,
@@ -315,6 +357,9 @@ def run(
             typer.echo(f"stopped: {store.block_count()} blocks stored; `hearts league run` goes on", err=True)
             raise typer.Exit(130) from None
         typer.echo(f"{stored} blocks played; {store.block_count()} stored in all; its log: {log}")
+    line = signed_line(folder / PUBLISHED, "hearts league verify LEAGUE")
+    if line is not None:
+        typer.echo(f"{line}; the head after each block is in {folder / HEADS}")
 
 
 @league_app.command()
@@ -383,14 +428,19 @@ def verify(
             "Default: the organiser's key on this machine, else the key the folder names (said so).",
         ),
     ] = None,
+    games: GamesOption = None,
+    head: HeadOption = None,
 ) -> None:
     """Check every stored game: its record replays to its stored outcome, its signature and the chain hold.
 
+    Also every line of the published heads.jsonl (one per stored block) must be signed and in
+    the chain. A reader who kept a head (a line of heads.jsonl, or the head printed after a
+    run) checks with --head HEX (and --games N) that the league was not rolled back past it.
     Prints one line per problem and exits 1 if there is any; else a summary line and exit 0.
     """
     with _open(folder) as store:
         try:
-            problems, summary = commands.verify(store, public_key)
+            problems, summary = commands.verify(store, public_key, games, head)
         except SigningError as exc:
             raise fail(str(exc)) from None
     for problem in problems:

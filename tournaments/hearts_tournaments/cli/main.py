@@ -43,7 +43,13 @@ class _Hearts(LazyGroup):
         "submit": SubApp(
             "hearts_tournaments.cli.portal:submit",
             "Pack FOLDER and submit it as your next version; prints its status until active or error."
-            "\n\nExit 0 once active, 1 on error, 2 for a refused upload or a bad argument.",
+            "\n\nExit 0 once active, 1 on error, 2 for a refused upload or a bad argument. With `--check DIR`"
+            "\nnothing is sent: the bot test kit runs on the very archive (docs/BOT_TEST.md), exit 0 when"
+            "\nevery check passes, 1 when one fails.",
+        ),
+        "bot": SubApp(
+            "hearts_tournaments.cli.bot:bot_app",
+            "Run a built-in bot in one seat, or test your bot the way a competition runs it.",
         ),
         "tournament": SubApp(
             "hearts_tournaments.cli.tournament:tournament_app",
@@ -52,6 +58,10 @@ class _Hearts(LazyGroup):
         "league": SubApp(
             "hearts_tournaments.cli.league:league_app",
             "A continuous league: entrants added, updated and retired while games go on.",
+        ),
+        "runtime": SubApp(
+            "hearts_tournaments.cli.runtime:runtime_app",
+            'Runtimes the competition provides to bots (`runtime = "python-sdk"`): list and install them.',
         ),
         "web": SubApp(
             "hearts_tournaments.cli.web:web_app",
@@ -417,57 +427,14 @@ def host(
 
 
 @app.command()
-def bot(
-    name: Annotated[str, typer.Argument(help="Built-in bot: random, heuristic or montecarlo.")],
-    server: Annotated[
-        str, typer.Option("--server", envvar="HEARTS_SERVER", help="Referee address host:port.")
-    ] = "127.0.0.1:50051",
-    token: Annotated[
-        str | None,
-        typer.Option("--token", envvar="HEARTS_TOKEN", help="The seat's secret token (manual use only)."),
-    ] = None,
-    token_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--token-file",
-            envvar="HEARTS_TOKEN_FILE",
-            help="Read the seat's token from this file (safer than --token: not on the command line).",
-        ),
-    ] = None,
-    bot_name: Annotated[
-        str | None, typer.Option("--name", envvar="HEARTS_BOT_NAME", help="Name to announce (logs only).")
-    ] = None,
-    seed: Annotated[str | None, typer.Option("--seed", help="Seed of the bot's own random choices.")] = None,
-    tls_ca: Annotated[
-        Path | None, typer.Option("--tls-ca", help="Trust this CA (PEM) and connect with TLS.")
-    ] = None,
-) -> None:
-    """Run a built-in bot in one seat of a referee server (through the Python SDK)."""
-    from hearts_client.bots import make_bot
-    from hearts_client.sdk import BotRunError, TokenError, read_token, run
-
-    try:
-        player = make_bot(name, seed)  # a misspelt bot is told before a missing token
-    except ValueError as exc:
-        raise fail(str(exc)) from None
-    try:
-        token = read_token(token, token_file)
-    except TokenError as exc:
-        raise fail(str(exc)) from None
-    try:
-        run(player, server, token, name=bot_name or name, tls_ca=tls_ca)
-    except BotRunError as exc:
-        raise fail(str(exc), code=1) from None
-
-
-@app.command()
 def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of lines.")] = False,
 ) -> None:
     """Show which isolation features this machine offers and which the tournament runner uses.
 
     Then what else bots and tests need here: each example bot's toolchain, Chromium for the web
-    tests, the SDK, and whether `python` from PATH starts inside the sandbox and imports the SDK.
+    tests, the SDK, whether `python` from PATH starts inside the sandbox and imports the SDK, and
+    which runtimes bots may name are installed here (`hearts runtime list`).
     """
     from hearts_tournaments.arena.sandbox import machine_features, runner_choice
     from hearts_tournaments.cli.doctor import more_features

@@ -7,6 +7,7 @@ line on stderr and exit 2.
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from pathlib import Path
 from typing import Annotated
@@ -107,22 +108,45 @@ def invite(folder: Folder) -> None:
 
 
 def submit(
-    url: Annotated[str, typer.Argument(help="The portal's address (http(s)://HOST:PORT).")],
-    folder: Annotated[Path, typer.Argument(help="The bot's folder, holding bot.toml.")],
+    url: Annotated[
+        str | None, typer.Argument(help="The portal's address (http(s)://HOST:PORT).", show_default=False)
+    ] = None,
+    folder: Annotated[
+        Path | None, typer.Argument(help="The bot's folder, holding bot.toml.", show_default=False)
+    ] = None,
     token_file: Annotated[
-        Path, typer.Option("--token-file", help="A file holding your personal access token.")
-    ],
+        Path | None, typer.Option("--token-file", help="A file holding your personal access token.")
+    ] = None,
     wait: Annotated[
         bool, typer.Option("--wait/--no-wait", help="Wait until the bot is active or in error.")
     ] = True,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait at most.")] = 900.0,
+    check: Annotated[
+        Path | None,
+        typer.Option(
+            "--check",
+            help="Send nothing: pack DIR as it would be sent, check the archive as the portal does, and "
+            "run the bot test kit on it here (every level).",
+        ),
+    ] = None,
 ) -> None:
     """Pack FOLDER and submit it as your next version; prints its status until active or error.
 
-    Exit 0 once active, 1 on error, 2 for a refused upload or a bad argument.
+    Exit 0 once active, 1 on error, 2 for a refused upload or a bad argument. With `--check DIR`
+    nothing is sent: the bot test kit runs on the very archive (docs/BOT_TEST.md), exit 0 when
+    every check passes, 1 when one fails.
     """
     from hearts_tournaments.portal.client import SubmitError, pack, post_archive, status
 
+    if check is not None:
+        if url is not None or folder is not None:
+            raise fail("--check DIR tests DIR without sending it: give no URL or FOLDER with it")
+        _check_locally(check)
+        return
+    if url is None or folder is None or token_file is None:
+        raise fail(
+            "give the portal's URL, the bot's FOLDER and --token-file (or --check FOLDER to test it here)"
+        )
     try:
         token = token_file.read_text(encoding="utf-8").strip()
     except OSError as exc:
@@ -153,3 +177,20 @@ def submit(
         for line in reply["log"]:
             typer.echo(f"  {line}")
         raise typer.Exit(1)
+
+
+def _check_locally(folder: Path) -> None:
+    """``hearts submit --check``: the kit on the archive ``hearts submit`` would send."""
+    from hearts_tournaments.cli.common import log_to_file
+    from hearts_tournaments.kit.run import KitError
+    from hearts_tournaments.portal.client import SubmitError, check_archive_locally
+
+    with tempfile.TemporaryDirectory(prefix="hearts-check-") as scratch:
+        try:
+            with log_to_file(Path(scratch) / "kit.log"):
+                report = check_archive_locally(folder, Path(scratch))
+        except (SubmitError, KitError) as exc:
+            raise fail(str(exc)) from None
+    for line in report.without_files().text():
+        typer.echo(line)
+    raise typer.Exit(0 if report.passed else 1)

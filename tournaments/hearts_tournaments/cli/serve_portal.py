@@ -18,21 +18,35 @@ def _ready(url: str) -> None:
 
 
 def serve_portal(
-    folder: Path, host: str, port: int, insecure: bool, uploads: int, logins: int, per_address: int = 30
+    folder: Path,
+    host: str,
+    port: int,
+    insecure: bool,
+    uploads: int,
+    logins: int,
+    per_address: int,
+    body_timeout: float,
+    storage_mb: int,
 ) -> None:
     """Serves the league in ``folder`` with the portal; one line and exit 2 for a bad argument."""
     from hearts_tournaments.portal.app import Limits, make_portal_app
     from hearts_tournaments.web.app import serve
 
-    if uploads < 1 or logins < 1 or per_address < 1:
-        raise fail("--upload-limit, --upload-address-limit and --login-limit must be positive")
+    if min(uploads, logins, per_address, storage_mb) < 1 or not body_timeout > 0:
+        raise fail(
+            "--upload-limit, --upload-address-limit, --login-limit, --body-timeout and "
+            "--entrant-storage-mb must be positive"
+        )
+    limits = Limits(
+        logins_per_minute=logins,
+        uploads_per_hour=uploads,
+        uploads_per_address_hour=per_address,
+        body_seconds=body_timeout,
+        entrant_bytes=storage_mb << 20,
+    )
     try:
         LeagueStore.open(folder, read_only=True).close()
-        app, portal = make_portal_app(
-            folder,
-            Limits(logins_per_minute=logins, uploads_per_hour=uploads, uploads_per_address_hour=per_address),
-            secure=not insecure,
-        )
+        app, portal = make_portal_app(folder, limits, secure=not insecure)
     except (LeagueError, PortalError) as exc:
         raise fail(f"--submissions serves a league: {exc}") from None
     portal.worker.start()

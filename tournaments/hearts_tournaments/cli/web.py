@@ -96,8 +96,24 @@ def serve_command(
         int, typer.Option("--upload-address-limit", help="Portal uploads per address per hour.")
     ] = 30,
     login_limit: Annotated[
-        int, typer.Option("--login-limit", help="Portal sign-ins per address, and per account, per minute.")
+        int,
+        typer.Option(
+            "--login-limit",
+            help="Portal failed sign-ins (form or API token) per address, and per account, per minute.",
+        ),
     ] = 10,
+    body_timeout: Annotated[
+        float,
+        typer.Option(
+            "--body-timeout", help="Seconds a request's body may take to arrive at the portal (slower: 408)."
+        ),
+    ] = 120.0,
+    entrant_storage_mb: Annotated[
+        int,
+        typer.Option(
+            "--entrant-storage-mb", help="MiB of files one portal entrant's versions may keep in the league."
+        ),
+    ] = 256,
 ) -> None:
     """Serve one tournament folder read-only; pages update live while games are played.
 
@@ -109,7 +125,17 @@ def serve_command(
     if submissions:
         from hearts_tournaments.cli.serve_portal import serve_portal
 
-        serve_portal(folder, host, port, insecure_cookies, upload_limit, login_limit, upload_address_limit)
+        serve_portal(
+            folder,
+            host,
+            port,
+            insecure_cookies,
+            upload_limit,
+            login_limit,
+            upload_address_limit,
+            body_timeout,
+            entrant_storage_mb,
+        )
         return
     if not (folder / "tournament.sqlite").is_file() and not (folder / "league.sqlite").is_file():
         typer.echo(f"hearts web: {folder} holds no tournament yet; its pages appear once it does", err=True)

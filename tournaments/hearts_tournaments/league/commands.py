@@ -13,6 +13,7 @@ from typing import Any
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_core.record import GameRecord, RecordFileError
 from hearts_core.replay import replay
+from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BotProtocol, BotSpec
 from hearts_tournaments.arena.entrants import snapshot_spec
 from hearts_tournaments.arena.sandbox import SandboxKind
@@ -20,7 +21,7 @@ from hearts_tournaments.arena.snapshot import STORE, SnapshotError
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.ratings import TableRow
-from hearts_tournaments.league.store import LeagueStore, spec_to_json, version_hash
+from hearts_tournaments.league.store import HEADS, MAX_HEAD_LINE, LeagueStore, spec_to_json, version_hash
 from hearts_tournaments.tournament import signing
 
 #: Formats of ``show``.
@@ -41,11 +42,13 @@ def make_spec(
     sandbox: str | None = None,
     protocol: str = "grpc",
     workdir: Path | None = None,
+    runtime: str | None = None,
 ) -> BotSpec:
     """A bot spec from ``add``/``update``'s options.
 
     Raises:
-        LeagueError: not exactly one of command and builtin, an unknown built-in, a bad option.
+        LeagueError: not exactly one of command and builtin, an unknown built-in, a bad option,
+            an unknown runtime.
     """
     if (command is None) == (builtin is None):
         raise LeagueError("give exactly one of --command and --builtin")
@@ -60,6 +63,10 @@ def make_spec(
             )
         if files:
             raise LeagueError("only command bots have files of their own")
+        if runtime is not None:
+            raise LeagueError(
+                "only command bots take --runtime: built-in bots run on the runner's own Python"
+            )
         parsed: dict[str, int | float | str | bool] = {}
         for item in options:
             key, sep, value = item.partition("=")
@@ -82,9 +89,19 @@ def make_spec(
         raise LeagueError("--command is empty")
     if protocol not in tuple(BotProtocol):
         raise LeagueError(f'--protocol must be "grpc" or "stdio", not {protocol!r}')
+    if runtime is not None and runtime not in runtimes.RUNTIMES:
+        raise LeagueError(
+            f"--runtime must be one of {runtimes.names()} (`hearts runtime list`), not {runtime!r}"
+        )
     resolved = tuple((where / f).resolve() for f in files) if files else None
     return BotSpec(
-        name=name, command=argv, workdir=where, files=resolved, sandbox=kind, protocol=BotProtocol(protocol)
+        name=name,
+        command=argv,
+        workdir=where,
+        files=resolved,
+        sandbox=kind,
+        protocol=BotProtocol(protocol),
+        runtime=runtime,
     )
 
 
@@ -288,20 +305,24 @@ def list_games(store: LeagueStore, bot: str | None = None, status: str | None = 
     return out
 
 
-def verify(store: LeagueStore, public_key: str | None = None) -> tuple[list[str], str]:
+def verify(
+    store: LeagueStore, public_key: str | None = None, games: int | None = None, head: str | None = None
+) -> tuple[list[str], str]:
     """Checks every stored game: its record replays to its stored outcome, and its signature and
-    the chain hold (:mod:`hearts_tournaments.tournament.signing`; ``public_key`` as for ``hearts tournament
-    verify``).
+    the chain hold (:mod:`hearts_tournaments.tournament.signing`; ``public_key``, ``games`` and
+    ``head`` as for ``hearts tournament verify``: a head a reader kept must still be in the
+    chain); and every line of the published ``heads.jsonl`` is signed and in the chain.
 
     Returns:
         One line per problem, and the closing line.
 
     Raises:
-        SigningError: ``public_key`` is neither a key nor a published file.
+        SigningError: ``public_key`` is neither a key nor a published file, or ``games`` and
+            ``head`` are not a published point.
     """
     problems: list[str] = []
-    games = store.signed_games()
-    for key, summary, record in games:
+    stored_games = store.signed_games()
+    for key, summary, record in stored_games:
         try:
             stored = json.loads(summary)
         except ValueError as exc:
@@ -320,16 +341,78 @@ def verify(store: LeagueStore, public_key: str | None = None) -> tuple[list[str]
             problems.append(
                 f"{key}: stored totals {stored.get('totals')} but the record gives {replayed['totals']}"
             )
-    signer, signed_by, key_problems = signing.expected_signer(store.folder, public_key)
+    signer, signed_by, key_problems = signing.expected_signer(store.folder, public_key, games, head)
     problems.extend(key_problems)
+    notes: list[str] = []
     if signer is not None:
-        problems.extend(signing.verify_chain(games, store.signatures(), store.ledger_id, signer))
+        rows = store.signatures()
+        problems.extend(signing.verify_chain(stored_games, rows, store.ledger_id, signer))
+        heads_problems, note = _check_heads(
+            store.folder / HEADS, signing.chain_heads(rows, store.ledger_id), store.ledger_id, signer
+        )
+        problems.extend(heads_problems)
+        notes.append(note)
+    notes.append(signing.point_checked(signer))
     if problems:
-        return problems, f"verify: {len(problems)} problem(s) in {len(games)} stored games"
-    return (
-        problems,
-        f"verify: ok: {len(games)} games replay to their stored outcomes; every game signed, {signed_by}",
+        return problems, f"verify: {len(problems)} problem(s) in {len(stored_games)} stored games"
+    return problems, "; ".join(
+        (
+            f"verify: ok: {len(stored_games)} games replay to their stored outcomes",
+            f"every game signed, {signed_by}",
+            *notes,
+        )
     )
+
+
+#: Problem lines of ``heads.jsonl`` shown before the rest are counted.
+MAX_HEAD_PROBLEMS = 20
+
+
+def _check_heads(
+    path: Path, heads: Sequence[str], league_id: str, expected: signing.Published
+) -> tuple[list[str], str]:
+    """The problems of the published ``heads.jsonl`` (each line signed by the key, of this
+    league, blocks in order, its head the chain's after its count of games), and what the
+    closing line says of it."""
+    problems: list[str] = []
+    lines = 0
+    before = -1
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return [], f"no {HEADS} (a league stored before heads were published)"
+    except OSError as exc:
+        return [f"{HEADS}: cannot be read: {exc.strerror}"], ""
+    with handle:
+        number = 0
+        while line := handle.readline(MAX_HEAD_LINE + 1):
+            number += 1
+            where = f"{HEADS}: line {number}"
+            if len(line) > MAX_HEAD_LINE or not line.endswith(b"\n"):
+                problems.append(f"{where}: longer than {MAX_HEAD_LINE} bytes, or cut short")
+                if len(line) > MAX_HEAD_LINE:
+                    break
+                continue
+            try:
+                league, block, games, head = signing.read_head_line(line, expected.public_key)
+            except signing.SigningError as exc:
+                problems.append(f"{where}: {exc}")
+                continue
+            lines += 1
+            if league != league_id:
+                problems.append(f"{where}: of another league ({league[:32]!r})")
+            elif block <= before:
+                problems.append(f"{where}: block {block} after block {before}: lines were reordered")
+            elif not 0 <= games < len(heads) or heads[games] != head:
+                problems.append(
+                    f"{where}: block {block}'s head (after {games} games) is not in the chain: the league "
+                    "was rolled back past it, or changed"
+                )
+            before = max(before, block)
+    shown = problems[:MAX_HEAD_PROBLEMS]
+    if len(problems) > MAX_HEAD_PROBLEMS:
+        shown.append(f"{HEADS}: ... and {len(problems) - MAX_HEAD_PROBLEMS} more")
+    return shown, f"{HEADS}: {lines} blocks' heads, each signed and in the chain"
 
 
 def recompute(store: LeagueStore, form: str = "json") -> str:

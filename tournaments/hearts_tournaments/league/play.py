@@ -32,7 +32,7 @@ import grpc
 from hearts_core.deal import derive_seed
 from hearts_server.logs import get_logger
 from hearts_tournaments.arena.bots import BotSpec, Reuse
-from hearts_tournaments.arena.entrants import bot_files, check_files
+from hearts_tournaments.arena.entrants import bot_files, check_files, runtime_of
 from hearts_tournaments.arena.job import GameJob, ScheduledGame
 from hearts_tournaments.arena.local import Arena, ArenaError
 from hearts_tournaments.arena.outcome import GameOutcome
@@ -340,6 +340,10 @@ class _Loop:
         self.emit(f"{version.id}: {'active' if ok else 'error'}: {note}")
 
     def _sandbox_problem(self, spec: BotSpec) -> str | None:
+        try:
+            runtime_of(spec)
+        except SandboxError as exc:
+            return str(exc)
         if self.tconfig.sandbox_of(spec) is not SandboxKind.BWRAP:
             return None
         try:

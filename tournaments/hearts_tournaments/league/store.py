@@ -19,10 +19,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,7 @@ CREATE TABLE results (
     PRIMARY KEY (game, seat)
 );
 CREATE INDEX results_version ON results(version);
+CREATE INDEX games_block ON games(block);
 CREATE TABLE ratings (version TEXT PRIMARY KEY, mu REAL NOT NULL, sigma REAL NOT NULL,
                       blocks INTEGER NOT NULL, failed INTEGER NOT NULL, last_block INTEGER);
 CREATE TABLE rating_history (block INTEGER NOT NULL, version TEXT NOT NULL, mu REAL NOT NULL,
@@ -160,6 +162,7 @@ def spec_from_json(data: dict[str, Any], folder: Path | None = None) -> BotSpec:
         sandbox=SandboxKind(data["sandbox"]) if "sandbox" in data else None,
         protocol=BotProtocol(data.get("protocol", BotProtocol.GRPC.value)),
         snapshot=snapshot,
+        runtime=data.get("runtime"),
     )
 
 
@@ -273,10 +276,36 @@ class LeagueStore(MetaDatabase):
         if not read_only:  # a league from before signatures gets their table (its games unsigned)
             with contextlib.suppress(sqlite3.Error):
                 db.execute(signing.SCHEMA)
+                db.execute("CREATE INDEX IF NOT EXISTS games_block ON games(block)")
         return cls(folder, db)
 
     def _missing(self, key: str) -> Exception:
         return LeagueError(f"the league database lacks {key!r}")
+
+    # ------------------------------------------------------------------ published heads
+    def published_fields(self) -> dict[str, Any]:
+        """``published.json`` of a league says how many blocks its count and head cover."""
+        return {"blocks": self.block_count()}
+
+    def publish(self, folder: Path) -> dict[str, Any] | None:
+        """Writes ``published.json`` and appends to ``heads.jsonl`` a signed line per block stored
+        since its last line (:func:`append_heads`)."""
+        body = super().publish(folder)
+        if self.signer is not None:
+            append_heads(folder / HEADS, self.block_heads, self.signer)
+        return body
+
+    def block_heads(self, after: int = -1) -> list[tuple[int, int, str]]:
+        """Per stored block after ``after`` whose games are signed: ``(block, games, head)``, the
+        chain's count and head once the block was stored (a block is stored in one transaction,
+        so its last game's signature is the chain's end then)."""
+        rows = self._db.execute(
+            "SELECT last.block, s.seq, s.head FROM (SELECT g.block AS block, MAX(s.seq) AS seq "
+            "FROM games g JOIN signatures s ON s.key = g.key WHERE g.block > ? GROUP BY g.block) last "
+            "JOIN signatures s ON s.seq = last.seq ORDER BY last.block",
+            (after,),
+        ).fetchall()
+        return [(int(block), int(seq) + 1, str(head)) for block, seq, head in rows]
 
     def deal_secret(self) -> bytes:
         """The secret every deal and bot seed is keyed with."""
@@ -545,6 +574,69 @@ class LeagueStore(MetaDatabase):
                     int(outcome.retired[seat] or outcome.crashed[seat] or outcome.never_answered[seat]),
                 ),
             )
+
+
+#: The league's published heads: one signed JSON line per stored block, appended as blocks are
+#: stored (docs/SECURITY.md). A reader keeps a line; ``hearts league verify --head`` later
+#: fails when the chain no longer holds it (a rollback).
+HEADS = "heads.jsonl"
+#: The longest line of ``heads.jsonl`` read (one is about 250 bytes).
+MAX_HEAD_LINE = 4096
+
+
+def append_heads(
+    path: Path, heads_after: Callable[[int], Sequence[tuple[int, int, str]]], signer: signing.Signer
+) -> None:
+    """Appends a signed line for each block stored after the last one ``path`` holds
+    (``heads_after(block)`` gives their ``(block, games, head)``).
+
+    Only ever appended to: a line once written stays, so a league rolled back under it (its
+    database replaced by an earlier copy) leaves lines the chain no longer holds, which
+    ``verify`` reports. A last line cut short (a crash mid-write) stays, and the next starts on
+    a line of its own; a file whose last line cannot be read back is kept aside
+    (``heads.jsonl.unreadable``) and written again whole.
+    """
+    last = _last_block(path)
+    if last is None:
+        path.replace(path.with_name(f"{path.name}.unreadable"))
+        last = -1
+    lines = [signer.head_line(block, games, head) for block, games, head in heads_after(last)]
+    if not lines:
+        return
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+    try:
+        if os.fstat(fd).st_size and not _ends_with_newline(fd):
+            os.write(fd, b"\n")
+        os.write(fd, "".join(lines).encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _ends_with_newline(fd: int) -> bool:
+    return os.pread(fd, 1, os.fstat(fd).st_size - 1) == b"\n"
+
+
+def _last_block(path: Path) -> int | None:
+    """The block of the last whole line of ``heads.jsonl`` (-1: no file, or empty); None when it
+    cannot be read back."""
+    try:
+        with path.open("rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - 2 * MAX_HEAD_LINE))
+            tail = handle.read()
+    except FileNotFoundError:
+        return -1
+    except OSError:
+        return None
+    whole = tail[: tail.rfind(b"\n") + 1].splitlines()
+    if not whole:
+        return -1 if size == 0 else None
+    try:
+        block = json.loads(whole[-1])["block"]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return None
+    return block if type(block) is int else None
 
 
 @contextlib.contextmanager

@@ -8,10 +8,19 @@ needed: the secret is random, not a password. Rotating draws a new token (the ol
 session made with it stop working at once); revoking ends the account's access for good.
 
 Self-registration is off unless the organiser makes an invite code (``hearts league invite``):
-each code makes one account (stored hashed too).
+each code makes one account (stored hashed too). An account's name is its entrant's name in the
+league, so a name is one name whatever its case, and a name an entrant or an account holds is not
+to be had by registering (:func:`name_refusal`).
+
+A signed-in browser holds a session: a random id in its cookie, whose SHA-256 is a row of the
+``sessions`` table with the account and the token it was made with. Signing out removes the row,
+so every copy of the cookie stops working; rotating or revoking the token ends all the
+account's sessions; a session lasts :data:`SESSION_S` from its sign-in.
 
 Every account change and every submission is a row of the ``audit`` table (``hearts league
-entrant audit LG``).
+entrant audit LG``). Refusals that anyone can cause as often as they like (wrong tokens,
+forged forms, uploads over the rate limit) are counted, not listed: one row per kind, address
+and hour, whose ``count`` grows (:meth:`PortalStore.refusal`).
 """
 
 from __future__ import annotations
@@ -23,12 +32,14 @@ import json
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN
+from hearts_tournaments.league.config import LeagueError
+from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.tournament.store import FILE_MODE
 
 #: The portal's database file inside the league folder.
@@ -37,6 +48,15 @@ TOKEN_PREFIX = "chp_"
 #: Submission statuses: ``pending`` (accepted, waiting its turn), ``validating`` (its sandbox check,
 #: then its league version's validation game), ``active`` (it plays) or ``error`` (why, first log lines).
 PENDING, VALIDATING, ACTIVE, ERROR = "pending", "validating", "active", "error"
+#: Seconds a session lasts from its sign-in.
+SESSION_S = 8 * 3600
+#: Sessions one account holds at most (a sign-in past that ends its oldest).
+MAX_SESSIONS = 16
+#: Seconds of the window (a clock hour) in which one address's refusals of one kind share a row.
+REFUSAL_WINDOW_S = 3600
+#: Addresses whose anonymous refusals get rows of their own in a window; further ones share one
+#: row, under the address ``*``.
+REFUSAL_ADDRESSES = 1000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -61,7 +81,8 @@ CREATE TABLE IF NOT EXISTS submissions (
     status TEXT NOT NULL,
     version TEXT,
     message TEXT NOT NULL DEFAULT '',
-    log TEXT NOT NULL DEFAULT ''
+    log TEXT NOT NULL DEFAULT '',
+    report TEXT
 );
 CREATE TABLE IF NOT EXISTS audit (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -70,6 +91,13 @@ CREATE TABLE IF NOT EXISTS audit (
     address TEXT NOT NULL,
     action TEXT NOT NULL,
     detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_refusals ON audit (actor, action, address, at);
+CREATE TABLE IF NOT EXISTS sessions (
+    digest BLOB PRIMARY KEY,
+    account TEXT NOT NULL,
+    selector TEXT NOT NULL,
+    created REAL NOT NULL
 );
 """
 
@@ -128,6 +156,40 @@ def _new_token() -> tuple[str, str, bytes, bytes]:
     return f"{TOKEN_PREFIX}{selector}.{secret}", selector, salt, _digest(salt, secret)
 
 
+def _clash(name: str, holders: Iterable[tuple[str, str]], same: Collection[str] = ()) -> str | None:
+    """Why ``name`` is taken: by one of ``holders`` ((what, name) pairs) equal to it ignoring case,
+    unless exactly equal and a ``same`` kind of holder; or None."""
+    for what, holder in holders:
+        if holder.casefold() == name.casefold() and not (holder == name and what in same):
+            case = " (names that differ only in case are one name)" if holder != name else ""
+            return f"the name {name!r} is taken by {what} {holder!r}{case}: choose another"
+    return None
+
+
+def _entrants(folder: Path) -> list[str]:
+    """The league's entrants (none when ``folder`` holds no league)."""
+    try:
+        with LeagueStore.open(folder, read_only=True) as store:
+            return sorted({v.entrant for v in store.versions()})
+    except LeagueError:
+        return []
+
+
+def name_refusal(folder: Path, name: str) -> str | None:
+    """Why the organiser may not add an entrant ``name`` to the league in ``folder``: an account
+    (or another entrant) holds it but for its case; or None. An account's own entrant, named
+    exactly as the account, is its to add."""
+    holders = [("the league's entrant", e) for e in _entrants(folder)]
+    if (folder / PORTAL_DB).is_file():
+        with PortalStore(folder) as portal:
+            holders += [("the account", a.name) for a in portal.accounts()]
+    return _clash(name, holders, same=("the account", "the league's entrant"))
+
+
+def _session_digest(sid: str) -> bytes:
+    return hashlib.sha256(sid.encode()).digest()
+
+
 def _split(token: str) -> tuple[str, str] | None:
     token = token.strip()
     if not token.startswith(TOKEN_PREFIX):
@@ -157,6 +219,9 @@ class PortalStore:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA busy_timeout=30000")
             self._db.executescript(_SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(submissions)")}
+            if "report" not in columns:  # a portal made before the kit's reports were kept
+                self._db.execute("ALTER TABLE submissions ADD COLUMN report TEXT")
         except sqlite3.Error as exc:
             raise PortalError(f"{path} is not a portal database: {exc}") from None
         for name in (f"{PORTAL_DB}-wal", f"{PORTAL_DB}-shm"):
@@ -203,6 +268,43 @@ class PortalStore:
             (time.time(), actor, address, action, text),
         )
 
+    def refusal(self, actor: str, action: str, address: str, detail: dict[str, Any]) -> None:
+        """A refusal anyone can cause as often as they like (``actor`` ``?`` when anonymous).
+
+        The first of its kind (actor, action, address) in the clock hour is a row of the audit
+        log, with ``detail`` and ``count`` 1; the others count in that row (``count``, ``last``),
+        so a flood of them costs no more rows. Past :data:`REFUSAL_ADDRESSES` addresses in an
+        hour, further anonymous ones share the address ``*``.
+        """
+        now = time.time()
+        since = now - now % REFUSAL_WINDOW_S
+        with self._transaction() as db:
+            row = self._refusal_row(actor, action, address, since)
+            if row is None and actor == "?":
+                seen = db.execute(
+                    "SELECT COUNT(DISTINCT address) FROM audit WHERE actor = '?' AND at >= ?", (since,)
+                ).fetchone()[0]
+                if seen >= REFUSAL_ADDRESSES:
+                    address = "*"
+                    row = self._refusal_row(actor, action, address, since)
+            if row is None:
+                self.audit(actor, action, {**detail, "count": 1, "last": round(now, 3)}, address)
+                return
+            seq, text = row
+            counted = json.loads(text)
+            counted.update(count=int(counted.get("count", 1)) + 1, last=round(now, 3))
+            db.execute(
+                "UPDATE audit SET detail = ? WHERE seq = ?", (json.dumps(counted, sort_keys=True), seq)
+            )
+
+    def _refusal_row(self, actor: str, action: str, address: str, since: float) -> tuple[int, str] | None:
+        row = self._db.execute(
+            "SELECT seq, detail FROM audit WHERE actor = ? AND action = ? AND address = ? AND at >= ? "
+            "ORDER BY seq DESC LIMIT 1",
+            (actor, action, address, since),
+        ).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]))
+
     def audit_log(self) -> list[dict[str, Any]]:
         """Every audit row, oldest first."""
         rows = self._db.execute("SELECT seq, at, actor, address, action, detail FROM audit ORDER BY seq")
@@ -213,26 +315,37 @@ class PortalStore:
 
     # ------------------------------------------------------------------ accounts
     def add_account(self, name: str, address: str = "cli", actor: str = "organiser") -> str:
-        """Creates ``name``'s account; returns its token (shown once, stored hashed).
+        """Creates ``name``'s account (the organiser's); returns its token (shown once, stored hashed).
+
+        The name may be an entrant's of exactly that name (the organiser gives that entrant an
+        account), not one differing from an entrant's or an account's only in case.
 
         Raises:
-            PortalError: a bad name, or the account exists.
+            PortalError: a bad name, the account exists, or the name is taken.
         """
-        if not BOT_NAME_PATTERN.fullmatch(name):
-            raise PortalError(f"{name!r}: a name is letters, digits, '.', '_' or '-' (at most 40)")
-        token, selector, salt, digest = _new_token()
-        now = time.time()
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM accounts WHERE name = ?", (name,)).fetchone():
                 raise PortalError(
                     f"entrant {name!r} has an account already: `hearts league entrant rotate` gives it "
                     "a new token"
                 )
-            db.execute(
-                "INSERT INTO accounts VALUES (?, ?, ?, ?, ?, ?, NULL)",
-                (name, now, selector, salt, digest, now),
-            )
-            self.audit(actor, "account_added", {"entrant": name}, address)
+            return self._insert_account(name, address, actor, same=("the league's entrant",))
+
+    def _insert_account(self, name: str, address: str, actor: str, same: Collection[str] = ()) -> str:
+        """Inserts the account ``name`` (inside a transaction); its token."""
+        if not BOT_NAME_PATTERN.fullmatch(name):
+            raise PortalError(f"{name!r}: a name is letters, digits, '.', '_' or '-' (at most 40)")
+        holders = [("the account", a.name) for a in self.accounts()]
+        holders += [("the league's entrant", e) for e in _entrants(self.folder)]
+        taken = _clash(name, holders, same)
+        if taken is not None:
+            raise PortalError(taken)
+        token, selector, salt, digest = _new_token()
+        now = time.time()
+        self._db.execute(
+            "INSERT INTO accounts VALUES (?, ?, ?, ?, ?, ?, NULL)", (name, now, selector, salt, digest, now)
+        )
+        self.audit(actor, "account_added", {"entrant": name}, address)
         return token
 
     def rotate(self, name: str) -> str:
@@ -249,6 +362,7 @@ class PortalStore:
                 "WHERE name = ?",
                 (selector, salt, digest, time.time(), name),
             )
+            db.execute("DELETE FROM sessions WHERE account = ?", (name,))
             self.audit("organiser", "token_rotated", {"entrant": name})
         return token
 
@@ -262,6 +376,7 @@ class PortalStore:
             if self._account_row(name).revoked is not None:
                 raise PortalError(f"entrant {name!r} is revoked already")
             db.execute("UPDATE accounts SET revoked = ? WHERE name = ?", (time.time(), name))
+            db.execute("DELETE FROM sessions WHERE account = ?", (name,))
             self.audit("organiser", "account_revoked", {"entrant": name})
 
     def _account_row(self, name: str) -> Account:
@@ -330,6 +445,9 @@ class PortalStore:
     def register(self, code: str, name: str, address: str) -> str:
         """Spends an invite code on a new account ``name``; returns its token.
 
+        The name must be no account's and no entrant's, whatever its case (an invite never takes
+        over an entrant the organiser added); a name refused leaves the code unspent.
+
         Raises:
             PortalError: the code is wrong or used, or the name is bad or taken.
         """
@@ -342,9 +460,44 @@ class PortalStore:
                 ).fetchone()
             if row is None or parts is None or not hmac.compare_digest(_digest(row[0], parts[1]), row[1]):
                 raise PortalError("that invite code is wrong or used: ask the organiser for one")
+            token = self._insert_account(name, address, actor=f"invite {parts[0]}")
             db.execute("UPDATE invites SET used_by = ? WHERE selector = ?", (name, parts[0]))
-        token = self.add_account(name, address, actor=f"invite {parts[0]}")
         return token
+
+    # ------------------------------------------------------------------ sessions
+    def open_session(self, account: Account) -> str:
+        """A new session of ``account`` (signed in with its current token): its id, for the cookie.
+
+        Expired sessions go, and the account's oldest past :data:`MAX_SESSIONS`.
+        """
+        sid = secrets.token_urlsafe(32)
+        now = time.time()
+        with self._transaction() as db:
+            db.execute("DELETE FROM sessions WHERE created <= ?", (now - SESSION_S,))
+            db.execute(
+                "DELETE FROM sessions WHERE digest IN (SELECT digest FROM sessions WHERE account = ? "
+                "ORDER BY created DESC LIMIT -1 OFFSET ?)",
+                (account.name, MAX_SESSIONS - 1),
+            )
+            db.execute(
+                "INSERT INTO sessions VALUES (?, ?, ?, ?)",
+                (_session_digest(sid), account.name, account.selector, now),
+            )
+        return sid
+
+    def session(self, sid: str) -> str | None:
+        """The account of the live session ``sid``, or None: signed out, older than
+        :data:`SESSION_S`, or its token rotated or revoked since."""
+        row = self._db.execute(
+            "SELECT account, selector, created FROM sessions WHERE digest = ?", (_session_digest(sid),)
+        ).fetchone()
+        if row is None or row[2] <= time.time() - SESSION_S or not self.session_valid(row[0], row[1]):
+            return None
+        return str(row[0])
+
+    def end_session(self, sid: str) -> None:
+        """Signs the session ``sid`` out: every copy of its cookie stops working."""
+        self._db.execute("DELETE FROM sessions WHERE digest = ?", (_session_digest(sid),))
 
     # ------------------------------------------------------------------ submissions
     def add_submission(self, account: str, size: int, address: str) -> int:
@@ -388,6 +541,15 @@ class PortalStore:
             (sid,),
         ).fetchone()
         return None if row is None else Submission(*row)
+
+    def set_report(self, sid: int, report: str) -> None:
+        """Keeps the bot test kit's report of submission ``sid`` (JSON, bounded by its writer)."""
+        self._db.execute("UPDATE submissions SET report = ? WHERE id = ?", (report, sid))
+
+    def report(self, sid: int) -> str | None:
+        """The kit's report of submission ``sid`` as kept, or None (not checked, or refused before)."""
+        row = self._db.execute("SELECT report FROM submissions WHERE id = ?", (sid,)).fetchone()
+        return None if row is None else row[0]
 
     def submissions(self, account: str | None = None) -> list[Submission]:
         """Submissions, newest first (of one account, or all)."""

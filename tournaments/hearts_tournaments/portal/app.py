@@ -3,10 +3,12 @@
 Routes of its own (every other path is the public site, unchanged, except that it shows no bot
 logs at all: an entrant sees logs only of its own seats, logged in):
 
-* ``GET/POST /login``: a personal access token for a session. The session is a cookie signed
-  with the portal's key (Starlette's ``SessionMiddleware``, itsdangerous), ``HttpOnly``,
-  ``SameSite=Strict`` and ``Secure`` (unless ``--insecure-cookies``); it names the account and
-  its token's selector, so rotating or revoking the token ends it at once. ``POST /logout``.
+* ``GET/POST /login``: a personal access token for a session. The cookie (signed with the
+  portal's key by Starlette's ``SessionMiddleware``, ``HttpOnly``, ``SameSite=Strict`` and
+  ``Secure`` unless ``--insecure-cookies``) holds a random session id and the form's CSRF token;
+  the session itself is a row of ``portal.sqlite`` (:meth:`.accounts.PortalStore.open_session`),
+  so ``POST /logout`` ends it for every copy of the cookie, and rotating or revoking the token
+  ends all the account's sessions at once.
 * ``GET/POST /register``: an invite code for an account (only while an invite is unused).
 * ``GET /me``: the entrant's versions and status, ratings with intervals, submissions, games
   (replays from its own seat), the upload form. ``POST /me/submit``: the form's upload.
@@ -15,15 +17,23 @@ logs at all: an entrant sees logs only of its own seats, logged in):
   rotation of its deal is played); another seat's is refused. ``GET /me/files/VERSION[/PATH]``:
   its own version's files as stored.
 * ``POST /api/submissions`` and ``GET /api/submissions/ID`` with ``Authorization: Bearer TOKEN``.
+* ``GET /runtimes`` (and ``/runtimes.json``), public: the runtimes a bot may name in ``bot.toml``
+  and whether this machine has each (:mod:`hearts_tournaments.arena.runtimes`).
 
 Every form carries a per-session CSRF token, and a POST whose ``Origin`` is another site is
-refused. Logins are rate-limited per address, uploads per account and per address. Every
-login, submission and account change is in the audit log (``hearts league entrant audit``).
+refused. Failed sign-ins (by the form or by Bearer) are limited per address and per token
+selector, uploads per account and per address. Every body is read within a byte cap and a time
+limit whatever its headers say (:mod:`.intake`). Every login, submission and account change is
+in the audit log (``hearts league entrant audit``); refusals anyone can repeat are counted in
+one row per kind, address and hour.
 
-Uploads are checked in memory (:func:`.uploads.check_archive`) before anything is stored; the
-accepted ones are queued for one worker thread, which unpacks, checks in the sandbox and adds
-each as the entrant's next version (:func:`.uploads.submit_version`), then follows its league
-validation.
+An upload holds a place of the spool (``LEAGUE/spool``: a fixed number, two per entrant) from its
+first byte: its file is written there as it arrives, then checked (:func:`.uploads.check_archive`,
+one upload at a time, reading the file as a stream) once its token or session is known to be
+still valid; an accepted one is queued for one worker thread, which unpacks, checks in the
+sandbox and adds it as the entrant's next version (:func:`.uploads.submit_version`), gives its
+place back, then follows its league validation. The portal's memory does not grow with the
+uploads it takes.
 """
 
 from __future__ import annotations
@@ -36,7 +46,7 @@ import queue
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,16 +60,28 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 
+from hearts_tournaments.arena import runtimes
 from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.store import LeagueStore, Version
-from hearts_tournaments.portal.accounts import ERROR, PortalError, PortalStore, Submission
+from hearts_tournaments.portal.accounts import (
+    ERROR,
+    SESSION_S,
+    TOKEN_PREFIX,
+    Account,
+    PortalError,
+    PortalStore,
+    Submission,
+)
+from hearts_tournaments.portal.intake import BODY_SECONDS, Place, Refused, Spool, read_form, read_upload
+from hearts_tournaments.portal.kit_reports import load_report
 from hearts_tournaments.portal.uploads import (
-    MAX_ARCHIVE_BYTES,
+    MAX_ENTRANT_BYTES,
     CheckedArchive,
     UploadError,
     abandon_unchecked,
     check_archive,
+    storage_refusal,
     submit_version,
     sync_statuses,
 )
@@ -71,12 +93,8 @@ log = structlog.get_logger(__name__)
 TEMPLATES = Path(__file__).parent / "templates"
 WEB_TEMPLATES = Path(__file__).parent.parent / "web" / "templates"
 COOKIE = "hearts_portal"
-#: Seconds a session lasts.
-SESSION_S = 8 * 3600
 #: Seconds between the worker's looks at the league's validations.
 SYNC_S = 1.0
-#: Accepted submissions waiting for the worker at most (each holds its files in memory).
-MAX_QUEUED = 20
 #: Bytes of a log or file shown at most.
 MAX_SHOWN = 1024 * 1024
 LINKS = Links()
@@ -92,28 +110,45 @@ PAGE_HEADERS = {
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Rate limits: sign-ins a minute per address and per account, uploads an hour per account and
-    per address."""
+    """What one client may take: failed sign-ins a minute per address and per token selector,
+    uploads an hour per account and per address, seconds a request's body may take to arrive,
+    bytes of files one entrant's versions may keep."""
 
     logins_per_minute: int = 10
     uploads_per_hour: int = 12
     uploads_per_address_hour: int = 30
+    body_seconds: float = BODY_SECONDS
+    entrant_bytes: int = MAX_ENTRANT_BYTES
 
 
 class RateLimit:
-    """A sliding-window counter per key (in memory: one portal process)."""
+    """A sliding-window counter per key (in memory: one portal process); keys whose window is
+    empty are forgotten, so many keys tried once cost nothing for long."""
 
     def __init__(self, limit: int, window_s: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.limit = limit
         self.window = window_s
         self.clock = clock
         self.seen: dict[str, collections.deque[float]] = {}
+        self.sweep_at = 1024
 
     def _times(self, key: str) -> collections.deque[float]:
         times = self.seen.setdefault(key, collections.deque())
         while times and times[0] <= self.clock() - self.window:
             times.popleft()
         return times
+
+    def full(self, key: str) -> bool:
+        """Whether ``key`` is at its limit."""
+        return len(self._times(key)) >= self.limit
+
+    def add(self, key: str) -> None:
+        """Counts one more for ``key``."""
+        self._times(key).append(self.clock())
+        if len(self.seen) >= self.sweep_at:
+            for stale in [k for k in self.seen if not self._times(k)]:
+                del self.seen[stale]
+            self.sweep_at = max(1024, 2 * len(self.seen))
 
     def allow(self, key: str) -> bool:
         """Counts one more for ``key``; False when it is over the limit (not counted then)."""
@@ -122,20 +157,31 @@ class RateLimit:
 
 def allow_all(*limits: tuple[RateLimit, str]) -> bool:
     """Counts one more for every (limit, key) when none is at its limit; else counts none."""
-    held = [(limit, limit._times(key)) for limit, key in limits]
-    if any(len(times) >= limit.limit for limit, times in held):
+    if any(limit.full(key) for limit, key in limits):
         return False
-    for limit, times in held:
-        times.append(limit.clock())
+    for limit, key in limits:
+        limit.add(key)
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """An accepted upload waiting for the worker: its submission, entrant, spool place, checks."""
+
+    submission: int
+    entrant: str
+    place: Place
+    checked: CheckedArchive
 
 
 class Worker:
     """One thread that checks accepted uploads in turn and follows their league validation."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, spool: Spool, keep_bytes: int) -> None:
         self.folder = folder
-        self.jobs: queue.Queue[tuple[int, str, CheckedArchive] | None] = queue.Queue()
+        self.spool = spool
+        self.keep_bytes = keep_bytes
+        self.jobs: queue.Queue[Job | None] = queue.Queue()
         self.thread = threading.Thread(target=self._run, name="portal-worker", daemon=True)
         self.stopping = threading.Event()
 
@@ -160,14 +206,15 @@ class Worker:
                     job = None
                 try:
                     if job is not None:
-                        sid, name, checked = job
                         submit_version(
                             self.folder,
                             portal,
-                            sid,
-                            name,
-                            checked,
+                            job.submission,
+                            job.entrant,
+                            job.place.path,
+                            job.checked,
                             lambda line: log.info("portal", line=line),
+                            self.keep_bytes,
                         )
                     sync_statuses(self.folder, portal)
                 except Exception as exc:  # the worker goes on with the next submission
@@ -175,8 +222,11 @@ class Worker:
                     if job is not None:
                         with contextlib.suppress(Exception):
                             portal.set_submission(
-                                job[0], ERROR, "the portal failed while checking it: submit it again"
+                                job.submission, ERROR, "the portal failed while checking it: submit it again"
                             )
+                finally:
+                    if job is not None:
+                        self.spool.give_back(job.place)
 
 
 def _address(request: Request) -> str:
@@ -184,17 +234,19 @@ def _address(request: Request) -> str:
 
 
 class Portal:
-    """The state behind the routes: the folder, the portal database, limits, the worker."""
+    """The state behind the routes: the folder, the portal database, limits, the spool, the worker."""
 
     def __init__(self, folder: Path, limits: Limits, secure: bool) -> None:
         self.folder = folder
         self.db = PortalStore(folder)
         self.limits = limits
         self.secure = secure
-        self.logins = RateLimit(limits.logins_per_minute, 60.0)
+        self.failures = RateLimit(limits.logins_per_minute, 60.0)
         self.uploads = RateLimit(limits.uploads_per_hour, 3600.0)
         self.upload_addresses = RateLimit(limits.uploads_per_address_hour, 3600.0)
-        self.worker = Worker(folder)
+        self.spool = Spool(folder)
+        self.checking = asyncio.Lock()  # one archive checked at a time
+        self.worker = Worker(folder, self.spool, limits.entrant_bytes)
         self.env = Environment(
             loader=ChoiceLoader([FileSystemLoader(TEMPLATES), FileSystemLoader(WEB_TEMPLATES)]),
             autoescape=select_autoescape(["html"]),
@@ -203,15 +255,41 @@ class Portal:
 
     # ------------------------------------------------------------------ sessions
     def who(self, request: Request) -> str | None:
-        """The logged-in entrant, or None (a session whose token was rotated or revoked is ended)."""
-        name = request.session.get("who")
-        selector = request.session.get("sel")
-        if not isinstance(name, str) or not isinstance(selector, str):
+        """The signed-in entrant, or None (signed out, expired, or its token rotated or revoked)."""
+        sid = request.session.get("sid")
+        if not isinstance(sid, str):
             return None
-        if not self.db.session_valid(name, selector):
-            request.session.clear()
-            return None
+        name = self.db.session(sid)
+        if name is None:
+            request.session.pop("sid", None)
         return name
+
+    def sign_in(self, token: str, address: str) -> Account | Refused:
+        """The live account whose token this is, or why not.
+
+        Failures count per address and per the token's selector (the part that names the
+        account), :attr:`Limits.logins_per_minute` a minute each. An address past its limit is
+        refused whatever it sends; a selector past its limit refuses only wrong tokens, so
+        guesses at an account's token never lock its owner out.
+        """
+        limit = self.limits.logins_per_minute
+        if self.failures.full(f"address:{address}"):
+            return Refused(
+                429,
+                f"too many failed sign-ins from {address}: at most {limit} a minute; try again in a minute",
+            )
+        account = self.db.authenticate(token)
+        if account is not None:
+            return account
+        selector = f"selector:{token.strip()[len(TOKEN_PREFIX) : len(TOKEN_PREFIX) + 12]}"
+        if self.failures.full(selector):
+            return Refused(
+                429,
+                f"too many failed sign-ins for this account: at most {limit} a minute; try again in a minute",
+            )
+        self.failures.add(f"address:{address}")
+        self.failures.add(selector)
+        return Refused(401, "that token is wrong, rotated or revoked: ask the organiser for your current one")
 
     def csrf(self, request: Request) -> str:
         """The session's CSRF token (made on first use)."""
@@ -221,17 +299,24 @@ class Portal:
             request.session["csrf"] = token
         return token
 
-    def cross_site(self, request: Request, form: Any) -> str | None:
-        """Why a form POST is refused as cross-site, or None."""
+    def foreign(self, request: Request) -> str | None:
+        """Why a POST is refused for its ``Origin`` (another site's), or None."""
         origin = request.headers.get("origin")
         if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
             return f"a form posted from {origin[:80]} is refused: post it from this site's own page"
+        return None
+
+    def cross_site(self, request: Request, form: Mapping[str, str]) -> str | None:
+        """Why a form POST is refused as cross-site, or None."""
+        foreign = self.foreign(request)
+        if foreign is not None:
+            return foreign
         expected = request.session.get("csrf")
-        given = form.get("csrf") if form is not None else None
+        given = form.get("csrf")
         if (
             not isinstance(expected, str)
             or not isinstance(given, str)
-            or not hmac.compare_digest(expected, given)
+            or not hmac.compare_digest(expected.encode(), given.encode())
         ):
             return "the form's CSRF token is missing or wrong: reload the page and send it again"
         return None
@@ -252,70 +337,84 @@ class Portal:
         return self.page("portal_message.html", status, request, title="Portal", text=text)
 
     # ------------------------------------------------------------------ uploads
-    async def accept(self, request: Request, name: str) -> tuple[int, dict[str, Any]]:
-        """One upload, by form or API: the status and JSON of the answer."""
+    async def accept(
+        self, request: Request, name: str, still: Callable[[], str | None], form: bool
+    ) -> tuple[int, dict[str, Any]]:
+        """One upload, by form (``form``: its CSRF field checked) or API: the status and JSON of
+        the answer. ``still`` says why the token or session that sent it no longer holds, or
+        None: asked once the whole body has arrived, before anything is queued."""
         address = _address(request)
-        length = request.headers.get("content-length")
-        refused: str | None = None
-        status = 400
-        if not allow_all((self.uploads, f"account:{name}"), (self.upload_addresses, f"address:{address}")):
-            refused, status = (
-                f"too many uploads: at most {self.limits.uploads_per_hour} an hour per entrant and "
-                f"{self.limits.uploads_per_address_hour} per address; try again later",
-                429,
-            )
-        elif self.worker.jobs.qsize() >= MAX_QUEUED:
-            refused, status = (
-                f"the portal is checking {MAX_QUEUED} submissions already: try again in a few minutes",
-                503,
-            )
-        elif length is None or not length.isdigit():
-            refused, status = "send the upload with a Content-Length", 411
-        elif int(length) > MAX_ARCHIVE_BYTES + 64 * 1024:
-            refused, status = f"the upload is {length} bytes, more than {MAX_ARCHIVE_BYTES >> 20} MiB", 413
-        data = b""
-        if refused is None:
-            try:
-                form = await request.form(max_files=1, max_fields=4)
-            except Exception as exc:  # a malformed multipart body
-                form = None
-                refused = f"the upload is not a multipart form with a 'bot' file ({type(exc).__name__})"
-            upload = form.get("bot") if form is not None else None
-            if form is not None and request.url.path != "/api/submissions":
-                refused = self.cross_site(request, form)
-                status = 403 if refused else status
-            if refused is None:
-                if upload is None or isinstance(upload, str):
-                    refused = "the upload has no file field 'bot': send -F bot=@bot.tar.gz"
-                else:
-                    data = await upload.read(MAX_ARCHIVE_BYTES + 1)
-            if form is not None:
-                await form.close()
-        checked: CheckedArchive | None = None
-        if refused is None:
-            try:
-                checked = await asyncio.to_thread(check_archive, data)
-            except UploadError as exc:
-                refused = str(exc)
-        if refused is not None or checked is None:
-            why = refused or "refused"
-            self.db.refused(name, len(data), address, why)
-            log.info("portal_upload_refused", entrant=name, address=address, why=why)
+        place: Place | None = None
+        size = 0
+        try:
+            foreign = self.foreign(request) if form else None
+            if foreign is not None:  # refused before a byte of its body is read
+                raise Refused(403, foreign)
+            place = self.spool.take(name)
+            if not allow_all(
+                (self.uploads, f"account:{name}"), (self.upload_addresses, f"address:{address}")
+            ):
+                raise Refused(
+                    429,
+                    f"too many uploads: at most {self.limits.uploads_per_hour} an hour per entrant and "
+                    f"{self.limits.uploads_per_address_hour} per address; try again later",
+                )
+            upload = await read_upload(request, place.path, self.limits.body_seconds)
+            size = upload.file_bytes or 0
+            refused = self.cross_site(request, upload.fields) if form else None
+            if refused is not None:
+                raise Refused(403, refused)
+            async with self.checking:
+                checked = await asyncio.to_thread(check_archive, place.path)
+                adding = checked.unpacked_bytes + self.spool.waiting_bytes(name, place)
+                too_much = await asyncio.to_thread(self._storage, name, adding)
+                if too_much is not None:
+                    raise Refused(413, too_much)
+                self.spool.reserve(place, checked.unpacked_bytes)
+            # Asked now, with the whole body here and nothing awaited before it is queued.
+            ended = still()
+            if ended is not None:
+                raise Refused(401, ended)
+            sid = self.db.add_submission(name, size, address)
+            self.worker.jobs.put(Job(sid, name, place, checked))
+            place = None  # the worker's now: it gives the place back
+        except (Refused, UploadError, OSError) as exc:
+            if isinstance(exc, OSError):  # the spool's disk: nothing the entrant can mend
+                log.error("portal_spool_failed", entrant=name, error=repr(exc))
+                exc = Refused(503, f"the portal cannot store uploads now ({exc.strerror}): try again later")
+            status, why = (exc.status, exc.why) if isinstance(exc, Refused) else (400, str(exc))
+            if status == 429:  # as often as the entrant likes: counted, not listed
+                self.db.refusal(name, "submission_limited", address, {"why": why})
+            else:
+                self.db.refused(name, size, address, why)
+                log.info("portal_upload_refused", entrant=name, address=address, why=why)
             return status, {"error": why}
-        sid = self.db.add_submission(name, len(data), address)
-        self.worker.jobs.put((sid, name, checked))
+        finally:
+            if place is not None:
+                self.spool.give_back(place)
         submission = self.db.submission(sid)
         assert submission is not None
         return 202, {**submission.to_json(), "status_url": f"/me/submissions/{sid}"}
 
-    def bearer(self, request: Request) -> str | None:
-        """The entrant of the request's ``Authorization: Bearer`` token, or None."""
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
+    def _storage(self, name: str, adding: int) -> str | None:
+        with LeagueStore.open(self.folder, read_only=True) as store:
+            return storage_refusal(store, name, adding, self.limits.entrant_bytes)
+
+    def bearer(self, request: Request) -> Account | Refused:
+        """The account of the request's ``Authorization: Bearer`` token, or why not (the refusal
+        is in the audit log, counted)."""
+        address = _address(request)
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token:
-            return None
-        account = self.db.authenticate(token)
-        return None if account is None else account.name
+            answer: Account | Refused = Refused(
+                401, "no token: send Authorization: Bearer YOUR_TOKEN (the token the organiser gave you)"
+            )
+        else:
+            answer = self.sign_in(token, address)
+        if isinstance(answer, Refused):
+            action = "api_limited" if answer.status == 429 else "api_refused"
+            self.db.refusal("?", action, address, {"why": answer.why})
+        return answer
 
     # ------------------------------------------------------------------ the entrant's own data
     def own(self, name: str) -> dict[str, Any]:
@@ -377,47 +476,46 @@ def make_portal_app(
             "portal_login.html", request=request, title="Sign in", invites=portal.db.open_invites()
         )
 
+    async def form_of(request: Request, anonymous: str) -> dict[str, str] | Response:
+        """A small form's fields, or the answer refusing it (``anonymous``: the audit's action)."""
+        address = _address(request)
+        try:
+            fields = await read_form(request, portal.limits.body_seconds)
+        except Refused as exc:
+            portal.db.refusal("?", "body_refused", address, {"why": exc.why})
+            return portal.message(request, exc.status, exc.why)
+        refused = portal.cross_site(request, fields)
+        if refused is not None:
+            portal.db.refusal("?", anonymous, address, {"why": refused})
+            return portal.message(request, 403, refused)
+        return fields
+
     async def login(request: Request) -> Response:
         address = _address(request)
-        form = await request.form(max_files=0, max_fields=4)
-        refused = portal.cross_site(request, form)
-        if refused is not None:
-            portal.db.audit("?", "login_refused", {"why": refused}, address)
-            return portal.message(request, 403, refused)
-        token = str(form.get("token", ""))
-        # Per address, and per account (the token's selector: guesses at a known account's secret).
-        selector = token.strip()[4:16]
-        if not allow_all((portal.logins, f"address:{address}"), (portal.logins, f"selector:{selector}")):
-            portal.db.audit("?", "login_limited", {"selector": selector}, address)
-            return portal.message(
-                request,
-                429,
-                f"too many sign-ins from {address} or for this account: at most "
-                f"{limits_of().logins_per_minute} a minute; try again in a minute",
-            )
-        account = portal.db.authenticate(token)
-        if account is None:
-            portal.db.audit("?", "login_failed", "", address)
-            return portal.message(
-                request,
-                401,
-                "that token is wrong, rotated or revoked: ask the organiser for your current one",
-            )
+        fields = await form_of(request, "login_refused")
+        if isinstance(fields, Response):
+            return fields
+        token = fields.get("token", "")
+        signed = portal.sign_in(token, address)
+        if isinstance(signed, Refused):
+            action = "login_limited" if signed.status == 429 else "login_failed"
+            portal.db.refusal("?", action, address, {"selector": token.strip()[4:16]})
+            return portal.message(request, signed.status, signed.why)
         request.session.clear()
-        request.session.update(
-            {"who": account.name, "sel": account.selector, "csrf": secrets.token_urlsafe(32)}
-        )
-        portal.db.audit(account.name, "login", "", address)
+        request.session.update({"sid": portal.db.open_session(signed), "csrf": secrets.token_urlsafe(32)})
+        portal.db.audit(signed.name, "login", "", address)
         return RedirectResponse("/me", 303)
 
-    def limits_of() -> Limits:
-        return portal.limits
-
     async def logout(request: Request) -> Response:
-        form = await request.form(max_files=0, max_fields=4)
-        refused = portal.cross_site(request, form)
-        if refused is not None:
-            return portal.message(request, 403, refused)
+        fields = await form_of(request, "logout_refused")
+        if isinstance(fields, Response):
+            return fields
+        name = portal.who(request)
+        sid = request.session.get("sid")
+        if isinstance(sid, str):
+            portal.db.end_session(sid)
+        if name is not None:
+            portal.db.audit(name, "logout", "", _address(request))
         request.session.clear()
         return RedirectResponse("/login", 303)
 
@@ -428,16 +526,18 @@ def make_portal_app(
 
     async def register(request: Request) -> Response:
         address = _address(request)
-        form = await request.form(max_files=0, max_fields=4)
-        refused = portal.cross_site(request, form)
-        if refused is not None:
-            return portal.message(request, 403, refused)
-        if not portal.logins.allow(f"address:{address}"):
-            return portal.message(request, 429, f"too many attempts from {address}: try again in a minute")
+        fields = await form_of(request, "register_refused")
+        if isinstance(fields, Response):
+            return fields
+        if portal.failures.full(f"address:{address}"):
+            why = f"too many failed attempts from {address}: try again in a minute"
+            portal.db.refusal("?", "register_limited", address, {"why": why})
+            return portal.message(request, 429, why)
         try:
-            token = portal.db.register(str(form.get("invite", "")), str(form.get("name", "")), address)
+            token = portal.db.register(fields.get("invite", ""), fields.get("name", ""), address)
         except PortalError as exc:
-            portal.db.audit("?", "register_failed", {"why": str(exc)}, address)
+            portal.failures.add(f"address:{address}")
+            portal.db.refusal("?", "register_failed", address, {"why": str(exc)})
             return portal.message(request, 400, str(exc))
         return portal.page("portal_token.html", request=request, title="Your token", token=token)
 
@@ -453,7 +553,16 @@ def make_portal_app(
         name = portal.who(request)
         if name is None:
             return portal.message(request, 401, "sign in first: your session ended or was never made")
-        status, body = await portal.accept(request, name)
+
+        def still() -> str | None:
+            if portal.who(request) == name:
+                return None
+            return (
+                "your session ended while the upload arrived (signed out, or the token rotated or "
+                "revoked): nothing was queued; sign in and send it again"
+            )
+
+        status, body = await portal.accept(request, name, still, form=True)
         if status != 202:
             return portal.message(request, status, body["error"])
         return RedirectResponse(f"/me/submissions/{body['id']}", 303)
@@ -470,7 +579,10 @@ def make_portal_app(
         found = own_submission(request, name)
         if found is None:
             return portal.message(request, 404, "no submission of yours by that number")
-        return portal.page("portal_submission.html", request=request, title=f"submission {found.id}", s=found)
+        kit = load_report(portal.db, found.id)
+        return portal.page(
+            "portal_submission.html", request=request, title=f"submission {found.id}", s=found, kit=kit
+        )
 
     async def submission_json(request: Request) -> Response:
         name = portal.who(request)
@@ -518,26 +630,42 @@ def make_portal_app(
         return Response(body, media_type="text/plain; charset=utf-8", headers={"Cache-Control": "no-store"})
 
     async def api_submit(request: Request) -> Response:
-        name = portal.bearer(request)
-        if name is None:
-            portal.db.audit("?", "api_refused", "wrong, rotated or revoked token", _address(request))
-            return JSONResponse(
-                {"error": "the token is wrong, rotated or revoked: send Authorization: Bearer YOUR_TOKEN"},
-                401,
+        account = portal.bearer(request)
+        if isinstance(account, Refused):
+            return JSONResponse({"error": account.why}, account.status)
+        token = request.headers["authorization"].partition(" ")[2]
+
+        def still() -> str | None:
+            now = portal.db.authenticate(token)
+            if now is not None and now.name == account.name:
+                return None
+            return (
+                "the token was rotated or revoked while the upload arrived: nothing was queued; send "
+                "it again with your current token"
             )
-        status, body = await portal.accept(request, name)
+
+        status, body = await portal.accept(request, account.name, still, form=False)
         return JSONResponse(body, status)
 
     async def api_submission(request: Request) -> Response:
-        name = portal.bearer(request)
-        if name is None:
-            return JSONResponse({"error": "the token is wrong, rotated or revoked"}, 401)
-        found = own_submission(request, name)
+        account = portal.bearer(request)
+        if isinstance(account, Refused):
+            return JSONResponse({"error": account.why}, account.status)
+        found = own_submission(request, account.name)
         if found is None:
             return JSONResponse({"error": "no submission of yours by that number"}, 404)
         return JSONResponse(found.to_json())
 
+    async def runtimes_page(request: Request) -> Response:
+        listed = [s.to_json() for s in runtimes.states(staleness=False)]
+        return portal.page("portal_runtimes.html", request=request, title="Runtimes", runtimes=listed)
+
+    async def runtimes_json(request: Request) -> Response:
+        return JSONResponse([s.to_json() for s in runtimes.states(staleness=False)])
+
     routes = [
+        Route("/runtimes", runtimes_page, methods=["GET"]),
+        Route("/runtimes.json", runtimes_json, methods=["GET"]),
         Route("/login", login_page, methods=["GET"]),
         Route("/login", login, methods=["POST"]),
         Route("/logout", logout, methods=["POST"]),

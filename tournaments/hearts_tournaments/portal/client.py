@@ -1,19 +1,24 @@
-"""``hearts submit``'s side: pack a bot's folder and send it to the portal's API (standard library only)."""
+"""``hearts submit``'s side: pack a bot's folder and send it to the portal's API (standard library
+only), or test the packed archive here with the bot test kit (``hearts submit --check``)."""
 
 from __future__ import annotations
 
 import io
 import json
 import os
+import re
 import secrets
 import stat
 import tarfile
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hearts_tournaments.portal.uploads import MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILES
+
+if TYPE_CHECKING:
+    from hearts_tournaments.kit.report import Report
 
 #: Folders never packed.
 SKIPPED = frozenset({".git", "__pycache__", ".venv", "node_modules", "target"})
@@ -114,3 +119,27 @@ def status(url: str, token: str, sid: int) -> dict[str, Any]:
     target = url.rstrip("/") + f"/api/submissions/{sid}"
     request = urllib.request.Request(target, headers={"Authorization": f"Bearer {token}"})
     return _call(request, target)
+
+
+def check_archive_locally(folder: Path, scratch: Path) -> Report:
+    """Packs ``folder`` as :func:`pack` does, checks and unpacks the archive as the portal does
+    (:mod:`hearts_tournaments.portal.uploads`) into ``scratch``, and runs every level of the bot
+    test kit on the bot it makes, in the sandbox the league would run it in.
+
+    Raises:
+        SubmitError: the folder cannot be packed, or the portal would refuse the archive.
+        KitError: the bot cannot be tested at all.
+    """
+    from hearts_tournaments.kit.run import run_kit
+    from hearts_tournaments.portal.uploads import UploadError, bot_spec, check_archive, unpack
+
+    name = re.sub(r"[^A-Za-z0-9_.-]", "-", folder.resolve().name).strip("-.")[:40] or "bot"
+    try:
+        archive = pack(folder)
+        checked = check_archive(archive)
+        target = scratch / "bot"
+        unpack(archive, checked, target)
+        spec = bot_spec(name, checked, target)
+    except UploadError as exc:
+        raise SubmitError(f"the portal would refuse it: {exc}") from None
+    return run_kit(spec, scratch=scratch / "kit")

@@ -27,6 +27,7 @@ from hearts_client.bots import BUILTIN_BOTS
 from hearts_core.defaults import DEFAULT_POLICY, POLICY_KEYS, TablePolicy
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
 from hearts_server.table.settings import LIMITS as TABLE_LIMITS
+from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec, Reuse
 from hearts_tournaments.arena.sandbox import LIMIT_KEYS, Limits, SandboxKind
 from hearts_tournaments.tournament.gauntlet import GauntletSpec
@@ -192,7 +193,7 @@ TOURNAMENT_KEYS = frozenset(
         "luck_correction",
     }
 )
-_BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox", "protocol"})
+_BOT_KEYS = frozenset({"name", "builtin", "command", "options", "files", "sandbox", "protocol", "runtime"})
 #: Highest value of any key of [limits] (a terabyte of memory, eleven days of CPU).
 _LIMIT_MAXIMUM = 1_000_000
 #: Lowest value of each key of [limits].
@@ -475,7 +476,7 @@ def _bots(entries: Any, base_dir: Path) -> tuple[BotSpec, ...]:
                 raise ConfigError(
                     f"{where}.{key}",
                     f"unknown key: {_closest(key, _BOT_KEYS)}a bot has name, and builtin (with options) or "
-                    "command (with protocol, files), and sandbox",
+                    "command (with protocol, files, runtime), and sandbox",
                 )
         name = entry.get("name")
         if name is None:
@@ -530,9 +531,15 @@ def _bot(entry: dict[str, Any], where: str, name: str, base_dir: Path) -> BotSpe
             files=files,
             sandbox=sandbox,
             protocol=BotProtocol(protocol),
+            runtime=_runtime(entry["runtime"], f"{where}.runtime") if "runtime" in entry else None,
         )
     if "protocol" in entry:
         raise ConfigError(f"{where}.protocol", "only command bots take a protocol: built-in bots speak gRPC")
+    if "runtime" in entry:
+        raise ConfigError(
+            f"{where}.runtime",
+            "only command bots take a runtime: built-in bots run on the runner's own Python",
+        )
     builtin = entry["builtin"]
     known = ", ".join(sorted(BUILTIN_BOTS))
     if not isinstance(builtin, str) or builtin not in BUILTIN_BOTS:
@@ -555,6 +562,15 @@ def _bot(entry: dict[str, Any], where: str, name: str, base_dir: Path) -> BotSpe
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{where}.options", f"not accepted by {builtin!r}: {exc}") from None
     return BotSpec(name=name, builtin=builtin, options=dict(options), workdir=base_dir, sandbox=sandbox)
+
+
+def _runtime(value: Any, key: str) -> str:
+    """A runtime's name (whether this machine has it installed is checked when it runs)."""
+    if not isinstance(value, str) or value not in runtimes.RUNTIMES:
+        raise ConfigError(
+            key, f"must be one of {runtimes.names()} (`hearts runtime list`), not {_shown(value)}"
+        )
+    return value
 
 
 def _files(value: Any, key: str, base_dir: Path) -> tuple[Path, ...]:

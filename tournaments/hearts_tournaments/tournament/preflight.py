@@ -1,4 +1,4 @@
-"""The pre-flight check: every command entrant starts, joins and decides in its real sandbox.
+"""The pre-flight check: every command entrant passes the bot test kit's quick levels in its sandbox.
 
 Made before the first game of ``hearts tournament run`` and ``resume``, by ``hearts tournament
 check CONFIG`` and by ``hearts league add``. Two steps per ``command`` entrant (a built-in bot is
@@ -8,36 +8,45 @@ the project's own and is not checked):
    executed; every script it names (``bot.py``, ``bot.js``, ...) exists; and, sandboxed, each of
    them is inside what the sandbox shows the bot (the system's folders, this Python, the
    program's prefix and the bot's ``files``).
-2. For real: a one-hand game on an in-process referee, the entrant in one seat started exactly
-   as the tournament starts it (same sandbox, limits, protocol), the other seats played by the
-   referee. It must not exit before the game ends and must make a decision of its own.
+2. For real: the bot test kit's quick levels (:mod:`hearts_tournaments.kit`, ``process`` and
+   ``session``), the entrant started exactly as the tournament starts it (same sandbox, limits,
+   table policy, protocol): it starts, joins, decides, exits, stays in its limits, plays game
+   after game on one stream, answers again after a rejection and reconnects.
 
-A failure is an :class:`~hearts_tournaments.arena.failures.EntrantProblem`: one line naming the
-entrant, the cause (with
-the first error line of its log) and the fix. The check's logs go to
-``OUTPUT/logs/NAME/check.log`` (only the failing entrants' are kept).
+An entrant that fails a check that stops play (:attr:`~hearts_tournaments.kit.report.CheckResult.stops_play`:
+it does not start or join, its limits kill it, it never decides for itself or exits mid-game)
+cannot play: an :class:`~hearts_tournaments.arena.failures.EntrantProblem`, one line naming the
+entrant, that check (its verdict, with the first error line of its log) and the fix. An entrant
+that fails only other checks (a late answer, no second answer after a rejection) plays, with an
+:class:`EntrantWarning`: the referee answers for it where it fails, as in any game. The logs of
+both are kept in ``OUTPUT/logs/NAME/check.log``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
-import secrets
 import shutil
-import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from hearts_tournaments.arena.bots import BotProtocol, BotSpec, Reuse
-from hearts_tournaments.arena.entrants import bot_files, command_inside, sandbox_extra
-from hearts_tournaments.arena.failures import EntrantProblem, first_error_line
+from hearts_tournaments.arena.bots import BotSpec
+from hearts_tournaments.arena.entrants import (
+    bot_files,
+    command_inside,
+    runtime_of,
+    runtime_problem,
+    sandbox_extra,
+)
+from hearts_tournaments.arena.failures import EntrantProblem
 from hearts_tournaments.arena.folders import private_folder
-from hearts_tournaments.arena.job import GameJob, ScheduledGame
-from hearts_tournaments.arena.local import Arena, ArenaError
-from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.arena.sandbox import SYSTEM_DIRS, SandboxError, SandboxKind, bot_environment
 from hearts_tournaments.arena.snapshot import STORE, SnapshotError
+from hearts_tournaments.kit.catalogue import QUICK_LEVELS
+from hearts_tournaments.kit.report import CheckResult, Report
+from hearts_tournaments.kit.run import KitError, run_kit_async
+from hearts_tournaments.kit.table import Competition
 from hearts_tournaments.tournament.config import TournamentConfig
 from hearts_tournaments.tournament.snapshots import take_snapshot
 
@@ -45,8 +54,6 @@ from hearts_tournaments.tournament.snapshots import take_snapshot
 SCRIPT_SUFFIXES = frozenset(
     {".py", ".pyc", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".sh", ".jar", ".lua", ".php", ".jl", ".R"}
 )
-#: The check's game key (its bot's log is ``check-s0.log`` in the check's own folder).
-CHECK_KEY = "check"
 #: The check's log kept for a failing entrant, in ``OUTPUT/logs/NAME/``.
 CHECK_LOG = "check.log"
 
@@ -59,8 +66,22 @@ def paper_problem(config: TournamentConfig, spec: BotSpec) -> EntrantProblem | N
     base = spec.workdir.resolve()
     program = spec.command[0]
     env_path = bot_environment({}, Path("/tmp")).get("PATH")
+    sandboxed = config.sandbox_of(spec) is SandboxKind.BWRAP
     found: Path | None
-    if "/" in program:
+    problem = runtime_problem(spec)
+    if problem is not None:
+        return problem
+    runtime = runtime_of(spec, sandboxed)
+    mapped = runtime.installed.program(program) if runtime is not None else None
+    if mapped is not None:
+        found = Path(mapped)
+        if not os.access(found, os.X_OK):
+            return EntrantProblem(
+                spec.name,
+                f"its runtime {spec.runtime!r} maps {program!r} to {found}, which is not an executable file",
+                f"`hearts runtime install {spec.runtime} --force`",
+            )
+    elif "/" in program:
         found = Path(program) if os.path.isabs(program) else base / program
         if not found.exists():
             return EntrantProblem(
@@ -97,13 +118,14 @@ def paper_problem(config: TournamentConfig, spec: BotSpec) -> EntrantProblem | N
                 f"{base}",
             )
         scripts.append(path)
-    if config.sandbox_of(spec) is not SandboxKind.BWRAP:
+    if not sandboxed:
         return None
     files = bot_files(spec)
     shown = [
         *(Path(d) for d in SYSTEM_DIRS),
-        *sandbox_extra(spec, command_inside(spec), env_path),
+        *sandbox_extra(spec, command_inside(spec), env_path, runtime),
         *files,
+        *((runtime.installed.folder,) if runtime is not None else ()),
     ]
     for path in (found, *scripts):
         real = path.resolve()
@@ -119,10 +141,51 @@ def paper_problem(config: TournamentConfig, spec: BotSpec) -> EntrantProblem | N
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class Preflight:
+    """What the pre-flight check found.
+
+    Attributes:
+        problems: One per entrant that cannot play, in config order.
+        reports: The kit's report of each entrant it started (by name).
+    """
+
+    problems: list[EntrantProblem]
+    reports: dict[str, Report]
+    warnings: list[EntrantWarning] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class EntrantWarning:
+    """An entrant that plays, though it failed checks of the kit's quick levels that do not stop
+    play (a late answer, no second answer after a rejection, a stray stdout line, a bad exit).
+
+    Attributes:
+        bot: The entrant's name.
+        failed: The checks it failed, the first first.
+        log: Its check log, kept.
+    """
+
+    bot: str
+    failed: tuple[CheckResult, ...]
+    log: Path | None = None
+
+    def line(self) -> str:
+        """The warning as one line (without the ``hearts: warning:`` prefix)."""
+        first = self.failed[0]
+        more = f" (and {len(self.failed) - 1} more)" if len(self.failed) > 1 else ""
+        where = f" (log: {self.log})" if self.log is not None else ""
+        return (
+            f"entrant {self.bot!r} plays, but fails {first.name}{more}: {first.verdict}{where}; "
+            f"fix: {first.fix}; the referee answers for it where it fails (`hearts bot test` runs "
+            "every check)"
+        )
+
+
 def check_entrants(
     config: TournamentConfig, logs: Path, bots: tuple[BotSpec, ...] | None = None
 ) -> list[EntrantProblem]:
-    """Checks every command entrant (or ``bots``): on paper, then one hand each in its sandbox.
+    """Checks every command entrant (or ``bots``): on paper, then the kit's quick levels.
 
     Args:
         config: The tournament (its sandbox, limits and decision time apply).
@@ -132,6 +195,11 @@ def check_entrants(
     Returns:
         One problem per entrant that cannot play, in config order.
     """
+    return preflight(config, logs, bots).problems
+
+
+def preflight(config: TournamentConfig, logs: Path, bots: tuple[BotSpec, ...] | None = None) -> Preflight:
+    """:func:`check_entrants`, with the kit's report of each entrant it started."""
     logs = logs.absolute()  # the paths in the messages work from anywhere
     specs = tuple(s for s in (bots if bots is not None else config.bots) if s.command is not None)
     problems: dict[str, EntrantProblem] = {}
@@ -142,64 +210,71 @@ def check_entrants(
             problems[spec.name] = problem
         else:
             live.append(spec)
+    reports: dict[str, Report] = {}
+    warnings: list[EntrantWarning] = []
     if live:
-        for problem in asyncio.run(_live_checks(config, tuple(live), logs)):
+        found, reports, warnings = asyncio.run(_live_checks(config, tuple(live), logs))
+        for problem in found:
             problems[problem.bot] = problem
-    return [problems[s.name] for s in specs if s.name in problems]
+    return Preflight([problems[s.name] for s in specs if s.name in problems], reports, warnings)
+
+
+def competition_of(config: TournamentConfig, spec: BotSpec) -> Competition:
+    """What the kit tests ``spec`` for: the tournament's table, policy, limits and sandbox."""
+    return Competition(
+        table_size=config.table_size,
+        policy=config.policy,
+        limits=config.limits,
+        sandbox=config.sandbox_of(spec),
+        target_score=config.target_score,
+    )
 
 
 async def _live_checks(
     config: TournamentConfig, specs: tuple[BotSpec, ...], logs: Path
-) -> list[EntrantProblem]:
-    checking = dataclasses.replace(
-        config, bots=specs, reuse=Reuse.NEVER, max_hands=1, server="", concurrency=len(specs)
-    )
-    secret = secrets.token_bytes(32)
+) -> tuple[list[EntrantProblem], dict[str, Report], list[EntrantWarning]]:
+    """The kit's quick levels for each entrant (a few at a time), in a scratch folder."""
+    gate = asyncio.Semaphore(max(1, config.concurrency))
     with tempfile.TemporaryDirectory(prefix="hearts-check-") as scratch:
         folder = Path(scratch)
-        # A sandboxed entrant is checked as it plays: from a snapshot of its files (one taken
-        # before, or a copy of its own here), never from its author's live folder.
-        snapped: list[BotSpec] = []
-        refused: list[EntrantProblem] = []
-        for spec in specs:
+
+        async def one(spec: BotSpec) -> EntrantProblem | Report:
+            # A sandboxed entrant is checked as it plays: from a snapshot of its files (one taken
+            # before, or a copy of its own here), never from its author's live folder.
             try:
-                snapped.append(_snapshotted(config, spec, folder, logs.parent))
-            except (SandboxError, SnapshotError) as exc:
-                refused.append(
-                    EntrantProblem(spec.name, str(exc), "give the bot a folder of its own in files")
-                )
-        specs = tuple(snapped)
-        checking = dataclasses.replace(checking, bots=specs)
-        if not specs:
-            return refused
-        executor = Arena(checking, folder)
-        told: list[str] = []  # the runner's lines about processes that ended early
-        executor.notify = told.append
-        async with executor:
+                spec = _snapshotted(config, spec, folder, logs.parent)
+                async with gate:
+                    return await run_kit_async(
+                        spec, competition_of(config, spec), QUICK_LEVELS, scratch=folder / spec.name
+                    )
+            except (SandboxError, SnapshotError, KitError) as exc:
+                return EntrantProblem(spec.name, str(exc), "give the bot a folder of its own in files")
 
-            async def one(spec: BotSpec) -> EntrantProblem | GameOutcome:
-                n = config.table_size
-                seats = (spec.name, *(f"{CHECK_KEY}-{s}" for s in range(1, n)))
-                game = ScheduledGame(0, CHECK_KEY, 0, 0, "check", seats, ("check",) * n)
-                job = GameJob.of(game, (False, *(True,) * (n - 1)), secret)
-                try:
-                    outcome = await executor.play(job)
-                except ArenaError as exc:
-                    return EntrantProblem(spec.name, str(exc), "see the runner's log")
-                return outcome
-
-            results = await asyncio.gather(*(one(s) for s in specs))
-        # The executor has let every process exit: the logs are whole now.
-        problems = refused
+        results = await asyncio.gather(*(one(s) for s in specs))
+        problems: list[EntrantProblem] = []
+        reports: dict[str, Report] = {}
+        warnings: list[EntrantWarning] = []
         for spec, result in zip(specs, results, strict=True):
             if isinstance(result, EntrantProblem):
                 problems.append(result)
-            elif result.crashed[0] or result.never_answered[0] or result.retired[0]:
-                kept = _keep_log(folder / "logs" / spec.name / f"{CHECK_KEY}-s0.log", logs / spec.name)
-                start = f"entrant {spec.name!r} in game {CHECK_KEY} (seat 0) "
-                what = next((t[len(start) :].split("; log: ")[0] for t in told if t.startswith(start)), None)
-                problems.append(_live_problem(config, spec, result.crashed[0], what, kept))
-    return problems
+                continue
+            reports[spec.name] = result.without_files()
+            stopping = [c for c in result.failed if c.stops_play]
+            if stopping:
+                problems.append(_problem(spec, stopping[0], logs / spec.name))
+            elif result.failed:
+                first = result.failed[0]
+                log = Path(first.evidence.log_file) if first.evidence.log_file else None
+                kept = _keep_log(log, logs / spec.name) if log is not None else None
+                warnings.append(EntrantWarning(spec.name, tuple(result.failed), kept))
+    return problems, reports, warnings
+
+
+def _problem(spec: BotSpec, check: CheckResult, folder: Path) -> EntrantProblem:
+    """An entrant's first failed check as the one line the runner prints (its log kept)."""
+    log = Path(check.evidence.log_file) if check.evidence.log_file else None
+    kept = _keep_log(log, folder) if log is not None else None
+    return EntrantProblem(spec.name, f"{check.verdict} ({check.name})", check.fix, kept)
 
 
 def _snapshotted(config: TournamentConfig, spec: BotSpec, scratch: Path, output: Path) -> BotSpec:
@@ -225,65 +300,3 @@ def _keep_log(log: Path, folder: Path) -> Path | None:
     except OSError:
         return log
     return kept
-
-
-def _live_problem(
-    config: TournamentConfig, spec: BotSpec, crashed: bool, told: str | None, log: Path | None
-) -> EntrantProblem:
-    """Why a started entrant failed its hand (``told``: the runner's words on its exit), and the fix."""
-    assert spec.command is not None
-    if told is not None:
-        cause = f"it {told}"
-    else:
-        said = first_error_line(log) if log is not None else None
-        what = "exited before its game ended" if crashed else "never made a decision of its own"
-        cause = f"it {what}" + (f"; its log says {said!r}" if said else "; its log is empty")
-    where = f"the command of {spec.name!r}"
-    program = spec.command[0]
-    env_path = bot_environment({}, Path("/tmp")).get("PATH")
-    found = shutil.which(program, path=env_path) if "/" not in program else None
-    if found is not None and _is_script(Path(found)) and not _under_system(Path(found).resolve()):
-        # A shim (pyenv's, asdf's) or a wrapper: a script that runs what the sandbox hides.
-        example = sys.executable if Path(program).name.startswith("python") else f"the real path of {program}"
-        return EntrantProblem(
-            spec.name,
-            f"{program!r} on PATH is {found}, a script (a shim or wrapper) that runs what the sandbox "
-            f"does not show; {cause}",
-            f'name the interpreter itself in {where}, e.g. "{example}"',
-            log,
-        )
-    said_line = first_error_line(log) if log is not None else None
-    if said_line is not None and "bwrap: execvp" in said_line:
-        example = sys.executable if Path(program).name.startswith("python") else f"the full path of {program}"
-        return EntrantProblem(
-            spec.name,
-            f"its sandbox does not show the program {program!r}; {cause}",
-            f'name the program by a path the sandbox shows in {where}, e.g. "{example}", or add its folder '
-            "to the entrant's files",
-            log,
-        )
-    if spec.protocol is BotProtocol.STDIO and not crashed:
-        fix = (
-            "write one JSON line per request on stdout and flush after every line "
-            "(docs/PROTOCOL.md, stdin/stdout bots)"
-        )
-    elif config.sandbox_of(spec) is SandboxKind.BWRAP:
-        fix = (
-            "run the command by hand to see it start; inside the sandbox it runs in /tmp with no network "
-            "and sees only its files (docs/PROTOCOL.md, what a bot process gets)"
-        )
-    else:
-        fix = "run the command by hand in the config file's folder to see it start"
-    return EntrantProblem(spec.name, cause, fix, log)
-
-
-def _is_script(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(2) == b"#!"
-    except OSError:
-        return False
-
-
-def _under_system(path: Path) -> bool:
-    return any(path == Path(d) or Path(d) in path.parents for d in SYSTEM_DIRS)

@@ -12,7 +12,17 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from hearts_tournaments.tournament.results import PAIRED_MIN_DEALS, BotStanding, Interval, Pairing, Standings
+from hearts_tournaments.tournament.results import (
+    DIFFERED,
+    NO_CLEAR_DIFFERENCE,
+    PAIRED_MIN_DEALS,
+    PAIRED_QUESTION,
+    TIER_QUESTION,
+    BotStanding,
+    Interval,
+    Pairing,
+    Standings,
+)
 from hearts_tournaments.tournament.schedule import Balance
 
 
@@ -84,7 +94,7 @@ _PAIR_COLUMNS = (
     ("deals", "right"),
     ("mean place difference (95% CI)", "right"),
     ("P(first is better)", "right"),
-    ("", "left"),
+    ("differed on shared deals?", "left"),
 )
 
 
@@ -137,7 +147,7 @@ def _row(line: BotStanding) -> list[str]:
 def _pair_row(pair: Pairing) -> list[str]:
     d = pair.difference
     los = "-" if d.below_zero is None else _probability(d.below_zero)
-    verdict = "separated" if pair.separated else "" if d.interval is None else "not separated"
+    verdict = DIFFERED if pair.separated else "" if d.interval is None else NO_CLEAR_DIFFERENCE
     shown = _with_ci(d.mean, d.interval, 2, signed=True)
     return [f"{pair.a} − {pair.b}", str(d.clusters), shown, los, verdict]
 
@@ -211,12 +221,27 @@ def method_notes(standings: Standings) -> list[str]:
         "Ranked by strength: a batch Plackett-Luce fit of every game's finishing order (log-strength "
         "against the mean bot; exp(a - b) is the odds that a finishes ahead of b), 95% t interval "
         f"with the standard error of a bootstrap over deals ({standings.bootstrap_samples} resamples); "
-        "ties by mean place. Tier: neighbours in the ranking whose strength difference does not "
-        "exclude zero share a tier (a rule between rows in the table: the order across it is "
-        "established at 95%).",
+        "ties by mean place.",
+        verdicts_note(),
         "Mean place (1 = best) and points/hand: 95% Student-t intervals over deals (a deal and its "
         f"rotations are one unit); '{TOO_FEW_DEALS}' below 2 deals, and such a bot is ranked last.",
     ] + ([str(standings.luck["method"])] if standings.luck is not None else [])
+
+
+def verdicts_note() -> str:
+    """Which question each of the standings' two verdicts answers: the one place every form
+    (the notes under the tables, the Markdown, the web leaderboard) says it."""
+    return (
+        f'Two verdicts, two questions. The tier answers "{TIER_QUESTION}": from the strength '
+        "model, which weighs every game of both bots against every opponent, neighbours in the "
+        "ranking whose strength difference does not exclude zero at 95% share a tier (a rule "
+        "between rows in the table: the order across it is established). The paired line answers "
+        f'"{PAIRED_QUESTION}": from their places deal by deal over those deals alone, '
+        f"model-free, '{DIFFERED}' or '{NO_CLEAR_DIFFERENCE}' at 95%. The two "
+        "may disagree without contradicting each other: two bots in one tier may have differed on "
+        "the deals they shared, and bots in different tiers may show no clear difference on few "
+        "shared deals."
+    )
 
 
 def notes(standings: Standings) -> list[str]:
@@ -232,7 +257,8 @@ def notes(standings: Standings) -> list[str]:
         "Field: the mean strength of the opponents a bot sat with (the schedule's residual "
         "imbalance; strength accounts for it, mean place does not).",
         "Paired differences: mean place of the first minus the second, deal by deal over the deals "
-        "both played, with its t interval and the likelihood that the first is better.",
+        "both played, with its t interval, the likelihood that the first is better and the paired "
+        "verdict (above).",
         "Head-to-head: the share of their shared games in which the row bot finished ahead of the "
         "column bot (a tie counts half).",
     ]

@@ -125,6 +125,14 @@ LUCK_RATING_MODEL = (
     "plackett-luce (batch fit by Newton's method, Breslow ties, prior: 1 virtual win and loss against "
     "a reference), moved by one Newton step of the pairwise likelihood to the luck-corrected places"
 )
+#: The standings give two verdicts on a pair of bots, and they answer different questions (so
+#: they may differ without contradicting each other). Every form says so from here: the text
+#: and Markdown notes, the JSON's ``verdicts`` and the web page.
+TIER_QUESTION = "is their order established over the whole field?"
+PAIRED_QUESTION = "did the two differ on the deals both played?"
+#: The paired verdict's words (the tier's is the tier column and its rules: "separated").
+DIFFERED = "differed"
+NO_CLEAR_DIFFERENCE = "no clear difference"
 
 
 @dataclass(frozen=True, slots=True)
@@ -515,9 +523,10 @@ class Standings:
             line += f"; most of the other {rest} are too close to separate at any practical number of deals"
         paired = [s.paired for s in pairs if s.paired is not None]
         if paired:
+            differed = sum(p.separated for p in paired)
             line += (
-                f"; paired differences over at least {PAIRED_MIN_DEALS} shared deals separate "
-                f"{sum(p.separated for p in paired)} of {len(paired)}"
+                f"; on the deals they shared (at least {PAIRED_MIN_DEALS}), {differed} of {len(paired)} "
+                f"{DIFFERED} (paired differences: {PAIRED_QUESTION})"
             )
         return line
 
@@ -568,6 +577,18 @@ class Standings:
                 "bootstrap_samples": self.bootstrap_samples,
                 "min_deals": MIN_CLUSTERS,
                 "online_rating_model": "openskill.PlackettLuce (schedule order)",
+            },
+            "verdicts": {
+                "tier": {
+                    "question": TIER_QUESTION,
+                    "from": "the strength model (every game of both bots, against every opponent)",
+                    "keys": ["standings[].tier", "separation.neighbours[].separated"],
+                },
+                "paired": {
+                    "question": PAIRED_QUESTION,
+                    "from": "their places deal by deal over the deals both played (model-free)",
+                    "keys": ["paired[].separated", "separation.neighbours[].paired_separated"],
+                },
             },
             "standings": [s.to_json() for s in self.standings],
             "paired": [p.to_json() for p in self.pairings],

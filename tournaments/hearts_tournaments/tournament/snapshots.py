@@ -16,7 +16,7 @@ from typing import Any
 
 from hearts_tournaments.arena import snapshot
 from hearts_tournaments.arena.bots import BotSpec
-from hearts_tournaments.arena.entrants import check_files, snapshot_spec
+from hearts_tournaments.arena.entrants import check_files, runtime_of, snapshot_spec
 from hearts_tournaments.arena.sandbox import SandboxKind, require_bwrap
 from hearts_tournaments.tournament.config import TournamentConfig
 from hearts_tournaments.tournament.store import Store
@@ -32,11 +32,12 @@ def check_sandbox(config: TournamentConfig, output: Path, snapshotted: Collectio
         Warnings for the organiser: one per bot that runs without a sandbox.
 
     Raises:
-        SandboxError: bwrap is needed and missing, or a bot's files would show it the config
-            file or the output folder.
+        SandboxError: bwrap is needed and missing, a bot's files would show it the config
+            file or the output folder, or its runtime is not installed here.
     """
     unsandboxed = [spec.name for spec in config.bots if config.sandbox_of(spec) is SandboxKind.NONE]
     for spec in config.bots:
+        runtime_of(spec)
         if config.sandbox_of(spec) is SandboxKind.BWRAP and spec.name not in snapshotted:
             check_files(spec, output)
     if len(unsandboxed) < len(config.bots):

@@ -43,8 +43,9 @@ from hearts_tournaments.tournament.luck_correction import LuckCorrection
 from hearts_tournaments.tournament.results import Standings, compute_standings
 from hearts_tournaments.tournament.store import Store
 
-#: Bumped when the snapshot's form changes; a snapshot of another version is ignored.
-SNAPSHOT_VERSION = 1
+#: Bumped when the snapshot's form changes (2: the report's verdicts named by their questions);
+#: a snapshot of another version is ignored.
+SNAPSHOT_VERSION = 2
 #: After a background computation that took T seconds, the next starts no sooner than this
 #: many times T later: snapshots take at most about 1 / (1 + REST) of one core.
 REST = 3.0

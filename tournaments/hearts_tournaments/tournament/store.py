@@ -214,10 +214,17 @@ class MetaDatabase:
         return [(str(k), str(s), str(r)) for k, s, r in rows]
 
     def publish(self, folder: Path) -> dict[str, Any] | None:
-        """Writes ``published.json`` (key, count and chain head, signed); None without a signer."""
+        """Writes ``published.json`` (key, count and chain head, and :meth:`published_fields`,
+        signed); None without a signer."""
         if self.signer is None:
             return None
-        return self.signer.publish(folder, self.meta_or("name", folder.name), self._db)
+        return self.signer.publish(
+            folder, self.meta_or("name", folder.name), self._db, self.published_fields()
+        )
+
+    def published_fields(self) -> dict[str, Any]:
+        """What ``published.json`` says besides the key, the count and the head."""
+        return {}
 
     def set_meta(self, key: str, value: str) -> None:
         """Sets a value of the meta table, in a transaction of its own."""
@@ -234,6 +241,7 @@ class Store(MetaDatabase):
     def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
         self.path = path
         self._db = connection
+        self._schedule_digest: tuple[int, str] | None = None
 
     # ------------------------------------------------------------------ opening
     @staticmethod
@@ -424,6 +432,27 @@ class Store(MetaDatabase):
     def base_dir(self) -> Path:
         """The configuration file's folder."""
         return Path(self.meta("base_dir"))
+
+    def published_fields(self) -> dict[str, Any]:
+        """Whether the tournament is complete against its schedule: games stored (``played``) of
+        ``scheduled``, and the schedule's digest, so that a ``published.json`` signed before the
+        last games reads as incomplete, and one of another schedule as another tournament's."""
+        played = self.count()
+        scheduled, digest = self.schedule_digest()
+        return {
+            "played": played,
+            "scheduled": scheduled,
+            "schedule_sha256": digest,
+            "complete": played == scheduled,
+        }
+
+    def schedule_digest(self) -> tuple[int, str]:
+        """The number of scheduled games, and the sha256 of the stored schedule (as stored)."""
+        if self._schedule_digest is None:
+            text = self.meta("schedule")
+            scheduled = int(self._db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0])
+            self._schedule_digest = scheduled, hashlib.sha256(text.encode()).hexdigest()
+        return self._schedule_digest
 
     def deal_secret(self) -> bytes:
         """The secret the tournament's deals and bot seeds are derived from.

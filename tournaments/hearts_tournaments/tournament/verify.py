@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hearts_core.record import GameRecord, RecordFileError
 from hearts_core.record import places_of as places
@@ -64,6 +65,9 @@ class Verification:
     record_files: int
     problems: tuple[str, ...]
     signed_by: str = ""
+    #: What the closing line adds: whether the tournament is complete, and whether the count and
+    #: head were checked against a point kept outside the folder.
+    notes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -75,22 +79,29 @@ class Verification:
         if self.problems:
             return f"verify: {len(self.problems)} problem(s) in {self.games} stored games"
         files = f", {self.record_files} record files" if self.record_files else ""
-        return (
-            f"verify: ok: {self.games} games{files}: seeds, deals, records, outcomes and standings agree; "
-            f"every game signed, {self.signed_by}"
+        return "; ".join(
+            (
+                f"verify: ok: {self.games} games{files}: seeds, deals, records, outcomes and standings agree",
+                f"every game signed, {self.signed_by}",
+                *self.notes,
+            )
         )
 
 
-def verify_tournament(tournament: Tournament, public_key: str | None = None) -> Verification:
+def verify_tournament(
+    tournament: Tournament, public_key: str | None = None, games: int | None = None, head: str | None = None
+) -> Verification:
     """Checks every stored game of ``tournament``, its signatures and its standings (see the module's doc).
 
     Args:
         tournament: The tournament.
         public_key: The key the games must be signed by: as printed (``ed25519:…``), or the path
             of a published ``published.json`` (then its count and chain head are checked too).
+        games: The count of games published with the standings (with ``head``).
+        head: The chain's head after ``games`` games, as published (alone: anywhere in the chain).
 
     Raises:
-        SigningError: ``public_key`` is neither.
+        SigningError: ``public_key`` is neither, or ``games`` and ``head`` are not a published point.
     """
     store = tournament.store
     config = tournament.config
@@ -157,13 +168,42 @@ def verify_tournament(tournament: Tournament, public_key: str | None = None) -> 
         problems.extend(
             f"{SNAPSHOT_NAME}: {p}" for p in _compare_standings(kept.standings, reported, "snapshot")
         )
-    signer, signed_by, key_problems = signing.expected_signer(tournament.output, public_key)
+    signer, signed_by, key_problems = signing.expected_signer(tournament.output, public_key, games, head)
     problems.extend(key_problems)
+    claim: Mapping[str, Any] = {}
+    source = ""
     if signer is not None:
         problems.extend(
             signing.verify_chain(store.signed_games(), store.signatures(), store.ledger_id, signer)
         )
-    return Verification(games=len(stored), record_files=files, problems=tuple(problems), signed_by=signed_by)
+        claim, source = signer.body, signer.source
+    scheduled, digest = store.schedule_digest()
+    if "format" in claim and (claim.get("schedule_sha256"), claim.get("scheduled")) != (digest, scheduled):
+        problems.append(
+            f"published: {source} was signed over another schedule than the stored one: the schedule "
+            "(or the configuration it comes from) was changed"
+        )
+    notes = (_completeness(claim, source, len(stored), scheduled), signing.point_checked(signer))
+    return Verification(
+        games=len(stored), record_files=files, problems=tuple(problems), signed_by=signed_by, notes=notes
+    )
+
+
+def _completeness(claim: Mapping[str, Any], source: str, stored: int, scheduled: int) -> str:
+    """Whether the tournament is complete: the games stored against the schedule, and what the
+    signed ``published.json`` (from ``source``) said when it was signed: one signed before the
+    last games says they were not played yet."""
+    here = f"{stored} of {scheduled} scheduled games are stored"
+    if not claim:
+        return f"{here}; no signed {signing.PUBLISHED} says whether the tournament was complete"
+    if "format" not in claim:
+        return f"{here}; {source} was written by an older version and does not say whether it was complete"
+    if claim.get("complete") is True and stored == scheduled:
+        return f"complete: all {scheduled} scheduled games are stored, as {source} says"
+    return (
+        f"incomplete: {here}; {source} says {claim.get('played')} of {claim.get('scheduled')} were "
+        "played when it was signed"
+    )
 
 
 def _check_game(

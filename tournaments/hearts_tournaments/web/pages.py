@@ -17,7 +17,16 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from hearts_tournaments.tournament.report import method_notes
-from hearts_tournaments.tournament.results import PAIRED_MIN_DEALS, BotStanding, Interval, Standings
+from hearts_tournaments.tournament.results import (
+    DIFFERED,
+    NO_CLEAR_DIFFERENCE,
+    PAIRED_MIN_DEALS,
+    PAIRED_QUESTION,
+    TIER_QUESTION,
+    BotStanding,
+    Interval,
+    Standings,
+)
 from hearts_tournaments.web.links import Links
 from hearts_tournaments.web.meetings import share_intervals
 from hearts_tournaments.web.source import (
@@ -224,6 +233,10 @@ class Site:
             "in_rank_order": sort == "rank" and order == "asc" and len(lines) == len(standings.standings),
             "stored": self.source.version() if isinstance(self.source, TournamentSource) else None,
             "paired_min_deals": PAIRED_MIN_DEALS,
+            "tier_question": TIER_QUESTION,
+            "paired_question": PAIRED_QUESTION,
+            "differed": DIFFERED,
+            "no_clear_difference": NO_CLEAR_DIFFERENCE,
             "fragment_query": _encode(
                 {k: v for k, v in query.items() if k in ("sort", "order", "q", "quarantined")}
             ),

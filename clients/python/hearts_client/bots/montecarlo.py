@@ -30,7 +30,6 @@ from collections.abc import Sequence
 
 from hearts_client.bot import Bot, moon_choice
 from hearts_client.bots.heuristic import HeuristicBot
-from hearts_client.rollout import Position, policy_card
 from hearts_client.sampler import WorldSampler
 from hearts_client.sim import Game
 from hearts_core import rules
@@ -80,14 +79,14 @@ class MonteCarloBot(Bot):
             raise ValueError(f"time_limit must be positive, not {time_limit}")
         self.worlds = worlds
         self.time_limit = time_limit
-        self._passer = HeuristicBot(seed)
+        self._heuristic = HeuristicBot(seed)
 
     def reseed(self, seed: int | str) -> None:
         super().reseed(seed)
-        self._passer.reseed(seed)
+        self._heuristic.reseed(seed)
 
     def choose_pass(self, view: View) -> Sequence[Card]:
-        return self._passer.choose_pass(view)
+        return self._heuristic.choose_pass(view)
 
     def choose_play(self, view: View) -> Card:
         legal = view.legal
@@ -99,10 +98,9 @@ class MonteCarloBot(Bot):
             # Over gRPC the referee says how long this decision may take: use at most half of it,
             # so that a busy machine costs strength, not a timeout fault.
             limit = min(limit, self.time_left / 2) if limit is not None else self.time_left / 2
-        position = Position.from_view(view)
         sampler = WorldSampler(view)
         value = Objective(view)
-        favourite = policy_card(position, view.hand.once, view.hand.twice)
+        favourite = int(self._heuristic.choose_play(view))
         candidates = [int(c) for c in legal]
         sums = [0.0] * len(candidates)
         for _ in range(self.worlds):

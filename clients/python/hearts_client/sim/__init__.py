@@ -1,9 +1,9 @@
 """``hearts_client.sim``: a fast local copy of the game for rollouts, search and training.
 
 The backend is the native extension module ``hearts_sim`` (Rust, built from ``clients/sim/`` by
-``make install``) when it imports, else the pure-Python fallback :mod:`hearts_client.sim._python`
-built on ``hearts_core``. Both have the same API and give the same results for the same inputs
-and seeds. ``HEARTS_SIM_BACKEND=python`` or ``=native`` forces one; :data:`BACKEND` says which
+``make install``) when it imports, else the pure-Python fallback :mod:`hearts_client.sim._python`,
+a layer over ``hearts_core``'s engine (slower; no Rust needed). Both have the same API and give
+the same results for the same inputs and seeds. ``HEARTS_SIM_BACKEND=python`` or ``=native`` forces one; :data:`BACKEND` says which
 is in use. The API, the observation layout and the RNG are documented in ``docs/SIMULATOR.md``.
 """
 

@@ -1,28 +1,37 @@
-"""The pure-Python simulator backend: :class:`Game` and :class:`VecGame` on ``hearts_core``'s rules.
+"""The pure-Python simulator backend: :class:`Game` and :class:`VecGame`, a layer over ``hearts_core``.
 
 This is the fallback the SDK uses when the native module ``hearts_sim`` (built from
 ``clients/sim/``) is not installed. It has exactly the native module's API and gives the same
-results for the same inputs and seeds: the deals are ``hearts_core.deal.deal_hand``'s (or the
-simulator's own :func:`fast_deal`), the random policy draws from the generator :class:`Xoshiro`
-specified in ``docs/SIMULATOR.md`` exactly as the native module does, and
-the heuristic policy is the SDK's rollout policy (:mod:`hearts_client.rollout`).
-
-The state is kept as 52-bit masks like :class:`hearts_core.state.State`, without the record-grade
-bookkeeping (trick views, summaries) a simulator does not need; illegal actions raise
-:class:`IllegalAction` carrying the conformance code of ``hearts_core.errors`` and change nothing.
+results for the same inputs and seeds, and it holds no rule of its own: a game is a
+:class:`hearts_core.state.State`, the referee's engine, which deals, checks every action (its
+errors become :class:`IllegalAction` with the same conformance code), plays the tricks and
+scores the hands. What this module adds is the simulator's interface to it: the flat action
+space (a card, one passed card at a time, or a moon choice), the automatic next deal (the
+referee's :func:`hearts_core.deal.deal_hand` or the simulator's own :func:`fast_deal`), the
+random policy's generator :class:`Xoshiro` as ``docs/SIMULATOR.md`` specifies it, the
+observation tensor and clones. The heuristic policy is the SDK's heuristic bot itself
+(:class:`hearts_client.bots.heuristic.HeuristicBot`), asked with the View of the seat to act.
 """
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from hearts_client.bot import moon_choice
-from hearts_client.rollout import _choose, _threat
-from hearts_core.cards import BLACK_MARIA, CARDS, FULL_MASK, HEARTS_MASK, POINT_MASK, SUIT_MASKS, Suit
+from hearts_core.cards import CARDS, Card, CardSet
 from hearts_core.deal import deal_hand
-from hearts_core.rules import MOON_POINTS, MoonChoice, Rules
+from hearts_core.errors import BadDeal, HeartsError
+from hearts_core.replay import replay as _replay
+from hearts_core.rules import MoonChoice, Rules
+from hearts_core.state import PASS_COUNT, Phase, State, Trick
+from hearts_core.view import build_view
+
+if TYPE_CHECKING:
+    from hearts_client.bots.heuristic import HeuristicBot
 
 NUM_CARDS: Final = 52
 NUM_ACTIONS: Final = 54
@@ -33,16 +42,15 @@ PLAY: Final = 1
 MOON: Final = 2
 OVER: Final = 3
 PHASE_NAMES: Final = ("pass", "play", "moon", "over")
-PASS_COUNT: Final = 3
-HAND_POINTS: Final = 52
 
 _M64: Final = (1 << 64) - 1
-_QS: Final = int(BLACK_MARIA)
-_NON_POINT: Final = FULL_MASK & ~POINT_MASK
-_NON_HEART: Final = FULL_MASK & ~HEARTS_MASK
-_SUITS: Final = tuple(SUIT_MASKS)
-_POINTS: Final = tuple(13 if c == _QS else (1 if HEARTS_MASK >> c & 1 else 0) for c in range(52))
 _GOLDEN: Final = 0x9E3779B97F4A7C15
+#: The simulator's phase of each of the engine's (a game is dealt at once, never seen DEALING).
+_PHASES: Final = {Phase.PASSING: PASS, Phase.PLAYING: PLAY, Phase.MOON_CHOICE: MOON, Phase.GAME_OVER: OVER}
+_MOON_CHOICES: Final = {
+    MOON_SELF_MINUS_26: MoonChoice.SELF_MINUS_26,
+    MOON_OTHERS_PLUS_26: MoonChoice.OTHERS_PLUS_26,
+}
 
 
 def obs_size(players: int) -> int:
@@ -79,6 +87,11 @@ class IllegalAction(ValueError):
         self.seat = seat
 
 
+def _illegal(exc: HeartsError) -> IllegalAction:
+    """The engine's error as the simulator raises it: the same code, message and place."""
+    return IllegalAction(exc.code, exc.message, exc.hand, exc.play, exc.seat)
+
+
 # ------------------------------------------------------------------------------------- RNG
 def fnv1a(text: str) -> int:
     """FNV-1a (64 bits) of ``text``'s UTF-8 bytes: the seed hash of :func:`fast_deal` and VecGame."""
@@ -86,12 +99,6 @@ def fnv1a(text: str) -> int:
     for b in text.encode():
         h = ((h ^ b) * 0x100000001B3) & _M64
     return h
-
-
-def _split(players: int, deck: Sequence[int]) -> tuple[list[list[int]], list[int]]:
-    size = 104 // players
-    hands = [sorted(deck[seat * size : (seat + 1) * size]) for seat in range(players)]
-    return hands, sorted(deck[players * size :])
 
 
 def fast_deal(players: int, seed_hash: int, hand_index: int) -> tuple[list[list[int]], list[int]]:
@@ -111,7 +118,9 @@ def fast_deal(players: int, seed_hash: int, hand_index: int) -> tuple[list[list[
             j = (half * (i + 1)) >> 32
             deck[i], deck[j] = deck[j], deck[i]
             i -= 1
-    return _split(players, deck)
+    size = 104 // players
+    hands = [sorted(deck[seat * size : (seat + 1) * size]) for seat in range(players)]
+    return hands, sorted(deck[players * size :])
 
 
 class Xoshiro:
@@ -172,7 +181,7 @@ class Xoshiro:
         return out
 
 
-def _cards_of(mask: int) -> list[int]:
+def _bits(mask: int) -> list[int]:
     out = []
     while mask:
         low = mask & -mask
@@ -181,13 +190,43 @@ def _cards_of(mask: int) -> list[int]:
     return out
 
 
-def _with_twice(once: int, twice: int) -> list[int]:
+def _held(cards: CardSet) -> list[int]:
+    """The cards as sorted action numbers, a card held twice twice (without making Card objects)."""
+    if not cards.twice:
+        return _bits(cards.once)
     out = []
-    for c in _cards_of(once):
-        out.append(c)
-        if twice >> c & 1:
-            out.append(c)
+    for card in _bits(cards.once):
+        out.append(card)
+        if cards.twice >> card & 1:
+            out.append(card)
     return out
+
+
+def _cards(values: Sequence[int]) -> list[Card]:
+    """Action numbers as cards, or ``BAD_DEAL`` for one that is not a card."""
+    out = []
+    for value in values:
+        if not 0 <= value < NUM_CARDS:
+            raise IllegalAction("BAD_DEAL", f"card {value!r} is not a card")
+        out.append(CARDS[value])
+    return out
+
+
+def _cards_of(hands: Sequence[Sequence[int]]) -> list[list[Card]]:
+    return [_cards(hand) for hand in hands]
+
+
+def _trick(trick: Trick) -> tuple[int, list[int], int]:
+    return trick.leader, [int(c) for c in trick.cards], -1 if trick.winner is None else trick.winner
+
+
+@functools.cache
+def _heuristic() -> HeuristicBot:
+    """The SDK's heuristic bot: the simulator's heuristic policy (its choices use no randomness)."""
+    # Imported at first use: hearts_client.bots imports the search bots, which import this module.
+    from hearts_client.bots.heuristic import HeuristicBot
+
+    return HeuristicBot(0)
 
 
 Policy = str | Callable[["Game"], int]
@@ -209,47 +248,7 @@ class Game:
         ValueError: on rules ``hearts_core.rules.Rules`` refuses (``BadPlayerCount`` is one).
     """
 
-    __slots__ = (
-        "_broken",
-        "_dealt",
-        "_dup",
-        "_fast",
-        "_history",
-        "_hs",
-        "_kitty",
-        "_kitty_points",
-        "_kitty_taker",
-        "_last_hand",
-        "_last_trick",
-        "_leader",
-        "_led",
-        "_once",
-        "_p_once",
-        "_p_twice",
-        "_passer",
-        "_passes",
-        "_pending_points",
-        "_points",
-        "_received",
-        "_rng",
-        "_rules",
-        "_seed",
-        "_seen",
-        "_shooter",
-        "_taken",
-        "_to_play",
-        "_totals",
-        "_trick",
-        "_tricks",
-        "_twice",
-        "_voids",
-        "_waiting",
-        "_waiting_points",
-        "_winners",
-        "hand_index",
-        "phase",
-        "players",
-    )  # fmt: skip
+    __slots__ = ("_fast", "_history", "_last_trick", "_passed", "_received", "_rng", "_seed", "_state")
 
     def __init__(
         self,
@@ -263,30 +262,35 @@ class Game:
     ) -> None:
         if deal not in ("referee", "fast"):
             raise ValueError(f"deal must be 'referee' or 'fast', not {deal!r}")
-        self._setup(Rules(players, target_score, max_hands, first_dealer), seed, 0, None)
-        self._fast = deal == "fast"
-        hands, kitty = self._deal(0)
-        self._start(hands, kitty, None)
+        self._take(State(Rules(players, target_score, max_hands, first_dealer)), seed, deal == "fast", [])
+        self._deal_next()
 
-    def _deal(self, index: int) -> tuple[list[list[int]], list[int]]:
-        if self._fast:
-            return fast_deal(self.players, fnv1a(self._seed), index)
-        hands, kitty = deal_hand(self._rules, self._seed, index)
-        return [[int(c) for c in h] for h in hands], [int(c) for c in kitty]
-
-    def _setup(self, rules: Rules, seed: object, hand_index: int, totals: Sequence[int] | None) -> None:
-        self._rules = rules
-        self.players = rules.players
+    def _take(self, state: State, seed: object, fast: bool, history: list[list[int]]) -> None:
+        # The engine's state, and what the simulator keeps beside it.
+        self._state = state
         self._seed = str(seed)
-        self._hs = rules.hand_size
-        self.hand_index = hand_index
-        self._totals = [0] * rules.players if totals is None else [int(t) for t in totals]
-        self._history: list[list[int]] = []
-        self._winners: list[int] = []
-        self._fast = False
+        self._fast = fast
+        #: Scores of the hands before this game took up (``from_hands``' history).
+        self._history = history
+        #: Per seat, the cards passed so far this hand (one at a time), and those received.
+        self._passed: list[list[int]] = [[] for _ in range(state.players)]
+        self._received: list[list[int]] = [[] for _ in range(state.players)]
         self._rng = Xoshiro(0)
-        self._last_trick: tuple[int, list[int], int] | None = None
-        self._last_hand: dict[str, Any] | None = None
+        #: The last trick of the previous hand (``last_trick()`` before this hand completes one).
+        self._last_trick: Trick | None = None
+
+    def _deal_next(self) -> None:
+        state = self._state
+        index = state.hand_index + 1
+        if state.tricks:
+            self._last_trick = state.tricks[-1]
+        if self._fast:
+            hands, kitty = fast_deal(state.players, fnv1a(self._seed), index)
+            state.start_hand(_cards_of(hands), _cards(kitty))
+        else:
+            state.start_hand(*deal_hand(state.rules, self._seed, index))
+        self._passed = [[] for _ in range(state.players)]
+        self._received = [[] for _ in range(state.players)]
 
     @classmethod
     def from_hands(
@@ -312,108 +316,42 @@ class Game:
         (per earlier hand, its scores) becomes ``hand_scores_history()``.
 
         Raises:
-            IllegalAction: ``BAD_DEAL`` if the cards are not two decks in the right sizes.
+            IllegalAction: ``BAD_DEAL`` if the cards are not two decks in the right sizes, or the
+                totals, passes or history are not one per seat.
         """
         rules = Rules(players, target_score, max_hands, first_dealer)
         if totals is not None and len(totals) != players:
             raise IllegalAction("BAD_DEAL", f"expected {players} totals, not {len(totals)}")
         if hand_index < 0:
             raise IllegalAction("BAD_DEAL", f"hand_index must be 0 or more, not {hand_index}")
-        size = rules.hand_size
-        if len(hands) != players or any(len(h) != size for h in hands) or len(kitty) != rules.kitty_size:
-            raise IllegalAction(
-                "BAD_DEAL", f"expected {players} hands of {size} cards and a kitty of {rules.kitty_size}"
-            )
-        counts = [0] * 52
-        for card in (*(c for h in hands for c in h), *kitty):
-            if not 0 <= card < 52 or counts[card] == 2:
-                raise IllegalAction("BAD_DEAL", f"card {card!r} is not a card or appears more than twice")
-            counts[card] += 1
+        dealt, rest = _cards_of(hands), _cards(kitty)
         if passes is not None and (
             len(passes) != players
-            or any(len(p) not in (0, PASS_COUNT) or any(not 0 <= c < 52 for c in p) for p in passes)
+            or any(len(p) not in (0, PASS_COUNT) or any(not 0 <= c < NUM_CARDS for c in p) for p in passes)
         ):
             raise IllegalAction("BAD_DEAL", f"passes must be {players} lists of 0 or 3 cards")
+        for row in history or ():
+            if len(row) != players:
+                raise IllegalAction(
+                    "BAD_DEAL", f"each hand of history holds {players} scores, not {len(row)}"
+                )
+        state = State(rules, totals=totals, next_hand=hand_index)
+        try:
+            state.start_hand(dealt, rest, skip_passing=passes is not None)
+        except BadDeal as exc:
+            raise IllegalAction("BAD_DEAL", exc.message) from None
         game = cls.__new__(cls)
-        game._setup(rules, seed, hand_index, totals)
-        game._start([sorted(int(c) for c in h) for h in hands], sorted(int(c) for c in kitty), passes)
-        if history is not None:
-            game._history = [[int(v) for v in h] for h in history]
+        game._take(state, seed, False, [[int(v) for v in row] for row in history or ()])
+        if passes is not None:
+            for seat, cards in enumerate(passes):
+                game._passed[seat] = sorted(int(c) for c in cards)
+                game._received[state.pass_direction.target(seat, players)] = list(game._passed[seat])
         return game
-
-    # --------------------------------------------------------------------------- a hand
-    def _start(
-        self, hands: Sequence[Sequence[int]], kitty: Sequence[int], passes: Sequence[Sequence[int]] | None
-    ) -> None:
-        n = self.players
-        once = [0] * n
-        twice = [0] * n
-        for seat, hand in enumerate(hands):
-            o = t = 0
-            for card in hand:
-                bit = 1 << card
-                if o & bit:
-                    t |= bit
-                else:
-                    o |= bit
-            once[seat] = o
-            twice[seat] = t
-        self._once = once
-        self._twice = twice
-        self._dealt = [list(h) for h in hands]
-        self._kitty = list(kitty)
-        self._kitty_points = sum(_POINTS[c] for c in kitty)
-        self._trick: list[int] = []
-        self._tricks: list[tuple[int, list[int], int]] = []
-        self._led = self._seen = self._dup = 0
-        self._broken = False
-        self._points = [0] * n
-        self._taken = [0] * n
-        self._pending_points = self._kitty_points
-        self._waiting: list[int] = list(kitty)
-        self._waiting_points = 0
-        self._kitty_taker = -1
-        self._p_once = self._p_twice = 0
-        self._voids = [0] * n
-        self._shooter = -1
-        self._leader = (self._rules.dealer(self.hand_index) + 1) % n
-        self._to_play = self._leader
-        if passes is None:
-            self._passes: list[list[int]] = [[] for _ in range(n)]
-            self._received: list[list[int]] = [[] for _ in range(n)]
-            self._passer = 0
-            self.phase = PASS
-        else:
-            self._passes = [sorted(int(c) for c in p) for p in passes]
-            self._received = [[] for _ in range(n)]
-            for seat in range(n):
-                self._received[self._target(seat)] = list(self._passes[seat])
-            self._passer = n
-            self.phase = PLAY
 
     def _know_pass(self, seat: int, passed: Sequence[int], received: Sequence[int]) -> None:
         # A game started after the passes (from_view): the seat's own pass as it knows it.
-        self._passes[seat] = sorted(int(c) for c in passed)
+        self._passed[seat] = sorted(int(c) for c in passed)
         self._received[seat] = sorted(int(c) for c in received)
-
-    def _target(self, seat: int) -> int:
-        return (seat + (1 if self.hand_index % 2 == 0 else -1)) % self.players
-
-    def _deliver(self) -> None:
-        n = self.players
-        once, twice = self._once, self._twice
-        for seat in range(n):
-            target = self._target(seat)
-            self._received[target] = list(self._passes[seat])
-            for card in self._passes[seat]:
-                bit = 1 << card
-                if once[target] & bit:
-                    twice[target] |= bit
-                else:
-                    once[target] |= bit
-        for p in self._passes:
-            p.sort()
-        self.phase = PLAY
 
     @classmethod
     def from_view(cls, view: Any, world: Any, seed: str | int = "") -> Game:
@@ -431,36 +369,57 @@ class Game:
 
     # --------------------------------------------------------------------------- reading
     @property
+    def players(self) -> int:
+        """The table size."""
+        return self._state.players
+
+    @property
+    def phase(self) -> int:
+        """``PASS``, ``PLAY``, ``MOON`` or ``OVER``."""
+        return _PHASES[self._state.phase]
+
+    @property
+    def hand_index(self) -> int:
+        """The index of the hand in progress (at game over: of the last hand)."""
+        return self._state.hand_index
+
+    def _passer(self) -> int:
+        # As native: the seat to pass is the first seat that has not passed three cards.
+        return next((s for s, p in enumerate(self._passed) if len(p) < PASS_COUNT), self._state.players)
+
+    @property
     def current_player(self) -> int:
         """The seat to act: the passer, the player, the moon shooter; -1 when the game is over."""
-        phase = self.phase
-        if phase == PLAY:
-            return self._to_play
-        if phase == PASS:
-            return self._passer
-        if phase == MOON:
-            return self._shooter
+        state = self._state
+        phase = state.phase
+        if phase is Phase.PLAYING:
+            return state.to_play
+        if phase is Phase.PASSING:
+            return self._passer()
+        if phase is Phase.MOON_CHOICE:
+            assert state.moon_shooter is not None
+            return state.moon_shooter
         return -1
 
     @property
     def trick_index(self) -> int:
         """The index of the trick in progress (completed tricks this hand)."""
-        return len(self._tricks)
+        return len(self._state.tricks)
 
     @property
     def target_score(self) -> int:
         """The rules' target score."""
-        return self._rules.target_score
+        return self._state.rules.target_score
 
     @property
     def max_hands(self) -> int:
         """The rules' hand cap."""
-        return self._rules.max_hands
+        return self._state.rules.max_hands
 
     @property
     def first_dealer(self) -> int:
         """The dealer of hand 0."""
-        return self._rules.first_dealer
+        return self._state.rules.first_dealer
 
     @property
     def seed(self) -> str:
@@ -470,37 +429,39 @@ class Game:
     @property
     def dealer(self) -> int:
         """The current hand's dealer."""
-        return self._rules.dealer(self.hand_index)
+        return self._state.dealer
 
     def is_over(self) -> bool:
         """Whether the game has ended."""
-        return self.phase == OVER
+        return self._state.game_over
 
-    def _legal(self) -> int:
-        once = self._once[self._to_play]
-        if self._trick:
-            follow = once & _SUITS[self._led]
-            return follow or once
-        if not self._tricks:
-            return (once & _NON_POINT) or once
-        if not self._broken:
-            return (once & _NON_HEART) or once
-        return once
+    def _holding(self, seat: int) -> CardSet:
+        """``seat``'s cards; while passing, without those it has chosen to pass (the engine takes
+        them out of the hands only when every pass is in)."""
+        hand = self._state.hands[seat]
+        passed = self._passed[seat]
+        if not passed or self._state.phase is not Phase.PASSING:
+            return hand
+        hand = hand.copy()
+        for card in passed:
+            hand.remove(CARDS[card])
+        return hand
 
     def legal_mask(self) -> int:
         """The legal actions as a 54-bit int (bit ``a`` set when action ``a`` is legal)."""
-        phase = self.phase
-        if phase == PLAY:
-            return self._legal()
-        if phase == PASS:
-            return self._once[self._passer]
-        if phase == MOON:
-            return 3 << 52
+        state = self._state
+        phase = state.phase
+        if phase is Phase.PLAYING:
+            return state.legal_mask()
+        if phase is Phase.PASSING:
+            return self._holding(self._passer()).once
+        if phase is Phase.MOON_CHOICE:
+            return 3 << NUM_CARDS
         return 0
 
     def legal_actions(self) -> list[int]:
         """The legal actions, sorted and distinct (empty when the game is over)."""
-        return _cards_of(self.legal_mask())
+        return _bits(self.legal_mask())
 
     def legal_mask_into(self, buf: Any) -> None:
         """Writes the 54 legal flags (0/1) into a writable buffer of length 54."""
@@ -508,100 +469,122 @@ class Game:
         for a in range(NUM_ACTIONS):
             buf[a] = mask >> a & 1
 
+    def _seat(self, seat: int) -> int:
+        """``seat``, checked: a seat of this table (as the native module checks it)."""
+        if not 0 <= seat < self._state.players:
+            raise IndexError(f"seat must be 0..{self._state.players - 1}, not {seat}")
+        return seat
+
     def hand(self, seat: int) -> list[int]:
         """``seat``'s cards, sorted, duplicates repeated (during passing: not yet chosen to pass)."""
-        return _with_twice(self._once[seat], self._twice[seat])
+        return _held(self._holding(self._seat(seat)))
 
     def kitty(self) -> list[int]:
         """The kitty's cards, sorted."""
-        return list(self._kitty)
+        return sorted(int(c) for c in self._state.kitty)
 
     def trick(self) -> list[tuple[int, int]]:
         """The trick in progress as (seat, card) in playing order."""
-        n = self.players
-        return [((self._leader + i) % n, c) for i, c in enumerate(self._trick)]
+        state = self._state
+        if state.phase is not Phase.PLAYING:
+            return []
+        n, leader = state.players, state.current.leader
+        return [((leader + i) % n, int(c)) for i, c in enumerate(state.current.cards)]
 
     def tricks(self) -> list[tuple[int, list[int], int]]:
         """The completed tricks of this hand (at game over: the last hand): (leader, cards, winner or -1)."""
-        return [(leader, list(cards), winner) for leader, cards, winner in self._tricks]
+        return [_trick(t) for t in self._state.tricks]
 
     def points(self) -> list[int]:
         """Points collected this hand per seat, kitty included (at game over: the last hand's)."""
-        return list(self._points)
+        return list(self._state.points)
 
     def taken(self) -> list[int]:
         """Per seat, points of trick cards collected this hand, the kitty excluded (public)."""
-        return list(self._taken)
+        return list(self._state.public_taken)
 
     def set_aside_points(self) -> int:
         """Points of set-aside trick cards waiting for the next winner (public)."""
-        return self._waiting_points
+        return sum(c.points for c in self._state.public_waiting)
 
     def uncollected(self) -> list[int]:
         """Cards waiting for a trick winner (the kitty until taken); at hand end, nobody's."""
-        return sorted(self._waiting)
+        state = self._state
+        waiting = state.results[-1].uncollected if state.game_over else state.pending
+        return sorted(int(c) for c in waiting)
 
     @property
     def kitty_taker(self) -> int | None:
         """The seat that collected the kitty this hand, or None."""
-        return None if self._kitty_taker < 0 else self._kitty_taker
+        return self._state.kitty_taker
 
     @property
     def moon_shooter(self) -> int | None:
         """The seat that took every point this hand (once the last trick is done), or None."""
-        return None if self._shooter < 0 else self._shooter
+        return self._state.moon_shooter
 
     @property
     def hearts_broken(self) -> bool:
         """Whether a point card was played to a completed trick this hand."""
-        return self._broken
+        return self._state.hearts_broken
 
     @property
     def pass_direction(self) -> str:
         """``"left"`` or ``"right"``: where this hand's passes go."""
-        return "left" if self.hand_index % 2 == 0 else "right"
+        return self._state.pass_direction.value
 
     @property
     def obs_size(self) -> int:
         """The length of this game's observations."""
-        return obs_size(self.players)
+        return obs_size(self._state.players)
 
     def last_trick(self) -> tuple[int, list[int], int | None] | None:
         """The last completed trick (at the start of a hand, the previous hand's last): (leader,
         cards in playing order, winner or None when set aside); None before any trick completes."""
-        if self._last_trick is None:
+        tricks = self._state.tricks
+        last = tricks[-1] if tricks else self._last_trick
+        if last is None:
             return None
-        leader, cards, winner = self._last_trick
-        return leader, list(cards), None if winner < 0 else winner
+        return last.leader, [int(c) for c in last.cards], last.winner
 
     def last_hand(self) -> dict[str, Any] | None:
         """The last finished hand: ``{"index", "points", "scores", "moon", "uncollected",
         "kitty_taker"}``, or None before the first hand ends."""
-        return None if self._last_hand is None else dict(self._last_hand)
+        if not self._state.results:
+            return None
+        result = self._state.results[-1]
+        return {
+            "index": result.index,
+            "points": list(result.points),
+            "scores": list(result.scores),
+            "moon": result.moon,
+            "uncollected": [int(c) for c in result.uncollected],
+            "kitty_taker": result.kitty_taker,
+        }
 
     def passed(self, seat: int) -> list[int]:
         """The cards ``seat`` passed (so far) this hand, sorted."""
-        return sorted(self._passes[seat])
+        return sorted(self._passed[self._seat(seat)])
 
     def received(self, seat: int) -> list[int]:
         """The cards ``seat`` received this hand, sorted (empty until the passes are delivered)."""
-        return sorted(self._received[seat])
+        return sorted(self._received[self._seat(seat)])
 
     def totals(self) -> list[int]:
         """The game totals (before the hand in progress)."""
-        return list(self._totals)
+        return list(self._state.totals)
 
     def hand_scores_history(self) -> list[list[int]]:
         """What each hand finished in this game added to the totals, in order."""
-        return [list(h) for h in self._history]
+        return [list(h) for h in self._history] + [list(r.scores) for r in self._state.results]
 
     def returns(self) -> list[float]:
         """Minus the totals (higher is better): the final returns once the game is over."""
-        return [-float(t) for t in self._totals]
+        return [-float(t) for t in self._state.totals]
 
     def winners(self) -> list[int]:
         """The seats with the lowest total once the game is over, else empty."""
-        return list(self._winners)
+        return list(self._state.winners)
 
     # --------------------------------------------------------------------------- acting
     def apply_action(self, action: int) -> None:
@@ -609,94 +592,74 @@ class Game:
 
         Raises:
             IllegalAction: with the conformance code of the rule broken; nothing changes.
+            ValueError: for an int outside 0..53 (TypeError: not an int), as the native module.
         """
-        phase = self.phase
-        if phase == PLAY:
-            if not (isinstance(action, int) and 0 <= action < 52 and self._legal() >> action & 1):
-                self._why_not_play(action)
-            self._play(action)
-        elif phase == PASS:
+        action = operator.index(action)
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"an action is 0..{NUM_ACTIONS - 1}, not {action}")
+        state = self._state
+        phase = state.phase
+        if phase is Phase.PLAYING:
+            if action >= NUM_CARDS:
+                self._not_a_card(action)
+            try:
+                state.play(CARDS[action])
+            except HeartsError as exc:
+                raise _illegal(exc) from None
+        elif phase is Phase.PASSING:
             self._pass_one(action)
-        elif phase == MOON:
-            if action in (MOON_SELF_MINUS_26, MOON_OTHERS_PLUS_26):
-                self._finish_hand(action)
-            elif isinstance(action, int) and 0 <= action < 52:
+        elif phase is Phase.MOON_CHOICE:
+            if action < NUM_CARDS:
                 raise IllegalAction(
-                    "OUT_OF_TURN", "the moon shooter is to choose now", self.hand_index, None, self._shooter
+                    "OUT_OF_TURN",
+                    "the moon shooter is to choose now",
+                    state.hand_index,
+                    None,
+                    state.moon_shooter,
                 )
-            else:
-                raise IllegalAction("BAD_ACTION", f"actions are 0..53, not {action!r}")
+            state.choose_moon(_MOON_CHOICES[action])
         else:
-            raise IllegalAction("OUT_OF_TURN", "the game is over", self.hand_index)
+            raise IllegalAction("OUT_OF_TURN", "the game is over", state.hand_index)
+        if state.phase is Phase.DEALING:
+            self._deal_next()
 
     def step(self, action: int) -> list[int]:
         """Applies ``action`` as :meth:`apply_action` and returns the legal actions after it
         (the fast path for Python stepping: one call per decision)."""
         self.apply_action(action)
-        return _cards_of(self.legal_mask())
+        return _bits(self.legal_mask())
 
-    def _plays(self) -> int:
-        return len(self._tricks) * self.players + len(self._trick)
+    def _not_a_card(self, action: int) -> None:
+        state = self._state
+        raise IllegalAction(
+            "NOT_IN_HAND",
+            f"action {action} is not in the hand",
+            state.hand_index,
+            len(state.plays),
+            state.to_play,
+        )
 
-    def _why_not_play(self, card: object) -> None:
-        if not isinstance(card, int) or not 0 <= card < NUM_ACTIONS:
-            raise IllegalAction("BAD_ACTION", f"actions are 0..53, not {card!r}")
-        where = (self.hand_index, self._plays(), self._to_play)
-        if card >= 52:
-            raise IllegalAction("NOT_IN_HAND", f"action {card} is not in the hand", *where)
-        once = self._once[self._to_play]
-        bit = 1 << card
-        if not once & bit:
-            raise IllegalAction("NOT_IN_HAND", f"{CARDS[card]} is not in the hand", *where)
-        if self._trick:
-            suit = _SUITS[self._led]
-            if not bit & suit and once & suit:
-                raise IllegalAction(
-                    "MUST_FOLLOW_SUIT",
-                    f"{CARDS[card]} does not follow {Suit(self._led).name.lower()}",
-                    *where,
-                )
-        elif not self._tricks:
-            if bit & POINT_MASK and once & _NON_POINT:
-                raise IllegalAction(
-                    "FIRST_LEAD_RESTRICTED", "the first lead may not be a heart or the Black Maria", *where
-                )
-        elif bit & HEARTS_MASK and not self._broken and once & _NON_HEART:
+    def _pass_one(self, action: int) -> None:
+        seat = self._passer()
+        hand = self._state.hand_index
+        if action >= NUM_CARDS:
+            raise IllegalAction("OUT_OF_TURN", "a card is to be passed now", hand, None, seat)
+        card = CARDS[action]
+        if card not in self._holding(seat):
             raise IllegalAction(
-                "HEARTS_NOT_BROKEN", "hearts may not be led until a heart or QS is played", *where
+                "PASS_NOT_IN_HAND", f"{card} is not in the hand (or not that many copies)", hand, None, seat
             )
-        raise AssertionError(f"legal mask and checks disagree on {card}")  # pragma: no cover
+        self._passed[seat].append(action)
+        if len(self._passed[seat]) == PASS_COUNT:
+            self._pass_in(seat)
 
-    def _pass_one(self, card: object) -> None:
-        if not isinstance(card, int) or not 0 <= card < NUM_ACTIONS:
-            raise IllegalAction("BAD_ACTION", f"actions are 0..53, not {card!r}")
-        seat = self._passer
-        if card >= 52:
-            raise IllegalAction("OUT_OF_TURN", "a card is to be passed now", self.hand_index, None, seat)
-        bit = 1 << card
-        if self._twice[seat] & bit:
-            self._twice[seat] ^= bit
-        elif self._once[seat] & bit:
-            self._once[seat] ^= bit
-        else:
-            raise IllegalAction(
-                "PASS_NOT_IN_HAND",
-                f"{CARDS[card]} is not in the hand (or not that many copies)",
-                self.hand_index,
-                None,
-                seat,
-            )
-        passes = self._passes[seat]
-        passes.append(card)
-        if len(passes) == PASS_COUNT:
-            self._advance_passer()
-
-    def _advance_passer(self) -> None:
-        # As native: the seat to pass is the first seat that has not passed three cards.
-        n = self.players
-        self._passer = next((s for s in range(n) if len(self._passes[s]) < PASS_COUNT), n)
-        if self._passer == n:
-            self._deliver()
+    def _pass_in(self, seat: int) -> None:
+        """Hands ``seat``'s three cards to the engine; the last pass in delivers them all."""
+        state = self._state
+        state.pass_cards(seat, [CARDS[c] for c in self._passed[seat]])
+        if state.phase is Phase.PLAYING:
+            for source, cards in enumerate(self._passed):
+                self._received[state.pass_direction.target(source, state.players)] = list(cards)
 
     def apply_pass(self, seat: int, cards: Sequence[int]) -> None:
         """Passes three cards for ``seat`` at once (any seat that has passed none yet, as native).
@@ -704,37 +667,29 @@ class Game:
         Raises:
             IllegalAction: ``OUT_OF_TURN``, ``BAD_PASS_COUNT`` or ``PASS_NOT_IN_HAND``; nothing changes.
         """
-        if not 0 <= seat < self.players:
-            raise ValueError(f"seat must be 0..{self.players - 1}, not {seat}")
-        where = (self.hand_index, None, seat)
-        if self.phase != PASS or self._passes[seat]:
-            if self.phase == OVER:
+        state = self._state
+        if not 0 <= seat < state.players:
+            raise ValueError(f"seat must be 0..{state.players - 1}, not {seat}")
+        where = (state.hand_index, None, seat)
+        if state.phase is not Phase.PASSING or self._passed[seat]:
+            if state.game_over:
                 raise IllegalAction("OUT_OF_TURN", "the game is over", *where)
             raise IllegalAction("OUT_OF_TURN", f"seat {seat} may not pass now", *where)
         if len(cards) != PASS_COUNT:
             raise IllegalAction(
                 "BAD_PASS_COUNT", f"pass exactly {PASS_COUNT} cards, not {len(cards)}", *where
             )
-        once, twice = self._once[seat], self._twice[seat]
+        left = state.hands[seat].copy()
         for card in cards:
-            if not isinstance(card, int) or not 0 <= card < 52:
+            if not isinstance(card, int) or not 0 <= card < NUM_CARDS:
                 raise IllegalAction("PASS_NOT_IN_HAND", f"{card!r} is not a card", *where)
-            bit = 1 << card
-            if twice & bit:
-                twice ^= bit
-            elif once & bit:
-                once ^= bit
-            else:
+            if CARDS[card] not in left:
                 raise IllegalAction(
                     "PASS_NOT_IN_HAND", f"{CARDS[card]} is not in the hand (or not that many copies)", *where
                 )
-        if seat == self._passer:
-            for card in cards:
-                self._pass_one(int(card))
-            return
-        self._once[seat], self._twice[seat] = once, twice
-        self._passes[seat] = [int(c) for c in cards]
-        self._advance_passer()
+            left.remove(CARDS[card])
+        self._passed[seat] = [int(c) for c in cards]
+        self._pass_in(seat)
 
     def apply_play(self, card: int) -> None:
         """Plays ``card`` for the seat to play (``apply_action`` restricted to the play phase).
@@ -742,13 +697,16 @@ class Game:
         Raises:
             IllegalAction: ``OUT_OF_TURN`` outside play, else as :meth:`apply_action`.
         """
-        if self.phase != PLAY:
-            seat = self.current_player
-            if self.phase == OVER:
-                raise IllegalAction("OUT_OF_TURN", "the game is over", self.hand_index)
-            raise IllegalAction("OUT_OF_TURN", "no card is expected now", self.hand_index, None, seat)
-        if not (0 <= card < 52):
-            self._why_not_play(card)
+        state = self._state
+        if state.phase is not Phase.PLAYING:
+            if state.game_over:
+                raise IllegalAction("OUT_OF_TURN", "the game is over", state.hand_index)
+            raise IllegalAction(
+                "OUT_OF_TURN", "no card is expected now", state.hand_index, None, self.current_player
+            )
+        card = operator.index(card)
+        if not 0 <= card < NUM_CARDS:
+            self._not_a_card(card)
         self.apply_action(card)
 
     def apply_moon(self, choice: int | str) -> None:
@@ -762,144 +720,44 @@ class Game:
             choice = MOON_SELF_MINUS_26
         elif choice == MoonChoice.OTHERS_PLUS_26.value:
             choice = MOON_OTHERS_PLUS_26
-        if choice not in (MOON_SELF_MINUS_26, MOON_OTHERS_PLUS_26) or isinstance(choice, bool):
+        state = self._state
+        if choice not in _MOON_CHOICES or isinstance(choice, bool):
             raise IllegalAction(
                 "BAD_MOON_CHOICE",
                 f"moon choice must be 52, 53, 'self_minus_26' or 'others_plus_26', not {choice!r}",
-                self.hand_index,
+                state.hand_index,
             )
-        if self.phase != MOON:
-            if self.phase == OVER:
-                raise IllegalAction("OUT_OF_TURN", "the game is over", self.hand_index)
-            raise IllegalAction("OUT_OF_TURN", "no moon choice is expected now", self.hand_index)
-        self._finish_hand(int(choice))
-
-    def _play(self, card: int) -> None:
-        seat = self._to_play
-        bit = 1 << card
-        if self._twice[seat] & bit:
-            self._twice[seat] ^= bit
-        else:
-            self._once[seat] ^= bit
-        if self._p_once & bit:
-            self._p_twice |= bit
-        else:
-            self._p_once |= bit
-        trick = self._trick
-        if not trick:
-            self._led = card // 13
-        if card // 13 == self._led:
-            if self._seen & bit:
-                self._dup |= bit
-            else:
-                self._seen |= bit
-        else:
-            self._voids[seat] |= 1 << self._led
-        trick.append(card)
-        n = self.players
-        if len(trick) < n:
-            self._to_play = (seat + 1) % n
-            return
-        trick_points = 0
-        for c in trick:
-            trick_points += _POINTS[c]
-        if trick_points:
-            self._broken = True
-        single = self._seen & ~self._dup
-        leader = self._leader
-        if single:
-            winner = (leader + trick.index(single.bit_length() - 1)) % n
-            if self._kitty_taker < 0:
-                self._kitty_taker = winner
-            self._points[winner] += self._pending_points + trick_points
-            self._taken[winner] += self._waiting_points + trick_points
-            self._pending_points = 0
-            self._waiting = []
-            self._waiting_points = 0
-            self._tricks.append((leader, trick, winner))
-            self._last_trick = (leader, trick, winner)
-            leader = winner
-        else:
-            self._pending_points += trick_points
-            self._waiting.extend(trick)
-            self._waiting_points += trick_points
-            self._tricks.append((leader, trick, -1))
-            self._last_trick = (leader, trick, -1)
-        self._trick = []
-        self._led = self._seen = self._dup = 0
-        self._leader = self._to_play = leader
-        if len(self._tricks) == self._hs:
-            if HAND_POINTS in self._points:
-                self._shooter = self._points.index(HAND_POINTS)
-                self.phase = MOON
-            else:
-                self._finish_hand(-1)
-
-    def _finish_hand(self, choice: int) -> None:
-        n = self.players
-        if choice < 0:
-            scores = list(self._points)
-        elif choice == MOON_OTHERS_PLUS_26:
-            scores = [MOON_POINTS] * n
-            scores[self._shooter] = 0
-        else:
-            scores = [0] * n
-            scores[self._shooter] = -MOON_POINTS
-        totals = self._totals
-        for seat in range(n):
-            totals[seat] += scores[seat]
-        self._history.append(scores)
-        self._last_hand = {
-            "index": self.hand_index,
-            "points": list(self._points),
-            "scores": list(scores),
-            "moon": None if self._shooter < 0 else self._shooter,
-            "uncollected": sorted(self._waiting),
-            "kitty_taker": None if self._kitty_taker < 0 else self._kitty_taker,
-        }
-        if max(totals) >= self._rules.target_score or self.hand_index + 1 >= self._rules.max_hands:
-            low = min(totals)
-            self._winners = [s for s, t in enumerate(totals) if t == low]
-            self.phase = OVER
-            return
-        self.hand_index += 1
-        hands, kitty = self._deal(self.hand_index)
-        self._start(hands, kitty, None)
+        if state.phase is not Phase.MOON_CHOICE:
+            if state.game_over:
+                raise IllegalAction("OUT_OF_TURN", "the game is over", state.hand_index)
+            raise IllegalAction("OUT_OF_TURN", "no moon choice is expected now", state.hand_index)
+        self.apply_action(int(choice))
 
     # --------------------------------------------------------------------------- policies
-    def heuristic_action(self) -> int:
-        """The action the heuristic policy takes now (``docs/SIMULATOR.md``); -1 when over."""
-        phase = self.phase
-        if phase == PLAY:
-            seat = self._to_play
-            once = self._once[seat]
-            trick = self._trick
-            n = self.players
-            return _choose(
-                seat, once, self._twice[seat], trick, self._led, self._seen, self._dup,
-                len(trick) == n - 1, not self._tricks, self._broken, self._p_once, self._p_twice,
-                _threat(self._taken), self._waiting_points + sum(_POINTS[c] for c in trick),
-                self._leader, n,
-            )  # fmt: skip
-        if phase == PASS:
-            # Imported here: hearts_client.bots imports the bots, which import this module.
-            from hearts_client.bots.heuristic import pass_danger
-
-            seat = self._passer
-            dealt = [CARDS[c] for c in self._dealt[seat]]
-            counts = Counter(c.suit for c in dealt)
-            ranked = sorted(dealt, key=lambda c: (pass_danger(c, counts), c), reverse=True)
-            # The first of its three not passed yet (as native: after passes chosen by another
-            # policy it skips those, never naming a card no longer held).
-            gone = Counter(self._passes[seat])
-            for card in ranked[:PASS_COUNT]:
+    def _heuristic_action(self) -> int:
+        """The heuristic bot's action now, from the View of the seat to act; -1 when over."""
+        state = self._state
+        phase = state.phase
+        if phase is Phase.PLAYING:
+            legal = state.legal_mask()
+            if not legal & (legal - 1):  # forced: no View to build, no policy to ask
+                return legal.bit_length() - 1
+            return int(_heuristic().choose_play(build_view(state, state.to_play)))
+        if phase is Phase.PASSING:
+            # The engine's hand is the hand as dealt until every pass is in. The first of the
+            # bot's three not passed yet (as native: after passes chosen by another policy it
+            # skips those, never naming a card no longer held).
+            seat = self._passer()
+            gone = Counter(self._passed[seat])
+            for card in _heuristic().choose_pass(build_view(state, seat)):
                 if gone[int(card)]:
                     gone[int(card)] -= 1
                     continue
                 return int(card)
             raise AssertionError("the seat has passed three cards already")  # pragma: no cover
-        if phase == MOON:
-            choice = moon_choice(self._shooter, self._totals, self._rules.target_score)
+        if phase is Phase.MOON_CHOICE:
+            assert state.moon_shooter is not None
+            choice = moon_choice(state.moon_shooter, state.totals, state.rules.target_score)
             return MOON_OTHERS_PLUS_26 if choice is MoonChoice.OTHERS_PLUS_26 else MOON_SELF_MINUS_26
         return -1
 
@@ -911,14 +769,14 @@ class Game:
             ValueError: for another policy name.
         """
         if policy == "heuristic":
-            action = self.heuristic_action()
+            action = self._heuristic_action()
         elif policy == "random":
-            action = self.random_action()
+            action = self._random_action()
         else:
             raise ValueError(f"unknown policy {policy!r}: use 'random' or 'heuristic'")
         return None if action < 0 else action
 
-    def random_action(self) -> int:
+    def _random_action(self) -> int:
         """The random policy's action: one draw, ``rng.pick_bit(legal_mask())``; -1 when over."""
         mask = self.legal_mask()
         if not mask:
@@ -932,8 +790,8 @@ class Game:
 
         Args:
             policy: ``"random"`` (uniform over ``legal_actions()``, one draw of the play RNG per
-                action: ``rng.pick_bit(legal_mask())``), ``"heuristic"`` (the SDK's rollout
-                policy, no draws) or a callable taking the game and returning an action.
+                action: ``rng.pick_bit(legal_mask())``), ``"heuristic"`` (the SDK's heuristic
+                bot, no draws) or a callable taking the game and returning an action.
             seed: If given, the play RNG is first re-seeded with ``seed`` (its low 64 bits).
             hands: Stop after this many hands have ended during this call (the game is then at
                 the start of the next hand), or at game over.
@@ -950,22 +808,22 @@ class Game:
         if hands is not None and hands < 1:
             raise ValueError(f"hands must be at least 1, not {hands}")
         if policy == "random":
-            choose: Callable[[], int] = self.random_action
+            choose: Callable[[], int] = self._random_action
         elif policy == "heuristic":
-            choose = self.heuristic_action
+            choose = self._heuristic_action
         elif callable(policy):
 
             def choose() -> int:
                 return int(policy(self))
         else:
             raise ValueError(f"unknown policy {policy!r}: use 'random', 'heuristic' or a callable")
-        done = len(self._history)
-        stop = None if hands is None else done + hands
+        results = self._state.results
+        stop = None if hands is None else len(results) + hands
         steps = 0
-        while self.phase != OVER:
+        while not self._state.game_over:
             self.apply_action(choose())
             steps += 1
-            if stop is not None and len(self._history) >= stop:
+            if stop is not None and len(self._state.results) >= stop:
                 break
         return steps
 
@@ -973,42 +831,14 @@ class Game:
     def clone(self) -> Game:
         """A deep, independent copy, the play RNG's state included."""
         out = Game.__new__(type(self))
-        out._rules = self._rules
-        out.players = self.players
+        out._state = self._state.copy()
         out._seed = self._seed
         out._fast = self._fast
-        out._hs = self._hs
-        out.hand_index = self.hand_index
-        out._totals = list(self._totals)
-        out._history = [list(h) for h in self._history]
-        out._winners = list(self._winners)
-        out.phase = self.phase
-        out._once = list(self._once)
-        out._twice = list(self._twice)
-        out._dealt = self._dealt  # never mutated
-        out._kitty = self._kitty  # never mutated
-        out._kitty_points = self._kitty_points
-        out._passes = [list(p) for p in self._passes]
-        out._received = [list(r) for r in self._received]
-        out._passer = self._passer
-        out._trick = list(self._trick)
-        out._leader = self._leader
-        out._to_play = self._to_play
-        out._led, out._seen, out._dup = self._led, self._seen, self._dup
-        out._tricks = list(self._tricks)  # completed tricks are never mutated
-        out._broken = self._broken
-        out._points = list(self._points)
-        out._taken = list(self._taken)
-        out._pending_points = self._pending_points
-        out._waiting = list(self._waiting)
-        out._waiting_points = self._waiting_points
-        out._kitty_taker = self._kitty_taker
-        out._p_once, out._p_twice = self._p_once, self._p_twice
-        out._voids = list(self._voids)
-        out._shooter = self._shooter
+        out._history = self._history  # never mutated
+        out._passed = [list(p) for p in self._passed]
+        out._received = list(self._received)  # each list replaced, never mutated
         out._rng = self._rng.copy()
-        out._last_trick = self._last_trick  # never mutated
-        out._last_hand = self._last_hand  # replaced, never mutated
+        out._last_trick = self._last_trick  # a completed trick: never mutated
         return out
 
     __copy__ = clone
@@ -1022,10 +852,7 @@ class Game:
 
         The layout is in ``docs/SIMULATOR.md`` ("Observation"); every element is written.
         """
-        n = self.players
-        if not 0 <= seat < n:
-            raise ValueError(f"seat must be 0..{n - 1}, not {seat}")
-        values = self._observation(seat)
+        values = self._observation(self._seat(seat))
         if hasattr(buf, "__len__") and len(buf) != len(values):
             raise ValueError(f"the buffer holds {len(buf)} values, an observation {len(values)}")
         try:
@@ -1036,7 +863,7 @@ class Game:
 
     def observation(self, seat: int) -> Any:
         """``seat``'s observation as a new numpy float32 array (a list of floats without numpy)."""
-        values = self._observation(seat)
+        values = self._observation(self._seat(seat))
         try:
             import numpy as np
         except ImportError:  # pragma: no cover - numpy is optional
@@ -1044,53 +871,66 @@ class Game:
         return np.asarray(values, dtype=np.float32)
 
     def _observation(self, seat: int) -> list[float]:
-        # The native module's layout (clients/sim/core/src/obs.rs, docs/SIMULATOR.md), written
-        # from the same state in every phase, game over included.
-        n = self.players
+        # The native module's layout (clients/sim/core/src/obs.rs, docs/SIMULATOR.md), read from
+        # the engine's state in every phase, game over included (the last hand's facts).
+        state = self._state
+        n = state.players
         f32 = _f32
         out = [0.0] * obs_size(n)
-        once, twice = self._once[seat], self._twice[seat]
-        for c in _cards_of(once):
-            out[c] = 2.0 if twice >> c & 1 else 1.0
-        for c in _cards_of(self._p_once):
+        for card in _held(self._holding(seat)):
+            out[card] += 1.0
+        once = twice = 0
+        for card in state.plays:
+            bit = 1 << card
+            if once & bit:
+                twice |= bit
+            once |= bit
+        for c in _bits(once):
             out[52 + c] = 1.0
-        for c in _cards_of(self._p_twice):
+        for c in _bits(twice):
             out[104 + c] = 1.0
-        leader = self._leader
-        for i, c in enumerate(self._trick):
-            r = (leader + i - seat) % n
-            out[156 + 52 * r + c] = 1.0
+        tricks = list(state.tricks)
+        if state.phase is Phase.PLAYING:
+            tricks.append(state.current)
+            leader = state.current.leader
+            for i, c in enumerate(state.current.cards):
+                out[156 + 52 * ((leader + i - seat) % n) + c] = 1.0
+        voids = [0] * n
+        for trick in tricks:  # a seat that did not follow the suit led is void in it
+            led = trick.cards[0] // 13 if trick.cards else 0
+            for i, card in enumerate(trick.cards):
+                if card // 13 != led:
+                    voids[(trick.leader + i) % n] |= 1 << led
         base = 156 + 52 * n
-        target = self._rules.target_score
-        hs = self._hs
+        target = state.rules.target_score
+        hand_size = state.rules.hand_size
         for s in range(n):
             r = (s - seat) % n
-            out[base + r] = f32(self._taken[s] / 26)
-            out[base + n + r] = f32(self._totals[s] / target)
-            v = self._voids[s]
+            out[base + r] = f32(state.public_taken[s] / 26)
+            out[base + n + r] = f32(state.totals[s] / target)
             for suit in range(4):
-                if v >> suit & 1:
+                if voids[s] >> suit & 1:
                     out[base + 2 * n + 4 * r + suit] = 1.0
-            out[base + 6 * n + r] = f32((self._once[s].bit_count() + self._twice[s].bit_count()) / hs)
+            out[base + 6 * n + r] = f32(len(self._holding(s)) / hand_size)
         known = base + 7 * n
-        for c in self._passes[seat]:
+        for c in self._passed[seat]:
             out[known + c] += 1.0
         for c in self._received[seat]:
             out[known + 52 + c] += 1.0
-        if self._kitty_taker >= 0:
-            out[known + 104 + (self._kitty_taker - seat) % n] = 1.0
+        if state.kitty_taker is not None:
+            out[known + 104 + (state.kitty_taker - seat) % n] = 1.0
         tail = known + 104 + n
-        out[tail + (self.hand_index % 2)] = 1.0
-        out[tail + 2 + self.phase] = 1.0
+        out[tail + state.hand_index % 2] = 1.0
+        out[tail + 2 + _PHASES[state.phase]] = 1.0
         if self.current_player == seat:
-            for a in _cards_of(self.legal_mask()):
+            for a in _bits(self.legal_mask()):
                 out[tail + 6 + a] = 1.0
         return out
 
     def __repr__(self) -> str:
         return (
             f"<Game players={self.players} hand={self.hand_index} phase={PHASE_NAMES[self.phase]} "
-            f"to_act={self.current_player} totals={self._totals}>"
+            f"to_act={self.current_player} totals={self.totals()}>"
         )
 
 
@@ -1141,56 +981,70 @@ class VecGame:
             raise ValueError(f"deal must be 'referee' or 'fast', not {deal!r}")
         if num_games < 1:
             raise ValueError("num_games must be at least 1")
-        self.num_games = num_games
-        self.players = players
-        self.seed = "0" if seed is None else str(seed)
-        self.deal = deal
+        self._num_games = num_games
+        self._players = players
+        self._seed = "0" if seed is None else str(seed)
+        self._deal = deal
         self._rules = {"target_score": target_score, "max_hands": max_hands, "first_dealer": first_dealer}
-        self.obs_size = obs_size(players)
-        self.games: list[Game] = []
-        self.episodes: list[int] = []
+        self._games: list[Game] = []
+        self._episodes: list[int] = []
         self.reset()
 
+    @property
+    def num_games(self) -> int:
+        """How many games are stepped together."""
+        return self._num_games
+
+    @property
+    def players(self) -> int:
+        """The table size of every game."""
+        return self._players
+
+    @property
+    def obs_size(self) -> int:
+        """The length of one game's observation."""
+        return obs_size(self._players)
+
     def __len__(self) -> int:
-        return self.num_games
+        return self._num_games
 
     def _game(self, i: int, e: int) -> Game:
-        return Game(self.players, f"{self.seed}/{i}/{e}", deal=self.deal, **self._rules)
+        return Game(self._players, f"{self._seed}/{i}/{e}", deal=self._deal, **self._rules)
 
     def _new(self, i: int, e: int) -> Game:
         g = self._game(i, e)
         rot = ((e << 32) | (e >> 32)) & _M64
-        g._rng = Xoshiro(fnv1a(self.seed) ^ ((i * _GOLDEN) & _M64) ^ rot)
+        g._rng = Xoshiro(fnv1a(self._seed) ^ ((i * _GOLDEN) & _M64) ^ rot)
         return g
 
     def reset(self) -> None:
         """Every game back to episode 0."""
-        self.episodes = [0] * self.num_games
-        self.games = [self._new(i, 0) for i in range(self.num_games)]
+        self._episodes = [0] * self._num_games
+        self._games = [self._new(i, 0) for i in range(self._num_games)]
 
     def game(self, i: int) -> Game:
         """A copy of game ``i``."""
-        if not 0 <= i < self.num_games:
-            raise IndexError(f"game index must be 0..{self.num_games - 1}, not {i}")
-        return self.games[i].clone()
+        if not 0 <= i < self._num_games:
+            raise IndexError(f"game index must be 0..{self._num_games - 1}, not {i}")
+        return self._games[i].clone()
 
     def current_players(self, out: Any = None) -> list[int] | None:
         """Writes each game's current player into ``out`` (int array of length ``num_games``);
         without ``out``, returns them as a list."""
         if out is None:
-            return [g.current_player for g in self.games]
-        for i, g in enumerate(self.games):
+            return [g.current_player for g in self._games]
+        for i, g in enumerate(self._games):
             out[i] = g.current_player
         return None
 
     def legal_masks(self, out: Any) -> None:
         """Writes each game's 54 legal flags into row ``i`` of ``out`` (uint8/bool ``[N, 54]``)."""
-        for i, g in enumerate(self.games):
+        for i, g in enumerate(self._games):
             g.legal_mask_into(out[i])
 
     def observations(self, out: Any) -> None:
         """Writes each game's current player's observation into row ``i`` of ``out`` (float32 [N, OBS])."""
-        for i, g in enumerate(self.games):
+        for i, g in enumerate(self._games):
             g.observation_into(max(g.current_player, 0), out[i])
 
     def step(self, actions: Any, rewards: Any = None, dones: Any = None) -> None:
@@ -1209,9 +1063,9 @@ class VecGame:
                 before any is applied, so nothing changes.
         """
         acts = [int(a) for a in actions]
-        if len(acts) != self.num_games:
-            raise ValueError(f"step: {len(acts)} actions for {self.num_games} games")
-        for i, (a, g) in enumerate(zip(acts, self.games, strict=True)):
+        if len(acts) != self._num_games:
+            raise ValueError(f"step: {len(acts)} actions for {self._num_games} games")
+        for i, (a, g) in enumerate(zip(acts, self._games, strict=True)):
             if not 0 <= a < NUM_ACTIONS:
                 raise ValueError(f"an action is 0..{NUM_ACTIONS - 1}, not {a}")
             if not g.legal_mask() >> a & 1:
@@ -1221,26 +1075,26 @@ class VecGame:
                     exc.game = i  # type: ignore[attr-defined]
                     exc.args = (f"game {i}: {exc.args[0]}",)
                     raise
-        for i, g in enumerate(self.games):
-            before = len(g._history)
+        for i, g in enumerate(self._games):
+            before = len(g._state.results)
             g.apply_action(acts[i])
             self._after(i, g, before, rewards, dones)
 
     def _after(self, i: int, g: Game, before: int, rewards: Any, dones: Any) -> None:
         if rewards is not None:
             row = rewards[i]
-            if len(g._history) > before:
-                for s, v in enumerate(g._history[-1]):
+            if len(g._state.results) > before:
+                for s, v in enumerate(g._state.results[-1].scores):
                     row[s] = -float(v)
             else:
-                for s in range(self.players):
+                for s in range(self._players):
                     row[s] = 0.0
         over = g.phase == OVER
         if dones is not None:
             dones[i] = 1 if over else 0
         if over:
-            self.episodes[i] += 1
-            self.games[i] = self._new(i, self.episodes[i])
+            self._episodes[i] += 1
+            self._games[i] = self._new(i, self._episodes[i])
 
     def step_random(self, n_steps: int) -> int:
         """Steps every game ``n_steps`` times with uniformly random legal actions (each game's own
@@ -1250,20 +1104,20 @@ class VecGame:
             How many hands were completed meanwhile (as the native module).
         """
         hands = 0
-        for i in range(self.num_games):
-            g = self.games[i]
+        for i in range(self._num_games):
+            g = self._games[i]
             for _ in range(n_steps):
-                before = len(g._history)
-                action = g.random_action()
+                before = len(g._state.results)
+                action = g._random_action()
                 if action >= 0:
                     g.apply_action(action)
-                hands += len(g._history) - before
+                hands += len(g._state.results) - before
                 if g.phase == OVER:
-                    self.episodes[i] += 1
-                    fresh = self._game(i, self.episodes[i])
+                    self._episodes[i] += 1
+                    fresh = self._game(i, self._episodes[i])
                     fresh._rng = g._rng
                     g = fresh
-            self.games[i] = g
+            self._games[i] = g
         return hands
 
 
@@ -1273,7 +1127,5 @@ def obs_size_of(players: int) -> int:
 
 
 def replay(record: dict[str, Any]) -> dict[str, Any]:
-    """The conformance outcome of a game record, replayed through this backend (as ``hearts replay``)."""
-    from hearts_client.sim._build import replay_outcome
-
-    return replay_outcome(Game, record)
+    """The conformance outcome of a game record (as ``hearts replay``): the engine's own replay."""
+    return _replay(record)

@@ -50,7 +50,8 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
 def env(**kwargs: Any) -> AECEnv:
     """The environment with PettingZoo's order-enforcing wrapper (see :class:`raw_env` for
     arguments). Out-of-bounds and illegal actions need no wrapper: ``step`` raises the
-    simulator's ``IllegalAction`` (a ``ValueError``) naming the rule, and changes nothing."""
+    simulator's ``IllegalAction`` (a ``ValueError``) naming the rule for an illegal action and
+    a plain ``ValueError`` for one outside 0..53, and changes nothing."""
     out: AECEnv = _OrderEnforcing(raw_env(**kwargs))
     return out
 

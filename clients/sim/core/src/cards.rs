@@ -132,6 +132,15 @@ impl Hand {
         ((self.once >> card) & 1) as u8 + ((self.twice >> card) & 1) as u8
     }
 
+    /// The multiset of `cards` (each 0..51, at most twice; a third copy is dropped).
+    pub fn from_cards(cards: &[u8]) -> Hand {
+        let mut hand = Hand::default();
+        for &c in cards {
+            hand.add(c);
+        }
+        hand
+    }
+
     /// The cards in card order, a card held twice appearing twice.
     pub fn cards(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len() as usize);

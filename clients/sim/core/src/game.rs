@@ -16,6 +16,8 @@ pub const NUM_ACTIONS: usize = 54;
 pub const MOON_SELF_MINUS_26: u8 = 52;
 pub const MOON_OTHERS_PLUS_26: u8 = 53;
 pub const PASS_COUNT: usize = 3;
+/// The most cards a hand has played (two decks less the kitty).
+pub const MAX_PLAYS: usize = 104;
 const HAND_POINTS: i32 = 52;
 const MOON_POINTS: i32 = 26;
 
@@ -234,8 +236,13 @@ pub struct Game {
     played: Hand,
     voids: [u8; MAX_PLAYERS],
     plays_in_hand: u16,
-    last_trick: TrickEnd,
-    last_hand: HandEnd,
+    /// The cards played this hand in playing order (the first `plays_in_hand`): the completed
+    /// tricks are read from it ([`Game::tricks`]).
+    plays: [u8; MAX_PLAYS],
+    /// The last completed trick and the last finished hand of this game object (None until one
+    /// completes here: a game started at a later hand has none before it).
+    last_trick: Option<TrickEnd>,
+    last_hand: Option<HandEnd>,
 }
 
 impl Game {
@@ -299,8 +306,9 @@ impl Game {
             played: Hand::default(),
             voids: [0; MAX_PLAYERS],
             plays_in_hand: 0,
-            last_trick: TrickEnd::default(),
-            last_hand: HandEnd::default(),
+            plays: [0; MAX_PLAYS],
+            last_trick: None,
+            last_hand: None,
         }
     }
 
@@ -352,6 +360,88 @@ impl Game {
         game.start_hand(hands, kitty)?;
         game.phase = Phase::Play;
         game.to_play = game.leader;
+        Ok(game)
+    }
+
+    /// A game at the start of hand `hand_index` with the given cards, as an author builds one
+    /// (`hearts_client.sim`'s `Game.from_hands`). Without `passes`, `hands` are as dealt and
+    /// the game is at the start of passing; with `passes` (per seat its three cards, or none
+    /// when unknown) the passes are made, `hands` are the hands after them and the game is at
+    /// the first lead. `history` (per earlier hand, what it added to each total) is kept as
+    /// the game's; later hands are dealt from `seed` as the referee deals them. Cards come as
+    /// given from outside (any integer) and are checked: every error is `BAD_DEAL`, in the
+    /// order the fallback checks (totals, hand index, sizes, cards, passes, history).
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_hands(
+        rules: Rules,
+        seed: &str,
+        hand_index: i64,
+        totals: Option<&[i64]>,
+        history: Option<&[Vec<i64>]>,
+        hands: &[Vec<i64>],
+        kitty: &[i64],
+        passes: Option<&[Vec<i64>]>,
+    ) -> Result<Game, IllegalAction> {
+        let n = rules.players;
+        let bad = |message: String| IllegalAction::new(Illegal::BadDeal, message);
+        if let Some(t) = totals.filter(|t| t.len() != n) {
+            return Err(bad(format!("expected {n} totals, not {}", t.len())));
+        }
+        if hand_index < 0 {
+            return Err(bad(format!("hand_index must be 0 or more, not {hand_index}")));
+        }
+        let size = rules.hand_size();
+        if hands.len() != n || hands.iter().any(|h| h.len() != size) || kitty.len() != rules.kitty_size() {
+            return Err(bad(format!("expected {n} hands of {size} cards and a kitty of {}", rules.kitty_size())));
+        }
+        let mut counts = [0u8; 52];
+        for &card in hands.iter().flatten().chain(kitty) {
+            if !(0..52).contains(&card) || counts[card as usize] == 2 {
+                return Err(bad(format!("card {card} is not a card or appears more than twice")));
+            }
+            counts[card as usize] += 1;
+        }
+        let cards_of = |list: &[i64]| list.iter().map(|&c| c as u8).collect::<Vec<u8>>();
+        let passes: Option<Vec<Vec<u8>>> = match passes {
+            None => None,
+            Some(p) => {
+                let shaped = p.len() == n
+                    && p.iter()
+                        .all(|x| (x.is_empty() || x.len() == PASS_COUNT) && x.iter().all(|c| (0..52).contains(c)));
+                if !shaped {
+                    return Err(bad(format!("passes must be {n} lists of 0 or {PASS_COUNT} cards")));
+                }
+                Some(p.iter().map(|x| cards_of(x)).collect())
+            }
+        };
+        let mut rows = Vec::new();
+        for row in history.unwrap_or(&[]) {
+            if row.len() != n {
+                return Err(bad(format!("each hand of history holds {n} scores, not {}", row.len())));
+            }
+            let mut scores = [0i32; MAX_PLAYERS];
+            for (s, &v) in scores.iter_mut().zip(row) {
+                *s = v as i32;
+            }
+            rows.push(scores);
+        }
+        let zeros = vec![0i64; n];
+        let totals = totals.unwrap_or(&zeros);
+        let dealt: Vec<Hand> = hands.iter().map(|h| Hand::from_cards(&cards_of(h))).collect();
+        let kitty = Hand::from_cards(&cards_of(kitty));
+        let Some(passes) = passes else {
+            let mut preset = vec![None; hand_index as usize + 1];
+            preset[hand_index as usize] = Some(Deal { hands: dealt, kitty });
+            return Game::resume(rules, seed, preset, hand_index, totals, rows);
+        };
+        let mut game = Game::resume_playing(rules, seed, hand_index, totals, rows, &dealt, kitty)?;
+        let left = game.pass_left();
+        for (seat, cards) in passes.iter().enumerate() {
+            let target = if left { (seat + 1) % n } else { (seat + n - 1) % n };
+            game.passes[seat][..cards.len()].copy_from_slice(cards);
+            game.passed[seat] = cards.len() as u8;
+            game.received[target] = Hand::from_cards(cards);
+        }
         Ok(game)
     }
 
@@ -502,11 +592,38 @@ impl Game {
         self.received[seat] = received;
         Ok(())
     }
-    pub fn last_trick(&self) -> &TrickEnd {
-        &self.last_trick
+    /// The last trick completed in this game (at the start of a hand, the previous hand's
+    /// last), or None before one completes.
+    pub fn last_trick(&self) -> Option<&TrickEnd> {
+        self.last_trick.as_ref()
     }
-    pub fn last_hand(&self) -> &HandEnd {
-        &self.last_hand
+    /// The last hand finished in this game, or None before one finishes.
+    pub fn last_hand(&self) -> Option<&HandEnd> {
+        self.last_hand.as_ref()
+    }
+
+    /// The completed tricks of the hand in progress in playing order (at game over: of the
+    /// last hand), each with its leader and its winner (-1: set aside).
+    pub fn tricks(&self) -> Vec<TrickEnd> {
+        let n = self.rules.players;
+        let mut leader = self.first_leader();
+        let mut out = Vec::with_capacity(self.tricks_done as usize);
+        for cards in self.plays[..self.tricks_done as usize * n].chunks_exact(n) {
+            let winner = trick_winner(cards).map_or(-1, |i| ((leader + i) % n) as i8);
+            let mut trick = TrickEnd { cards: [0; MAX_PLAYERS], leader: leader as u8, winner };
+            trick.cards[..n].copy_from_slice(cards);
+            out.push(trick);
+            if winner >= 0 {
+                leader = winner as usize;
+            }
+        }
+        out
+    }
+
+    /// The cards waiting for a trick's winner: the kitty until it is taken and the cards of
+    /// set-aside tricks (at the end of a hand, those nobody took).
+    pub fn uncollected(&self) -> Hand {
+        self.pending
     }
     /// The seat of the first trick's lead this hand.
     pub fn first_leader(&self) -> usize {
@@ -881,6 +998,7 @@ impl Game {
         self.trick_points += cards::points(card);
         self.trick[self.trick_len as usize] = card;
         self.trick_len += 1;
+        self.plays[self.plays_in_hand as usize] = card;
         self.plays_in_hand += 1;
         if (self.trick_len as usize) < n {
             self.to_play = if player + 1 == n { 0 } else { player as u8 + 1 };
@@ -916,7 +1034,7 @@ impl Game {
             self.pending_points = 0;
             next = w;
         }
-        self.last_trick = TrickEnd { cards: self.trick, leader: self.leader, winner };
+        self.last_trick = Some(TrickEnd { cards: self.trick, leader: self.leader, winner });
         self.tricks_done += 1;
         self.trick_len = 0;
         if self.tricks_done == self.hand_size {
@@ -971,7 +1089,7 @@ impl Game {
             *total += i64::from(score);
         }
         self.history.push(scores);
-        self.last_hand = HandEnd {
+        self.last_hand = Some(HandEnd {
             points: self.points,
             scores,
             moon: self.moon_shooter,
@@ -982,8 +1100,9 @@ impl Game {
             },
             uncollected: self.pending,
             kitty_taker: self.kitty_taker,
-        };
-        self.pending = Hand::default();
+        });
+        // The hand's facts (its tricks, points, what nobody took) stay readable until the next
+        // hand is dealt, and for good once the game is over.
         self.hands_done += 1;
         let totals = &self.totals[..n];
         let high = totals.iter().copied().max().unwrap_or(0);
@@ -1002,4 +1121,21 @@ impl Game {
     pub fn returns(&self) -> Vec<f64> {
         self.totals().iter().map(|&t| -(t as f64)).collect()
     }
+}
+
+/// The index in `cards` (one trick, in playing order) of the winning card: the highest card of
+/// the suit led played exactly once; None when every card of the suit led is cancelled.
+pub fn trick_winner(cards: &[u8]) -> Option<usize> {
+    let led = SUIT_MASKS[(cards[0] / 13) as usize];
+    let (mut seen, mut dup) = (0u64, 0u64);
+    for &c in cards {
+        let bit = 1u64 << c;
+        dup |= seen & bit;
+        seen |= bit;
+    }
+    let single = seen & !dup & led;
+    (single != 0).then(|| {
+        let top = cards::top(single);
+        cards.iter().position(|&c| c == top).unwrap_or(0)
+    })
 }

@@ -1,9 +1,9 @@
 //! Policies that pick an action for the seat to act: uniform random, and the SDK's heuristic.
 //!
-//! The heuristic plays cards as `hearts_client.rollout.policy_card` (a port of the heuristic
-//! bot to masks; each seat uses only what it could know), passes as `HeuristicBot.choose_pass`
-//! (its three most dangerous cards, one per action in that order) and chooses the moon as
-//! `hearts_client.bot.moon_choice`.
+//! The heuristic plays cards as `HeuristicBot.choose_play` (ported to masks; each seat uses only
+//! what it could know; `tests/test_sim_native.py` holds it to the bot decision for decision),
+//! passes as `HeuristicBot.choose_pass` (its three most dangerous cards, one per action in that
+//! order) and chooses the moon as `hearts_client.bot.moon_choice`.
 
 use crate::cards::{self, Hand, HEARTS_MASK, NON_HEART, NON_POINT, QS_BIT, SPADES, SUIT_MASKS};
 use crate::game::{Game, Phase, MOON_OTHERS_PLUS_26, MOON_SELF_MINUS_26};
@@ -102,7 +102,7 @@ fn heuristic_pass(game: &Game) -> u8 {
     *choice.iter().find(|&&c| !gone.remove(c)).unwrap_or(&choice[2])
 }
 
-/// The moon alert of `rollout._threat`: the one seat holding every visible point, if enough.
+/// The moon alert of `heuristic.moon_threat`: the one seat holding every visible point, if enough.
 fn threat(game: &Game) -> i32 {
     let mut holder = -1i32;
     for seat in 0..game.players() {
@@ -120,7 +120,7 @@ fn threat(game: &Game) -> i32 {
     }
 }
 
-/// `hearts_client.rollout.policy_card` for the seat to play.
+/// `HeuristicBot.choose_play` for the seat to play.
 pub fn heuristic_play(game: &Game) -> u8 {
     let seat = game.current_player().unwrap_or(0);
     let hand = game.hand(seat);

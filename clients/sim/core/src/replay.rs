@@ -76,16 +76,18 @@ struct Replay {
 }
 
 impl Replay {
+    /// Called once a trick has completed, so there is a last trick.
     fn note_trick(&mut self, game: &Game) {
-        let t = game.last_trick();
+        let Some(t) = game.last_trick() else { return };
         let n = game.players();
         let codes: Vec<String> = t.cards[..n].iter().map(|&c| cards::code(c)).collect();
         let winner = if t.winner >= 0 { json!(t.winner) } else { Value::Null };
         self.tricks.push(json!({"leader": t.leader, "cards": codes, "winner": winner}));
     }
 
+    /// Called once a hand has finished, so there is a last hand.
     fn note_hand(&mut self, game: &Game) {
-        let h = game.last_hand();
+        let Some(h) = game.last_hand() else { return };
         let n = game.players();
         let uncollected: Vec<String> = h.uncollected.cards().into_iter().map(cards::code).collect();
         let moon = if h.moon >= 0 { json!(h.moon) } else { Value::Null };

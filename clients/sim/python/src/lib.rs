@@ -36,6 +36,7 @@ fn illegal(py: Python<'_>, e: &CoreIllegal) -> PyErr {
     let err = IllegalAction::new_err(e.to_string());
     let value = err.value(py);
     let _ = value.setattr("code", e.code());
+    let _ = value.setattr("message", &e.message);
     let _ = value.setattr("hand", e.hand);
     let _ = value.setattr("play", e.play);
     let _ = value.setattr("seat", e.seat);
@@ -112,14 +113,47 @@ fn seed_text(seed: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(seed.str()?.to_string())
 }
 
+/// The rules, checked in the order `hearts_core.rules.Rules` checks them: a bad table size is
+/// an IllegalAction `BAD_PLAYER_COUNT` (as `hearts_core`'s `BadPlayerCount`), the rest a ValueError.
 fn make_rules(players: i64, target_score: i64, max_hands: i64, first_dealer: i64) -> PyResult<Rules> {
     if !(6..=11).contains(&players) {
-        return Err(PyValueError::new_err(format!("a table has 6 to 11 players, not {players}")));
+        return Python::with_gil(|py| {
+            Err(illegal(
+                py,
+                &CoreIllegal::new(Illegal::BadPlayerCount, format!("a table has 6 to 11 players, not {players}")),
+            ))
+        });
     }
-    if !(0..players).contains(&first_dealer) {
-        return Err(PyValueError::new_err(format!("first_dealer must be a seat 0..{}", players - 1)));
+    let first_dealer = usize::try_from(first_dealer).unwrap_or(usize::MAX);
+    Rules::new(players as usize, target_score, max_hands, first_dealer).map_err(PyValueError::new_err)
+}
+
+/// A seed as both backends take it: any object, used as its `str()`.
+struct SeedText(String);
+
+impl SeedText {
+    fn of(text: &str) -> SeedText {
+        SeedText(text.to_string())
     }
-    Rules::new(players as usize, target_score, max_hands, first_dealer as usize).map_err(PyValueError::new_err)
+}
+
+impl<'py> FromPyObject<'py> for SeedText {
+    fn extract_bound(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
+        Ok(SeedText(obj.str()?.to_string()))
+    }
+}
+
+/// A policy argument: its default (left out by the caller), or whatever was given (checked by
+/// the method, so that a bad one raises the fallback's ValueError, not a TypeError).
+enum PolicyArg<'py> {
+    Default,
+    Given(Bound<'py, PyAny>),
+}
+
+impl<'py> FromPyObject<'py> for PolicyArg<'py> {
+    fn extract_bound(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
+        Ok(PolicyArg::Given(obj.clone()))
+    }
 }
 
 fn hand_of(obj: &Bound<'_, PyAny>) -> PyResult<Hand> {
@@ -143,22 +177,19 @@ fn deal_mode(deal: &str) -> PyResult<DealMode> {
     match deal {
         "referee" => Ok(DealMode::Referee),
         "fast" => Ok(DealMode::Fast),
-        other => Err(PyValueError::new_err(format!("deal must be 'referee' or 'fast', not {other:?}"))),
+        other => Err(PyValueError::new_err(format!("deal must be 'referee' or 'fast', not '{other}'"))),
     }
 }
 
+/// A play-out policy: a named one (None: a callable, to be called).
 fn parse_policy(policy: &Bound<'_, PyAny>) -> PyResult<Option<Named>> {
-    if let Ok(name) = policy.downcast::<PyString>() {
-        let name = name.to_str()?;
-        return Named::parse(name).map(Some).ok_or_else(|| {
-            PyValueError::new_err(format!("unknown policy {name:?}: use 'random', 'heuristic' or a callable"))
-        });
+    if let Some(named) = policy.downcast::<PyString>().ok().and_then(|name| Named::parse(name.to_str().ok()?)) {
+        return Ok(Some(named));
     }
     if policy.is_callable() {
-        Ok(None)
-    } else {
-        Err(PyTypeError::new_err("policy must be 'random', 'heuristic' or a callable taking the game"))
+        return Ok(None);
     }
+    Err(PyValueError::new_err(format!("unknown policy {}: use 'random', 'heuristic' or a callable", policy.repr()?)))
 }
 
 /// One game of Cancellation Hearts, dealt from a seed as the referee deals it.
@@ -173,21 +204,21 @@ impl Game {
     /// `deal="referee"` deals as the referee (`hearts_core.deal.deal_hand`); `deal="fast"`
     /// uses the simulator's own shuffle (native only: several times cheaper, not a record's).
     #[new]
-    #[pyo3(signature = (players, seed = None, *, target_score = 150, max_hands = 200, first_dealer = 0, deal = "referee"))]
+    #[pyo3(
+        signature = (players, seed = SeedText::of("0"), *, target_score = 150, max_hands = 200, first_dealer = 0, deal = "referee"),
+        text_signature = "(players, seed=0, *, target_score=150, max_hands=200, first_dealer=0, deal='referee')"
+    )]
     fn new(
         players: i64,
-        seed: Option<&Bound<'_, PyAny>>,
+        seed: SeedText,
         target_score: i64,
         max_hands: i64,
         first_dealer: i64,
         deal: &str,
     ) -> PyResult<Game> {
+        let mode = deal_mode(deal)?;
         let rules = make_rules(players, target_score, max_hands, first_dealer)?;
-        let seed = match seed {
-            Some(s) => seed_text(s)?,
-            None => "0".to_string(),
-        };
-        Ok(Game { inner: Core::with_deal(rules, &seed, deal_mode(deal)?) })
+        Ok(Game { inner: Core::with_deal(rules, &seed.0, mode) })
     }
 
     #[getter]
@@ -335,7 +366,7 @@ impl Game {
         let Some(others) = others else {
             let e = CoreIllegal::new(
                 hearts_sim_core::game::Illegal::BadMoonChoice,
-                format!("moon choice must be 52 ('self_minus_26') or 53 ('others_plus_26'), not {choice}"),
+                format!("moon choice must be 52, 53, 'self_minus_26' or 'others_plus_26', not {}", choice.repr()?),
             )
             .at(Some(self.inner.hand_index()), None, None);
             return Err(illegal(py, &e));
@@ -357,8 +388,8 @@ impl Game {
     }
 
     /// `seat`'s cards, sorted, a card held twice appearing twice.
-    fn hand(&self, seat: usize) -> PyResult<Vec<u16>> {
-        self.check_seat(seat)?;
+    fn hand(&self, seat: i64) -> PyResult<Vec<u16>> {
+        let seat = self.check_seat(seat)?;
         Ok(ints(self.inner.hand(seat).cards()))
     }
 
@@ -373,25 +404,43 @@ impl Game {
         self.inner.trick_cards().iter().enumerate().map(|(i, &c)| ((leader + i) % n, c)).collect()
     }
 
-    /// The cards `seat` has chosen to pass so far this hand.
-    fn passed(&self, seat: usize) -> PyResult<Vec<u16>> {
-        self.check_seat(seat)?;
-        Ok(ints(self.inner.passed_cards(seat).to_vec()))
+    /// The cards `seat` has chosen to pass so far this hand, sorted.
+    fn passed(&self, seat: i64) -> PyResult<Vec<u16>> {
+        let seat = self.check_seat(seat)?;
+        let mut cards = ints(self.inner.passed_cards(seat).to_vec());
+        cards.sort_unstable();
+        Ok(cards)
     }
 
     /// The cards `seat` received this hand, sorted (empty until the passes are delivered).
-    fn received(&self, seat: usize) -> PyResult<Vec<u16>> {
-        self.check_seat(seat)?;
+    fn received(&self, seat: i64) -> PyResult<Vec<u16>> {
+        let seat = self.check_seat(seat)?;
         Ok(ints(self.inner.received(seat).cards()))
+    }
+
+    /// The completed tricks of this hand (at game over: of the last hand) as (leader, cards in
+    /// playing order, winner or -1 when set aside).
+    fn tricks(&self) -> Vec<(usize, Vec<u16>, i8)> {
+        let n = self.inner.players();
+        self.inner.tricks().iter().map(|t| (t.leader as usize, ints(t.cards[..n].to_vec()), t.winner)).collect()
+    }
+
+    /// The cards waiting for a trick's winner (the kitty until taken, set-aside tricks'
+    /// cards), sorted; at the end of a hand, those nobody took.
+    fn uncollected(&self) -> Vec<u16> {
+        ints(self.inner.uncollected().cards())
+    }
+
+    /// Points of the set-aside trick cards waiting for the next winner (the kitty left out:
+    /// what every seat sees).
+    fn set_aside_points(&self) -> i32 {
+        self.inner.public_pending()
     }
 
     /// The last completed trick (at the start of a hand, the previous hand's last): (leader,
     /// cards in playing order, winner or None when set aside); None before any trick completes.
     fn last_trick(&self) -> Option<(usize, Vec<u16>, Option<usize>)> {
-        if self.inner.trick_index() == 0 && self.inner.hands_done() == 0 {
-            return None;
-        }
-        let t = self.inner.last_trick();
+        let t = self.inner.last_trick()?;
         let n = self.inner.players();
         Some((t.leader as usize, ints(t.cards[..n].to_vec()), (t.winner >= 0).then_some(t.winner as usize)))
     }
@@ -399,10 +448,9 @@ impl Game {
     /// The last finished hand: {"index", "points", "scores", "moon", "uncollected",
     /// "kitty_taker"}, or None before the first hand ends.
     fn last_hand<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        if self.inner.hands_done() == 0 || self.inner.history().is_empty() {
+        let Some(h) = self.inner.last_hand() else {
             return Ok(None);
-        }
-        let h = self.inner.last_hand();
+        };
         let n = self.inner.players();
         let d = PyDict::new(py);
         d.set_item("index", self.inner.hands_done() - 1)?;
@@ -449,40 +497,53 @@ impl Game {
     }
 
     /// Plays on with `policy` ("random", "heuristic" or a callable game -> action) to the end
-    /// of the game, or with `hands=1` to the end of the hand in progress. `seed` reseeds the
-    /// game's generator (used by "random") first. Returns the number of actions taken.
-    #[pyo3(signature = (policy = None, seed = None, hands = None))]
+    /// of the game, or until `hands` hands have ended. `seed` first reseeds the game's
+    /// generator (used by "random") with its low 64 bits. Returns the number of actions taken.
+    #[pyo3(
+        signature = (policy = PolicyArg::Default, seed = None, *, hands = None),
+        text_signature = "($self, /, policy='random', seed=None, *, hands=None)"
+    )]
     fn play_out(
         slf: &Bound<'_, Self>,
-        policy: Option<&Bound<'_, PyAny>>,
-        seed: Option<u64>,
-        hands: Option<u32>,
+        policy: PolicyArg<'_>,
+        seed: Option<&Bound<'_, PyAny>>,
+        hands: Option<i64>,
     ) -> PyResult<u64> {
         let py = slf.py();
-        let one_hand = match hands {
-            None => false,
-            Some(1) => true,
-            Some(h) => return Err(PyValueError::new_err(format!("hands must be 1 or None, not {h}"))),
-        };
         if let Some(s) = seed {
-            slf.borrow_mut().inner.rng = Rng::new(s);
+            // As the fallback: int(seed), its low 64 bits (a negative seed two's-complement).
+            let low = py.get_type::<pyo3::types::PyInt>().call1((s,))?.call_method1("__and__", (u64::MAX,))?;
+            slf.borrow_mut().inner.rng = Rng::new(low.extract()?);
         }
-        let named = match policy {
-            None => Some(Named::Random),
-            Some(p) => parse_policy(p)?,
+        if let Some(h) = hands.filter(|&h| h < 1) {
+            return Err(PyValueError::new_err(format!("hands must be at least 1, not {h}")));
+        }
+        let named = match &policy {
+            PolicyArg::Default => Some(Named::Random),
+            PolicyArg::Given(p) => parse_policy(p)?,
         };
         if let Some(named) = named {
             let mut this = slf.borrow_mut();
             let game = &mut this.inner;
-            return Ok(py.allow_threads(|| policy::play_out(game, named, one_hand)));
+            return Ok(py.allow_threads(|| {
+                let Some(h) = hands else { return policy::play_out(game, named, false) };
+                let mut steps = 0;
+                for _ in 0..h {
+                    if game.is_over() {
+                        break;
+                    }
+                    steps += policy::play_out(game, named, true);
+                }
+                steps
+            }));
         }
-        let policy = policy.ok_or_else(|| PyTypeError::new_err("no policy"))?;
-        let start = slf.borrow().inner.hands_done();
+        let PolicyArg::Given(policy) = policy else { unreachable!("a default policy is named") };
+        let stop = hands.map(|h| slf.borrow().inner.hands_done() + h);
         let mut steps = 0;
         loop {
             {
                 let this = slf.borrow();
-                if this.inner.is_over() || (one_hand && this.inner.hands_done() > start) {
+                if this.inner.is_over() || stop.is_some_and(|stop| this.inner.hands_done() >= stop) {
                     break;
                 }
             }
@@ -495,9 +556,13 @@ impl Game {
     }
 
     /// The action a named policy ("random" draws from the game's generator) picks now, or None.
-    #[pyo3(signature = (policy = "heuristic"))]
-    fn policy_action(&mut self, policy: &str) -> PyResult<Option<u8>> {
-        match Named::parse(policy) {
+    #[pyo3(signature = (policy = PolicyArg::Default), text_signature = "($self, /, policy='heuristic')")]
+    fn policy_action(&mut self, policy: PolicyArg<'_>) -> PyResult<Option<u8>> {
+        let named = match &policy {
+            PolicyArg::Default => Some(Named::Heuristic),
+            PolicyArg::Given(p) => p.downcast::<PyString>().ok().and_then(|p| Named::parse(p.to_str().ok()?)),
+        };
+        match named {
             Some(Named::Heuristic) => Ok(policy::heuristic_action(&self.inner)),
             Some(Named::Random) => {
                 let mut rng = self.inner.rng;
@@ -505,13 +570,19 @@ impl Game {
                 self.inner.rng = rng;
                 Ok(a)
             }
-            None => Err(PyValueError::new_err(format!("unknown policy {policy:?}: use 'random' or 'heuristic'"))),
+            None => {
+                let shown = match &policy {
+                    PolicyArg::Given(p) => p.repr()?.to_string(),
+                    PolicyArg::Default => String::new(),
+                };
+                Err(PyValueError::new_err(format!("unknown policy {shown}: use 'random' or 'heuristic'")))
+            }
         }
     }
 
     /// Writes `seat`'s information-state observation into a float32 buffer of obs_size values.
-    fn observation_into(&self, py: Python<'_>, seat: usize, buf: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.check_seat(seat)?;
+    fn observation_into(&self, py: Python<'_>, seat: i64, buf: &Bound<'_, PyAny>) -> PyResult<()> {
+        let seat = self.check_seat(seat)?;
         let n = obs_size(self.inner.players());
         let buffer = PyBuffer::<f32>::get(buf)?;
         writable(&buffer, n, "observation_into")?;
@@ -524,8 +595,8 @@ impl Game {
     }
 
     /// `seat`'s observation as a numpy float32 array (a list when numpy is not installed).
-    fn observation<'py>(&self, py: Python<'py>, seat: usize) -> PyResult<Bound<'py, PyAny>> {
-        self.check_seat(seat)?;
+    fn observation<'py>(&self, py: Python<'py>, seat: i64) -> PyResult<Bound<'py, PyAny>> {
+        let seat = self.check_seat(seat)?;
         let n = obs_size(self.inner.players());
         let mut tmp = vec![0f32; n];
         write_observation(&self.inner, seat, &mut tmp);
@@ -561,108 +632,59 @@ impl Game {
         from_record_value(&value, hand).map(|inner| Game { inner })
     }
 
-    /// The start of hand `hand_index` with the given cards: `hands` as dealt (the game at the
-    /// start of passing), or with `passes` (per seat its 3 cards, or none when unknown) the
-    /// hands after passing (the game at the first lead, the passes recorded as made). Later
-    /// hands are dealt from `seed`; `history` (per earlier hand, its scores) becomes
-    /// `hand_scores_history()`. The same as the fallback's `Game.from_hands`.
+    /// A whole game consistent with one seat's `View` (hearts_core.view.View), the hidden cards
+    /// placed as `world` (a hearts_client.sampler.World: `.hands` per seat, `.kitty`) says.
+    /// Later hands are dealt from `seed`.
     #[classmethod]
-    #[pyo3(signature = (players, hands, kitty, *, hand_index = 0, totals = None, seed = None, target_score = 150, max_hands = 200, first_dealer = 0, passes = None, history = None))]
+    #[pyo3(signature = (view, world, seed = SeedText::of("")), text_signature = "($cls, view, world, seed='')")]
+    fn from_view(
+        _cls: &Bound<'_, pyo3::types::PyType>,
+        view: &Bound<'_, PyAny>,
+        world: &Bound<'_, PyAny>,
+        seed: SeedText,
+    ) -> PyResult<Game> {
+        from_view(view, world, seed.0).map(|inner| Game { inner })
+    }
+
+    /// A game at the start of hand `hand_index` with the given cards (per seat a list of
+    /// cards, and the kitty): without `passes` as dealt, at the start of passing; with
+    /// `passes` (per seat its three cards, or none when unknown) the hands after passing, at
+    /// the first lead. `history` (per earlier hand, its scores) becomes hand_scores_history();
+    /// later hands are dealt from `seed`. Bad cards raise IllegalAction `BAD_DEAL`.
+    #[classmethod]
+    #[pyo3(
+        signature = (players, hands, kitty, *, hand_index = 0, totals = None, seed = SeedText::of("0"), target_score = 150, max_hands = 200, first_dealer = 0, passes = None, history = None),
+        text_signature = "($cls, players, hands, kitty, *, hand_index=0, totals=None, seed=0, target_score=150, max_hands=200, first_dealer=0, passes=None, history=None)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn from_hands(
         _cls: &Bound<'_, pyo3::types::PyType>,
         py: Python<'_>,
         players: i64,
-        hands: Vec<Bound<'_, PyAny>>,
-        kitty: &Bound<'_, PyAny>,
+        hands: Vec<Vec<i64>>,
+        kitty: Vec<i64>,
         hand_index: i64,
         totals: Option<Vec<i64>>,
-        seed: Option<&Bound<'_, PyAny>>,
+        seed: SeedText,
         target_score: i64,
         max_hands: i64,
         first_dealer: i64,
         passes: Option<Vec<Vec<i64>>>,
-        history: Option<Vec<Vec<i32>>>,
+        history: Option<Vec<Vec<i64>>>,
     ) -> PyResult<Game> {
         let rules = make_rules(players, target_score, max_hands, first_dealer)?;
-        let n = rules.players;
-        let bad_deal = |message: String| illegal(py, &CoreIllegal::new(Illegal::BadDeal, message));
-        let totals = totals.unwrap_or_else(|| vec![0; n]);
-        if totals.len() != n {
-            return Err(bad_deal(format!("expected {n} totals, not {}", totals.len())));
-        }
-        if hand_index < 0 {
-            return Err(bad_deal(format!("hand_index must be 0 or more, not {hand_index}")));
-        }
-        let lists: Vec<Vec<i64>> = hands.iter().map(card_list).collect::<PyResult<_>>()?;
-        let kitty_cards = card_list(kitty)?;
-        let size = rules.hand_size();
-        if lists.len() != n || lists.iter().any(|h| h.len() != size) || kitty_cards.len() != rules.kitty_size() {
-            return Err(bad_deal(format!(
-                "expected {n} hands of {size} cards and a kitty of {}",
-                rules.kitty_size()
-            )));
-        }
-        let mut counts = [0u8; 52];
-        for &c in lists.iter().flatten().chain(&kitty_cards) {
-            if !(0..52).contains(&c) || counts[c as usize] == 2 {
-                return Err(bad_deal(format!("card {c} is not a card or appears more than twice")));
-            }
-            counts[c as usize] += 1;
-        }
-        let bytes = |cards_: &[i64]| cards_.iter().map(|&c| c as u8).collect::<Vec<u8>>();
-        let dealt: Vec<Hand> = lists.iter().map(|h| hand_from(&bytes(h))).collect();
-        let kitty_hand = hand_from(&bytes(&kitty_cards));
-        let mut rows = Vec::new();
-        for h in history.unwrap_or_default() {
-            let mut row = [0i32; MAX_PLAYERS];
-            for (s, v) in h.into_iter().enumerate().take(n) {
-                row[s] = v;
-            }
-            rows.push(row);
-        }
-        let seed = match seed {
-            Some(s) => seed_text(s)?,
-            None => "0".to_string(),
-        };
-        let inner = match passes {
-            None => {
-                let mut preset = vec![None; hand_index as usize + 1];
-                preset[hand_index as usize] = Some(Deal { hands: dealt, kitty: kitty_hand });
-                Core::resume(rules, &seed, preset, hand_index, &totals, rows).map_err(|e| illegal(py, &e))?
-            }
-            Some(passes) => {
-                if passes.len() != n || passes.iter().any(|p| !(p.is_empty() || p.len() == 3) || p.iter().any(|c| !(0..52).contains(c))) {
-                    return Err(bad_deal(format!("passes must be {n} lists of 0 or 3 cards")));
-                }
-                let mut game = Core::resume_playing(rules, &seed, hand_index, &totals, rows, &dealt, kitty_hand)
-                    .map_err(|e| illegal(py, &e))?;
-                // A seat passes to its left on even hands, to its right on odd ones.
-                let from = |seat: usize| if hand_index % 2 == 0 { (seat + n - 1) % n } else { (seat + 1) % n };
-                for seat in 0..n {
-                    let received = hand_from(&bytes(&passes[from(seat)]));
-                    let mut passed = bytes(&passes[seat]);
-                    passed.sort_unstable();
-                    game.set_known_pass(seat, &passed, received).map_err(PyValueError::new_err)?;
-                }
-                game
-            }
-        };
-        Ok(Game { inner })
-    }
-
-    /// A whole game consistent with one seat's `View` (hearts_core.view.View), the hidden cards
-    /// placed as `world` (a hearts_client.sampler.World: `.hands` per seat, `.kitty`) says.
-    /// Later hands are dealt from `seed`.
-    #[classmethod]
-    #[pyo3(signature = (view, world, seed = None))]
-    fn from_view(
-        _cls: &Bound<'_, pyo3::types::PyType>,
-        view: &Bound<'_, PyAny>,
-        world: &Bound<'_, PyAny>,
-        seed: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Game> {
-        from_view(view, world, seed).map(|inner| Game { inner })
+        Core::from_hands(
+            rules,
+            &seed.0,
+            hand_index,
+            totals.as_deref(),
+            history.as_deref(),
+            &hands,
+            &kitty,
+            passes.as_deref(),
+        )
+        .map(|inner| Game { inner })
+        .map_err(|e| illegal(py, &e))
     }
 
     fn __repr__(&self) -> String {
@@ -677,11 +699,11 @@ impl Game {
 }
 
 impl Game {
-    fn check_seat(&self, seat: usize) -> PyResult<()> {
-        if seat < self.inner.players() {
-            Ok(())
-        } else {
-            Err(PyIndexError::new_err(format!("seat must be 0..{}, not {seat}", self.inner.players() - 1)))
+    /// `seat` as an index, or IndexError (a negative seat too).
+    fn check_seat(&self, seat: i64) -> PyResult<usize> {
+        match usize::try_from(seat) {
+            Ok(s) if s < self.inner.players() => Ok(s),
+            _ => Err(PyIndexError::new_err(format!("seat must be 0..{}, not {seat}", self.inner.players() - 1))),
         }
     }
 }
@@ -694,19 +716,6 @@ fn cards_of(value: Option<&serde_json::Value>, what: &str) -> PyResult<Vec<u8>> 
             c.as_str().and_then(cards::parse).ok_or_else(|| PyValueError::new_err(format!("{what}: bad card {c}")))
         })
         .collect()
-}
-
-/// The ints of an iterable (cards, checked by the caller).
-fn card_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
-    obj.try_iter()?.map(|c| c?.extract()).collect()
-}
-
-fn hand_from(cards_: &[u8]) -> Hand {
-    let mut h = Hand::default();
-    for &c in cards_ {
-        h.add(c);
-    }
-    h
 }
 
 fn from_record_value(value: &serde_json::Value, hand: i64) -> PyResult<Core> {
@@ -748,14 +757,16 @@ fn from_record_value(value: &serde_json::Value, hand: i64) -> PyResult<Core> {
         let deal = h.get("deal").and_then(|d| d.as_array());
         let parsed = match deal {
             Some(d) => {
-                let hs: PyResult<Vec<Hand>> =
-                    d.iter().map(|x| cards_of(Some(x), &format!("hand {k} deal")).map(|c| hand_from(&c))).collect();
+                let hs: PyResult<Vec<Hand>> = d
+                    .iter()
+                    .map(|x| cards_of(Some(x), &format!("hand {k} deal")).map(|c| Hand::from_cards(&c)))
+                    .collect();
                 let kitty = cards_of(
                     Some(h.get("kitty").unwrap_or(&serde_json::Value::Array(vec![]))),
                     &format!("hand {k} kitty"),
                 );
                 match (hs, kitty) {
-                    (Ok(hs), Ok(kitty)) => Some(Deal { hands: hs, kitty: hand_from(&kitty) }),
+                    (Ok(hs), Ok(kitty)) => Some(Deal { hands: hs, kitty: Hand::from_cards(&kitty) }),
                     _ => None,
                 }
             }
@@ -786,7 +797,7 @@ struct ViewStart {
     plays: Vec<(usize, u8)>,
 }
 
-fn view_start(view: &Bound<'_, PyAny>, seed: Option<&Bound<'_, PyAny>>) -> PyResult<ViewStart> {
+fn view_start(view: &Bound<'_, PyAny>, seed: String) -> PyResult<ViewStart> {
     let rules_obj = view.getattr("rules")?;
     let rules = make_rules(
         rules_obj.getattr("players")?.extract()?,
@@ -826,10 +837,7 @@ fn view_start(view: &Bound<'_, PyAny>, seed: Option<&Bound<'_, PyAny>>) -> PyRes
         hand_index: view.getattr("hand_index")?.extract()?,
         totals: view.getattr("totals")?.extract()?,
         history,
-        seed: match seed {
-            Some(s) => seed_text(s)?,
-            None => String::new(),
-        },
+        seed,
         plays,
     })
 }
@@ -871,14 +879,14 @@ fn game_from_view(start: &ViewStart, world: &[Hand], kitty: Hand) -> Result<Core
     )
     .map_err(err)?;
     // The seat's own pass, as it knows it: its observation shows what it passed and received.
-    game.set_known_pass(start.seat, &start.passed, hand_from(&start.received))?;
+    game.set_known_pass(start.seat, &start.passed, Hand::from_cards(&start.received))?;
     for &(_, c) in &start.plays {
         game.play(c).map_err(err)?;
     }
     Ok(game)
 }
 
-fn from_view(view: &Bound<'_, PyAny>, world: &Bound<'_, PyAny>, seed: Option<&Bound<'_, PyAny>>) -> PyResult<Core> {
+fn from_view(view: &Bound<'_, PyAny>, world: &Bound<'_, PyAny>, seed: String) -> PyResult<Core> {
     let start = view_start(view, seed)?;
     let hands: Vec<Hand> = world.getattr("hands")?.try_iter()?.map(|h| hand_of(&h?)).collect::<PyResult<_>>()?;
     let kitty = hand_of(&world.getattr("kitty")?)?;
@@ -1049,8 +1057,8 @@ impl VecGame {
         for i in 0..n_games {
             let before = self.games[i].hands_done();
             self.games[i].apply_legal(acts[i] as u8);
-            if self.games[i].hands_done() > before {
-                let scores = self.games[i].last_hand().scores;
+            if let Some(end) = self.games[i].last_hand().filter(|_| self.games[i].hands_done() > before) {
+                let scores = end.scores;
                 for s in 0..players {
                     rew[i * players + s] = -(scores[s] as f32);
                 }
@@ -1198,7 +1206,7 @@ fn sample_games(
     game_seed: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<Game>> {
     let facts = view_facts(view)?;
-    let start = view_start(view, game_seed)?;
+    let start = view_start(view, game_seed.map(seed_text).transpose()?.unwrap_or_default())?;
     let sampler = WorldSampler::new(&facts).map_err(PyValueError::new_err)?;
     let mut rng = python_random(seed)?;
     let games = py.allow_threads(|| {

@@ -110,12 +110,14 @@ class TableConfig(_message.Message):
     """
     join_timeout_ms: _builtins.int
     """How long to wait for every seat to join before starting, in milliseconds; 0 means the
-    server's default (60000). At most 3600000 (an hour).
+    server's default (60000). At most 3600000 (an hour). Then the referee plays the seats
+    still absent by its default rule; but a table no seat of which was joined or released
+    (ReleaseSeat) by then ends there, ABORTED, without playing (its stop_reason says so).
     """
     label: _builtins.str
     """Optional label stored in the game records, e.g. a tournament's game key; at most 1000
-    characters. A seed is at most 200 characters. A value out of these bounds is refused with
-    INVALID_ARGUMENT.
+    characters, without control characters. A seed is at most 200 characters. A value out of
+    these bounds is refused with INVALID_ARGUMENT.
     """
     reveal_seed: _builtins.bool
     """Whether GameCompleted reveals the finished game's deal seed to the seats and spectators.
@@ -127,7 +129,9 @@ class TableConfig(_message.Message):
     """
     @_builtins.property
     def bot_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The bot name shown for each seat; exactly `players` names, each at most 200 characters."""
+        """The bot name shown for each seat; exactly `players` names, each at most 200 characters
+        and without control characters (Unicode category Cc: a newline, an escape, ...).
+        """
 
     @_builtins.property
     def game_seeds(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -608,7 +612,9 @@ class OpenSessionRequest(_message.Message):
 
     BOT_NAME_FIELD_NUMBER: _builtins.int
     bot_name: _builtins.str
-    """The bot's name (for logs)."""
+    """The bot's name (for logs): at most 200 characters, without control characters (else
+    INVALID_ARGUMENT).
+    """
     def __init__(
         self,
         *,

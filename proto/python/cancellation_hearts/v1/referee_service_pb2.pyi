@@ -231,7 +231,14 @@ class Join(_message.Message):
     token: _builtins.str
     """The seat's secret token. It acts only for its own seat."""
     bot_name: _builtins.str
-    """The bot's name, for logs only (the table's configuration decides the name shown to others)."""
+    """The name the bot gives itself, for instance its program and version ("my-bot 1.2").
+    Self-declared and informative only: the referee logs it with the seat (event
+    seat_connected, field declared_name) and keeps it in the game record's declared_names,
+    beside the seat's name in bots; printable characters only, whitespace collapsed, at most
+    64 characters. It never replaces the seat's name: the name every seat is shown
+    (GameStarted.seats), results and standings go by is the organiser's
+    (TableConfig.bot_names). Optional.
+    """
     protocol_version: _builtins.int
     """The protocol version the bot speaks: 1. Zero is taken as 1."""
     events_in_request: _builtins.bool

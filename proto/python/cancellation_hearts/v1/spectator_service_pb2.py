@@ -25,14 +25,14 @@ _sym_db = _symbol_database.Default()
 from cancellation_hearts.v1 import referee_service_pb2 as cancellation__hearts_dot_v1_dot_referee__service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n.cancellation_hearts/v1/spectator_service.proto\x12\x16\x63\x61ncellation_hearts.v1\x1a,cancellation_hearts/v1/referee_service.proto\"9\n\x0cWatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x17\n\x0fspectator_token\x18\x02 \x01(\t\"=\n\rWatchResponse\x12,\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1d.cancellation_hearts.v1.Event2j\n\x10SpectatorService\x12V\n\x05Watch\x12$.cancellation_hearts.v1.WatchRequest\x1a%.cancellation_hearts.v1.WatchResponse0\x01\x42\x80\x01\n\x19org.cancellationhearts.v1P\x01Zagithub.com/cancellation-hearts/cancellation-hearts/clients/go/gen/cancellation_hearts/v1;heartsv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n.cancellation_hearts/v1/spectator_service.proto\x12\x16\x63\x61ncellation_hearts.v1\x1a,cancellation_hearts/v1/referee_service.proto\"9\n\x0cWatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x17\n\x0fspectator_token\x18\x02 \x01(\t\"=\n\rWatchResponse\x12,\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1d.cancellation_hearts.v1.Event2j\n\x10SpectatorService\x12V\n\x05Watch\x12$.cancellation_hearts.v1.WatchRequest\x1a%.cancellation_hearts.v1.WatchResponse0\x01\x42>\n\x19org.cancellationhearts.v1P\x01Z\x1f\x63\x61ncellation_hearts/v1;heartsv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cancellation_hearts.v1.spectator_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
-  _globals['DESCRIPTOR']._serialized_options = b'\n\031org.cancellationhearts.v1P\001Zagithub.com/cancellation-hearts/cancellation-hearts/clients/go/gen/cancellation_hearts/v1;heartsv1'
+  _globals['DESCRIPTOR']._serialized_options = b'\n\031org.cancellationhearts.v1P\001Z\037cancellation_hearts/v1;heartsv1'
   _globals['_WATCHREQUEST']._serialized_start=120
   _globals['_WATCHREQUEST']._serialized_end=177
   _globals['_WATCHRESPONSE']._serialized_start=179

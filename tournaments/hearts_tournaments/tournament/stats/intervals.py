@@ -69,8 +69,6 @@ class Estimate:
     standard_error: float | None
 
 
-
-
 def _beta_continued_fraction(a: float, b: float, x: float) -> float:
     """The continued fraction of the incomplete beta function (modified Lentz)."""
     tiny = 1e-300
@@ -142,8 +140,6 @@ def t_quantile(p: float, df: float) -> float:
         if high - low < 1e-12 * max(1.0, high):
             break
     return (low + high) / 2.0
-
-
 
 
 def cluster_mean(clusters: Sequence[tuple[float, float]], confidence: float = CONFIDENCE) -> Estimate:
