@@ -34,7 +34,7 @@ Usage::
     bench/luck.py [--fields builtins6 levels8 heuristic10] [--pool-deals 16] [--trials 100]
                   [--strength-trials 10] [--samples 100] [--deals 12 24] [--pool-dir DIR] [--json]
 
-The defaults take a few minutes on two cores; the figures in docs/TOURNAMENTS.md (*Luck
+The defaults take a few minutes on two cores; the figures in docs/design/STATISTICS.md (*Luck
 correction*) are from larger pools and more trials, with the command printed beside them.
 """
 

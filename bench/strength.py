@@ -11,11 +11,14 @@ the seat's total (a moon shot included).
 Usage::
 
     bench/strength.py --bot montecarlo --field heuristic --players 8 --hands 2000 [--json]
+    bench/strength.py --bot ismcts --field heuristic --players 8 --hands 2000 --safety-limit none
     bench/strength.py --pool run1.json run2.json [--json]
 
 Prints the mean points per hand of both with 95% confidence intervals (normal approximation),
 the paired difference, the ratio of A's points to B's (the delta method's interval, keeping
-the pairing), the wall time and A's time per decision. ``--json`` also holds every deal's two
+the pairing), the wall time and A's time per decision, and, for a bot with a wall-clock safety
+stop (``ismcts``), how many of its decisions that stop cut short: a budget-bound bot's figures
+are its own only when that count is 0 or negligible. ``--json`` also holds every deal's two
 scores, so that ``--pool`` can combine runs on different seeds into one set of figures.
 """
 
@@ -35,6 +38,7 @@ from pathlib import Path
 
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS, make_bot
+from hearts_client.bots.ismcts import IsmctsBot
 from hearts_client.bots.montecarlo import DEFAULT_WORLDS, MonteCarloBot
 from hearts_core.cards import Card
 from hearts_core.deal import derive_seed
@@ -59,6 +63,8 @@ class Config:
         seed: Derives every deal and every bot's seed.
         worlds: Worlds per decision for ``montecarlo`` bots, or ``None`` for their default.
         time_limit: Seconds per decision for ``montecarlo`` bots, or ``None``.
+        safety_limit: The wall-clock safety stop of ``ismcts`` bots in seconds, ``None`` for
+            none, or ``"default"`` for the bot's own.
     """
 
     bot: str
@@ -68,16 +74,23 @@ class Config:
     seed: str
     worlds: int | None = None
     time_limit: float | None = None
+    safety_limit: float | str | None = "default"
 
 
 @dataclass(frozen=True, slots=True)
 class HandOutcome:
-    """One deal played both ways: A's and B's score in the same seat, A's decision times."""
+    """One deal played both ways: A's and B's score in the same seat, A's decision times.
+
+    ``searched`` and ``cut_short`` count A's searched decisions and those its safety stop cut
+    short (a bot with such a stop, as ``ismcts``; 0 for others).
+    """
 
     seat: int
     bot_points: int
     field_points: int
     decision_seconds: tuple[float, ...]
+    searched: int = 0
+    cut_short: int = 0
 
 
 class _Timed:
@@ -106,6 +119,8 @@ def _bot(config: Config, name: str, seed: str) -> Bot:
         if config.worlds is not None:
             bot.worlds = config.worlds
         bot.time_limit = config.time_limit
+    if isinstance(bot, IsmctsBot) and config.safety_limit != "default":
+        bot.safety_limit = None if config.safety_limit is None else float(config.safety_limit)
     return bot
 
 
@@ -143,6 +158,8 @@ def play_deal(config: Config, index: int) -> HandOutcome:
         bot_points=with_bot[seat],
         field_points=alone[seat],
         decision_seconds=tuple(timer.seconds) if timer else (),
+        searched=getattr(timer.bot, "decisions", 0) if timer else 0,
+        cut_short=getattr(timer.bot, "cut_short", 0) if timer else 0,
     )
 
 
@@ -209,6 +226,10 @@ def pool(paths: Sequence[str]) -> dict[str, object]:
     if not bot or len(bot) != len(field):
         raise ValueError("the runs hold no per-hand points (made before --json printed them?)")
     ((bot_name, field_name, players, worlds, time_limit),) = kinds
+    stops = [r["safety_stop"] for r in runs if "safety_stop" in r]
+    pooled_stops = (
+        {k: sum(s[k] for s in stops) for k in ("decisions", "cut_short")} if len(stops) == len(runs) else None
+    )
     return {
         "bot": bot_name,
         "field": field_name,
@@ -218,6 +239,7 @@ def pool(paths: Sequence[str]) -> dict[str, object]:
         "hands": len(bot),
         "seed": [r["seed"] for r in runs],
         **summarize(bot, field),
+        **({"safety_stop": pooled_stops} if pooled_stops is not None else {}),
         "bot_points": bot,
         "field_points": field,
     }
@@ -255,12 +277,18 @@ def run(config: Config, jobs: int) -> dict[str, object]:
         "seed": config.seed,
         "worlds": _worlds(config),
         "time_limit": config.time_limit,
+        **({"safety_limit": config.safety_limit} if IsmctsBot.name in (config.bot, config.field) else {}),
         **summarize(bot, field),
         "seconds": seconds,
         "jobs": jobs,
         "bot_points": [o.bot_points for o in outcomes],
         "field_points": [o.field_points for o in outcomes],
     }
+    if config.bot == IsmctsBot.name:
+        figures["safety_stop"] = {
+            "decisions": sum(o.searched for o in outcomes),
+            "cut_short": sum(o.cut_short for o in outcomes),
+        }
     if decisions:
         figures["decision_seconds"] = {
             "count": len(decisions),
@@ -299,7 +327,27 @@ def report(figures: dict[str, object]) -> str:
             f"p95 {timing['p95'] * 1000:.1f} ms, max {timing['max'] * 1000:.1f} ms "
             f"over {timing['count']} decisions ({processes})"
         )
+    stops = figures.get("safety_stop")
+    if isinstance(stops, dict):
+        lines.append(
+            f"  {bot} decisions cut short by its safety stop (wall clock): {stops['cut_short']} "
+            f"of {stops['decisions']} searched"
+        )
     return "\n".join(lines)
+
+
+def _safety_limit(parser: argparse.ArgumentParser, text: str) -> float | str | None:
+    if text in ("default", "none"):
+        return None if text == "none" else text
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        parser.error(
+            f"--safety-limit must be a positive number of seconds, 'none' or 'default', not {text!r}"
+        )
+    return seconds
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -313,6 +361,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", default="strength", help="seeds the deals and the bots")
     parser.add_argument("--worlds", type=int, default=None, help="montecarlo worlds per decision")
     parser.add_argument("--time-limit", type=float, default=None, help="montecarlo seconds per decision")
+    parser.add_argument(
+        "--safety-limit",
+        default="default",
+        help="ismcts's wall-clock safety stop in seconds, or 'none' (default: the bot's own); "
+        "its budgets decide unless the stop fires, and the decisions it cut short are counted",
+    )
     parser.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)"
     )
@@ -342,6 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,
             worlds=args.worlds,
             time_limit=args.time_limit,
+            safety_limit=_safety_limit(parser, args.safety_limit),
         )
         figures = run(config, args.jobs)
     print(json.dumps(figures) if args.json else report(figures))

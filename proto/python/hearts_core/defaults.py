@@ -23,7 +23,7 @@ class TablePolicy:
 
     Attributes:
         decision_ms: The limit for any single decision. The built-in ``montecarlo`` bot takes
-            about 30 ms a decision (docs/MONTECARLO.md): a second is ample for a bot and short
+            about 30 ms a decision (docs/design/MONTECARLO.md): a second is ample for a bot and short
             enough that a silent one costs the table little.
         time_bank_ms: Total thinking time per seat per game; a request's deadline is the smaller
             of ``decision_ms`` and what is left of the bank.

@@ -12,6 +12,7 @@ exits 3; Ctrl-C exits 130, also resumable.
 from __future__ import annotations
 
 import enum
+import shlex
 import sys
 import time
 from collections.abc import Collection
@@ -195,6 +196,8 @@ def run_command(
     say(f"scheduled in {say.elapsed():.1f} s")
     _print_balance(tournament.store.schedule(), say, gauntlet=tournament.config.gauntlet is not None)
     _run(tournament, concurrency, progress, executor, ray_address)
+    if demo:
+        _print_next_steps(folder)
 
 
 @tournament_app.command("resume")
@@ -524,6 +527,16 @@ def _run(
             f"hearts: error: entrants failed games: {names}; their logs are in {output / 'logs'}", err=True
         )
         raise typer.Exit(EXIT_ENTRANT_FAILED)
+
+
+def _print_next_steps(folder: Path) -> None:
+    """The demo's last lines: where a newcomer goes from here, as commands to type."""
+    typer.echo(
+        "\nnext:\n"
+        f"  watch its games in a browser:      hearts web {shlex.quote(str(folder))}\n"
+        "  write a bot:                       docs/WRITING_A_BOT.md (Python), clients/LANGUAGE/README.md\n"
+        "  test it as a competition runs it:  hearts bot test -- python my_bot.py  (docs/BOT_TEST.md)"
+    )
 
 
 def _print_signed(output: Path) -> None:

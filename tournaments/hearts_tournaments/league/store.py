@@ -430,6 +430,11 @@ class LeagueStore(MetaDatabase):
             versions = tuple(self.versions())
         return Snapshot(int(seen), blocks, versions)
 
+    def data_version(self) -> int:
+        """A number that changes whenever another connection commits to the database (SQLite's
+        ``PRAGMA data_version``): a reader's cheap look for "anything new?"."""
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
     def block_count(self) -> int:
         """Blocks stored."""
         return int(self._db.execute("SELECT COUNT(*) FROM blocks").fetchone()[0])

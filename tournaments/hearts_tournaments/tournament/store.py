@@ -502,6 +502,11 @@ class Store(MetaDatabase):
         """Keys of the stored games, in the order stored (cheap: no summaries are read)."""
         return [str(row[0]) for row in self._db.execute("SELECT key FROM games ORDER BY seq")]
 
+    def data_version(self) -> int:
+        """A number that changes whenever another connection commits to the database (SQLite's
+        ``PRAGMA data_version``): a reader's cheap look for "anything new?"."""
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
     def count(self) -> int:
         """How many games are stored."""
         row = self._db.execute("SELECT COUNT(*) FROM games").fetchone()

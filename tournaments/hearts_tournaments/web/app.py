@@ -12,12 +12,18 @@ until the runner creates it, then the pages appear.
 from __future__ import annotations
 
 import asyncio
+import gzip
+import hashlib
 import socket
-from collections.abc import AsyncIterator, Callable
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import structlog
 import uvicorn
+import uvloop
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -46,6 +52,13 @@ LEAGUE_DB = "league.sqlite"
 POLL_S = 1.0
 #: Seconds between keep-alive comments on an idle event stream.
 KEEPALIVE_S = 15.0
+#: The most rendered pages :class:`PageCache` keeps.
+PAGE_CACHE_SIZE = 512
+#: Seconds a kept page is served before it is rendered again with the store unchanged (a
+#: tournament's page may show standings a runner is about to refresh).
+PAGE_FRESH_S = 30.0
+#: Pages at least this long are sent gzip-encoded to clients that ask.
+GZIP_MIN_BYTES = 1024
 STATIC = Path(__file__).parent / "static"
 
 log = structlog.get_logger(__name__)
@@ -99,6 +112,14 @@ class _Folder:
         site = self.get()
         return -1 if site is None else site.source.version()
 
+    def stamp(self) -> tuple[int, int, int] | None:
+        """What every page depends on: the database file, its stored games and the standings'
+        generation (None while the folder holds nothing to show)."""
+        site = self.get()
+        if site is None or self.inode is None:
+            return None
+        return (self.inode, site.source.version(), self.standings_generation())
+
     def standings_generation(self) -> int:
         """Changes when fresher standings can be shown (0 for a source without snapshots)."""
         site = self.get()
@@ -106,9 +127,103 @@ class _Folder:
         return source.standings_generation() if isinstance(source, TournamentSource) else 0
 
 
-def make_app(folder: Path, logs: LogPolicy = LogPolicy.RELEASED) -> Starlette:
+@dataclass(slots=True)
+class _Rendered:
+    """A page as it was sent: its body, type, extra headers, entity tag and when it was made;
+    its gzip encoding once a client asked for it."""
+
+    body: bytes
+    media_type: str | None
+    headers: tuple[tuple[str, str], ...]
+    etag: str
+    made: float
+    gzipped: bytes | None = None
+
+    def gzip(self) -> bytes:
+        """The body, gzip-encoded (once)."""
+        if self.gzipped is None:
+            self.gzipped = gzip.compress(self.body, compresslevel=6, mtime=0)
+        return self.gzipped
+
+
+class PageCache:
+    """Pages rendered once per state of the store, with entity tags of their content.
+
+    A page is a function of the store's state (:meth:`_Folder.stamp`), its path and its query:
+    it is rendered once per stored game (a league: per stored block, command or status change)
+    and again at most every :data:`PAGE_FRESH_S` seconds (a page may also say how long ago its
+    standings were computed), however many people look; a browser that holds the same content
+    gets ``304 Not Modified``. At most :data:`PAGE_CACHE_SIZE` pages are kept (the least recently
+    used go). ``clock`` is injectable for tests.
+    """
+
+    def __init__(self, size: int = 0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.size = size or PAGE_CACHE_SIZE
+        self.clock = clock
+        self._pages: OrderedDict[str, _Rendered] = OrderedDict()
+
+    @staticmethod
+    def key(stamp: tuple[int, ...], request: Request) -> str:
+        """The page's cache key: the store's state, its path and its query."""
+        return f"{stamp}|{request.url.path}|{request.url.query}"
+
+    def get(self, key: str) -> _Rendered | None:
+        """The page kept under ``key``, if it is fresh."""
+        page = self._pages.get(key)
+        if page is None or self.clock() - page.made > PAGE_FRESH_S:
+            return None
+        self._pages.move_to_end(key)
+        return page
+
+    def put(self, key: str, response: Response) -> _Rendered:
+        """Keeps a rendered ``200`` page; returns it as kept."""
+        body = bytes(response.body)
+        kept = tuple((k, v) for k, v in response.headers.items() if k.lower() == "content-disposition")
+        etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+        page = _Rendered(body, response.media_type, kept, etag, self.clock())
+        self._pages[key] = page
+        self._pages.move_to_end(key)
+        while len(self._pages) > self.size:
+            self._pages.popitem(last=False)
+        return page
+
+
+def make_app(
+    folder: Path, logs: LogPolicy = LogPolicy.RELEASED, clock: Callable[[], float] = time.monotonic
+) -> Starlette:
     """The web app serving the tournament in ``folder`` (read-only), bot logs per ``logs``."""
     state = _Folder(folder, logs)
+    pages = PageCache(clock=clock)
+
+    def cached(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+        """``handler``'s pages served from :class:`PageCache` (only complete ``200`` pages are kept)."""
+
+        async def serve(request: Request) -> Response:
+            try:
+                stamp = state.stamp()
+            except SourceError:
+                stamp = None
+            if stamp is None:
+                return await handler(request)
+            key = pages.key(stamp, request)
+            page = pages.get(key)
+            if page is None:
+                response = await handler(request)
+                if response.status_code != 200 or isinstance(response, StreamingResponse):
+                    return response
+                page = pages.put(key, response)
+            headers = {"ETag": page.etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding"}
+            if page.etag in request.headers.get("if-none-match", ""):
+                return Response(status_code=304, headers=headers)
+            headers.update(page.headers)
+            if len(page.body) >= GZIP_MIN_BYTES and "gzip" in request.headers.get("accept-encoding", ""):
+                # Compressed once per page, not per request (the middleware passes it through).
+                headers["Content-Encoding"] = "gzip"
+                return Response(page.gzip(), media_type=page.media_type, headers=headers)
+            return Response(page.body, media_type=page.media_type, headers=headers)
+
+        return serve
+
     # Opened now, not on the first request: reading a 10,000-game schedule takes a while.
     state.get()
     fallback = Site(None, live=False)
@@ -237,22 +352,22 @@ def make_app(folder: Path, logs: LogPolicy = LogPolicy.RELEASED) -> Starlette:
         return HTMLResponse(page.html, 500)
 
     routes = [
-        Route("/", leaderboard),
-        Route("/fragment/standings", standings_fragment),
-        Route("/fragment/games", games_fragment),
-        Route("/games", games),
-        Route("/h2h", h2h),
-        Route("/bot/{name}", bot),
-        Route("/game/{key}", game),
-        Route("/game/{key}/record.json", record),
-        Route("/deal/{deal:int}", deal),
+        Route("/", cached(leaderboard)),
+        Route("/fragment/standings", cached(standings_fragment)),
+        Route("/fragment/games", cached(games_fragment)),
+        Route("/games", cached(games)),
+        Route("/h2h", cached(h2h)),
+        Route("/bot/{name}", cached(bot)),
+        Route("/game/{key}", cached(game)),
+        Route("/game/{key}/record.json", cached(record)),
+        Route("/deal/{deal:int}", cached(deal)),
         Route("/events", events),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(
         routes=routes,
         # Compresses pages for clients that ask; event streams are never compressed (they would stall).
-        middleware=[Middleware(GZipMiddleware, minimum_size=1024)],
+        middleware=[Middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES)],
         exception_handlers={404: not_found, 405: not_found, 500: server_error, Exception: server_error},
     )
 
@@ -302,4 +417,7 @@ def serve(
             on_ready(url)
         await task
 
-    asyncio.run(main())
+    # uvloop (with httptools, which uvicorn picks by itself) serves several times the requests
+    # per second of asyncio's own loop: a shared leaderboard link is many visitors at once.
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(main())

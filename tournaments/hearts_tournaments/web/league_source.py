@@ -51,6 +51,8 @@ class LeagueSource:
         except LeagueError as exc:
             raise NotATournament(str(exc)) from None
         self._cache = -1
+        self._version_of = (-1, -1)
+        self._league: tuple[int, dict[str, Any]] | None = None
         self._rows: tuple[GameRow, ...] = ()
         self._standings: Standings | None = None
         self._bots: tuple[str, ...] = ()
@@ -65,16 +67,24 @@ class LeagueSource:
         return self._store.config.name
 
     def version(self) -> int:
-        """Changes whenever a block is stored, a command is given or a version changes status."""
-        statuses = tuple((v.id, v.status) for v in self._store.versions())
-        return hash((self._store.block_count(), len(self._store.commands()), statuses)) & ((1 << 62) - 1)
+        """Changes whenever a block is stored, a command is given or a version changes status
+        (looked at again only when the database has changed: every page asks for it)."""
+        changed = self._store.data_version()
+        if changed != self._version_of[0]:
+            statuses = tuple((v.id, v.status) for v in self._store.versions())
+            found = hash((self._store.block_count(), len(self._store.commands()), statuses)) & ((1 << 62) - 1)
+            self._version_of = (changed, found)
+        return self._version_of[1]
 
     def league(self) -> dict[str, Any]:
         """What the league's own page shows: the official table (every version, pinned and
         provisional marks, conservative score), the versions and their status, the blocks and
         the validation games, as `hearts league show --all`, `info` and `games` give them."""
+        version = self.version()
+        if self._league is not None and self._league[0] == version:
+            return self._league[1]
         validations = list_games(self._store, status="validation")
-        return {
+        shown = {
             "table": league_table(self._store, everyone=True),
             "versions": self._store.versions(),
             "blocks": [(number, seats) for number, _seed, seats, _seen in self._store.block_rows()],
@@ -82,6 +92,9 @@ class LeagueSource:
             "config": self._store.config,
             "no_interval_penalty": NO_INTERVAL_PENALTY,
         }
+        # The official table is refitted once per state of the league, not once per visitor.
+        self._league = (version, shown)
+        return shown
 
     def _refresh(self) -> None:
         version = self._store.block_count()

@@ -242,6 +242,7 @@ class TournamentSource:
         for game in self._schedule.games:
             self._deal_keys[game.deal].add(game.key)
         self._cache_version = -1
+        self._count_of = (-1, -1)
         self._rows: tuple[GameRow, ...] = ()
         self._fingerprint_of = (-1, "")
         self._snapshot_key: tuple[int, int, int] | None = None
@@ -263,8 +264,12 @@ class TournamentSource:
         return self._tournament.config.name
 
     def version(self) -> int:
-        """How many games are stored (games are only ever added)."""
-        return self._store.count()
+        """How many games are stored (games are only ever added; counted again only when the
+        database has changed: every page asks for it)."""
+        changed = self._store.data_version()
+        if changed != self._count_of[0]:
+            self._count_of = (changed, self._store.count())
+        return self._count_of[1]
 
     def standings_generation(self) -> int:
         """A number that changes whenever fresher standings can be shown (the event stream

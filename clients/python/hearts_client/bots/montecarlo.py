@@ -8,7 +8,7 @@ heuristic rollout to the end of the hand through the simulator (:mod:`hearts_cli
 tried on the *same* worlds, so their comparison is not blurred by the luck of the draw. The
 card with the lowest mean value is played; ties go to the card the heuristic itself would play.
 
-The value of a rollout, lower being better (see ``docs/MONTECARLO.md``):
+The value of a rollout, lower being better (see ``docs/design/MONTECARLO.md``):
 
 * Normally: the points the hand scores for this seat (a moon shot scored as in
   :func:`hand_scores`).
@@ -39,7 +39,7 @@ from hearts_core.view import View
 
 #: Worlds sampled per decision by default. At 8 players: about 30 ms a decision on average and
 #: 0.15 s at worst on one core, well inside the referee's 1 s limit; 100 worlds measured no
-#: stronger against heuristic bots at twice the time (docs/MONTECARLO.md).
+#: stronger against heuristic bots at twice the time (docs/design/MONTECARLO.md).
 DEFAULT_WORLDS = 50
 #: The endgame starts when some total before the hand is this close to the target score.
 ENDGAME_WINDOW = MOON_POINTS

@@ -3,8 +3,9 @@
 The backend is the native extension module ``hearts_sim`` (Rust, built from ``clients/sim/`` by
 ``make install``) when it imports, else the pure-Python fallback :mod:`hearts_client.sim._python`,
 a layer over ``hearts_core``'s engine (slower; no Rust needed). Both have the same API and give
-the same results for the same inputs and seeds. ``HEARTS_SIM_BACKEND=python`` or ``=native`` forces one; :data:`BACKEND` says which
-is in use. The API, the observation layout and the RNG are documented in ``docs/SIMULATOR.md``.
+the same results for the same inputs and seeds. ``HEARTS_SIM_BACKEND=python`` or ``=native``
+forces one; :data:`BACKEND` says which is in use. The API, the observation layout and the RNG
+are documented in ``docs/SIMULATOR.md``.
 """
 
 from __future__ import annotations

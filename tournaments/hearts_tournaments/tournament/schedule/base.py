@@ -48,9 +48,8 @@ WIDE_STEPS, WIDE_PATIENCE = 120_000, (2_000, 100, 20_000)
 
 #: A search step costs about as much as there are tables and bots: each search takes at most
 #: this many steps times (tables + bots), so that the largest schedule the config allows
-#: (config.MAX_BOTS bots, 10,000 deals, 11 seats) is designed in about a minute of CPU: 56 s
-#: with ``balanced``, 64 s with ``permute`` and 30 s with ``rotate`` on 2 December, one process
-#: per core (``python bench/schedule.py --largest``).
+#: (config.MAX_BOTS bots, 10,000 deals, 11 seats) is designed in about a minute of CPU
+#: (``python bench/schedule.py --largest``; docs/design/SCHEDULES.md has the figures).
 SEARCH_WORK = 160_000_000
 
 
