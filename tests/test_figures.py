@@ -178,3 +178,34 @@ def test_the_ismcts_against_montecarlo_row_quotes_the_pooled_runs() -> None:
     assert high < 0  # the aim: clearly fewer points than montecarlo in the same seats
     per_seed = [pool([f])["difference"] for f in files]
     assert "per seed " + " / ".join(signed(d) for d in per_seed) in cell
+
+
+LUCK_TRIALS = "--trials 200 --strength-trials 20 --json"
+#: The luck correction's kept runs: file, and the command's fields and pool.
+LUCK_RUNS = {
+    "luck_builtins.json": "--fields builtins6 builtins8 --pool-deals 40 " + LUCK_TRIALS,
+    "luck_levels.json": "--fields levels8 heuristic10 --pool-deals 30 " + LUCK_TRIALS,
+}
+
+
+def test_the_luck_correction_figure_quotes_the_json_the_bench_printed() -> None:
+    # Real games take minutes: the --json output of the section's two commands is kept in
+    # bench/figures/, and the figure must quote its widths, coverage and cost.
+    fields = []
+    for name, arguments in LUCK_RUNS.items():
+        assert f"bench/luck.py {arguments}" in command("Luck correction")
+        printed = json.loads((ROOT / "bench" / "figures" / name).read_text())
+        assert printed["trials"] == 200 and printed["strength_trials"] == 20
+        fields += printed["fields"]
+    cell = row("Luck correction")
+    coverage = []
+    for field in fields:
+        at = {r["mode"]: r for r in field["rows"] if r["deals"] == 24}
+        ratios = " / ".join(f"×{at[m]['strength_width_ratio']:.2f}" for m in ("single", "duplicate"))
+        assert f"`{field['field']}` {ratios}" in cell
+        kinds = ("place", "points", "strength")
+        coverage += [r[f"{k}_corrected"]["coverage"] for r in field["rows"] for k in kinds]
+    assert f"{100 * min(coverage):.1f}–{100 * max(coverage):.1f}%" in cell
+    cost = sorted(1000 * f["luck_cpu_s_per_game"]["mean"] for f in fields)
+    assert f"{cost[0]:.0f}–{cost[1]:.0f} ms" in cell and f"{cost[2]:.0f}–{cost[3]:.0f} ms" in cell
+    assert ("not reached" in cell) == all(r["strength_width_ratio"] > 0.5 for f in fields for r in f["rows"])

@@ -505,6 +505,50 @@ def test_from_record_round_trip(sim: ModuleType, tmp_path: Path) -> None:
         sim.Game.from_record(record, len(state.results))
 
 
+def test_from_hands_starts_a_hand_with_the_given_cards(sim: ModuleType) -> None:
+    """``Game.from_hands`` (docs/SIMULATOR.md) on both backends: the start of any hand of a
+    record, the same game as ``from_record`` gives; after the passes with ``passes``; and one
+    BAD_DEAL error for cards that are not a deal."""
+    from hearts_client.bots.heuristic import HeuristicBot
+    from hearts_core.local import play_game
+
+    rules = Rules(7, target_score=100)
+    state = play_game(rules, "hands", [HeuristicBot(s) for s in range(7)])
+    record = state_to_record(state, seed="hands")
+    for index, result in enumerate(state.results):
+        deal = [[int(c) for c in h] for h in result.deal]
+        kitty = [int(c) for c in result.kitty]
+        totals = [sum(r.scores[s] for r in state.results[:index]) for s in range(7)]
+        game = sim.Game.from_hands(
+            7, deal, kitty, hand_index=index, totals=totals, seed="hands", target_score=100
+        )  # fmt: skip
+        same = sim.Game.from_record(record, index)
+        assert (game.hand_index, game.dealer, game.pass_direction, game.phase) == (
+            same.hand_index, same.dealer, same.pass_direction, same.phase,
+        )  # fmt: skip
+        assert [game.hand(s) for s in range(7)] == [same.hand(s) for s in range(7)]
+        assert game.kitty() == same.kitty() and game.totals() == same.totals()
+        game.play_out("heuristic")
+        same.play_out("heuristic")
+        assert game.totals() == same.totals() == state.totals
+    first = state.results[0]
+    passes = [[int(c) for c in p] for p in first.passes]
+    after = [sorted(int(c) for c in h) for h in first.deal]  # any cards will do: only the phase is checked
+    game = sim.Game.from_hands(7, after, [int(c) for c in first.kitty], passes=passes)
+    assert game.phase == 1 and game.current_player == 1  # the seat left of dealer 0 leads
+    assert game.passed(0) == sorted(passes[0]) and game.received(1) == sorted(passes[0])
+    short = [h[:-1] for h in after]
+    for bad, match in (
+        ((7, short, [int(c) for c in first.kitty]), "hands of"),
+        ((7, [after[0]] * 7, [int(c) for c in first.kitty]), "more than twice"),
+    ):
+        with pytest.raises(ValueError, match=match) as caught:
+            sim.Game.from_hands(*bad)
+        assert getattr(caught.value, "code", None) == "BAD_DEAL"
+    with pytest.raises(ValueError, match="totals"):
+        sim.Game.from_hands(7, after, [int(c) for c in first.kitty], totals=[0, 0])
+
+
 def test_backends_agree() -> None:
     """The native module and the fallback: the same play-outs, observations and legal sets."""
     native = backend("native")

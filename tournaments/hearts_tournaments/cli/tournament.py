@@ -57,6 +57,7 @@ from hearts_tournaments.tournament.runner import (
 from hearts_tournaments.tournament.schedule import Schedule, suggest_deals
 from hearts_tournaments.tournament.signing import PUBLISHED, SigningError, signing_key_for
 from hearts_tournaments.tournament.snapshots import check_sandbox, snapshot_bots, snapshots_taken
+from hearts_tournaments.tournament.stats.luck import LuckError
 from hearts_tournaments.tournament.store import Store, StoreError
 from hearts_tournaments.tournament.verify import verify_tournament
 
@@ -302,6 +303,14 @@ def check_command(
 def report_command(
     folder: Annotated[Path, typer.Argument(help="The tournament's output folder.")],
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="Output form.")] = ReportFormat.TABLE,
+    luck_correction: Annotated[
+        bool | None,
+        typer.Option(
+            "--luck-correction/--no-luck-correction",
+            help="Correct the standings for luck, or not, whatever the config's luck_correction says "
+            "(docs/TOURNAMENTS.md, Luck correction); such standings are not kept in standings.json.",
+        ),
+    ] = None,
 ) -> None:
     """Print the standings of a tournament (finished or not).
 
@@ -310,7 +319,10 @@ def report_command(
     """
     tournament = _open(folder)
     with tournament.store:
-        standings = tournament_standings(tournament, cached=True)
+        try:
+            standings = tournament_standings(tournament, cached=True, luck_correction=luck_correction)
+        except LuckError as exc:
+            raise fail(f"{folder}: no luck correction: {exc}") from None
     text = render(standings, fmt)
     if text is not None:
         sys.stdout.write(text)

@@ -115,6 +115,8 @@ class TournamentConfig:
             team never share a table (docs/FAIR_PLAY.md).
         hide_names: Whether the bots see neutral labels (``seat-3``) instead of their
             table-mates' names in every message (the referee's ``hide_bot_names``).
+        luck_correction: Correct the standings and the gauntlet's test for luck (docs/
+            TOURNAMENTS.md, *Luck correction*).
     """
 
     name: str
@@ -142,6 +144,7 @@ class TournamentConfig:
     gauntlet: GauntletSpec | None = None
     teams: Mapping[str, str] = field(default_factory=dict)
     hide_names: bool = False
+    luck_correction: bool = False
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -200,6 +203,7 @@ TOURNAMENT_KEYS = frozenset(
         "ray_address",
         "reuse",
         "hide_names",
+        "luck_correction",
     }
 )
 _BOT_KEYS = frozenset(
@@ -438,6 +442,10 @@ def _tournament(section: dict[str, Any], default_name: str) -> dict[str, Any]:
     if not isinstance(duplicate, bool):
         raise ConfigError("tournament.duplicate", f"must be true or false, not {_shown(duplicate)}")
     out["duplicate"] = duplicate
+    luck = section.get("luck_correction", False)
+    if not isinstance(luck, bool):
+        raise ConfigError("tournament.luck_correction", f"must be true or false, not {_shown(luck)}")
+    out["luck_correction"] = luck
     seating = section.get("seating", DEFAULT_SEATING.value)
     values = [f'"{m.value}"' for m in SeatingMode]
     modes = ", ".join(values[:-1]) + " or " + values[-1]

@@ -17,14 +17,16 @@ so extra deals played by parallel tables do not change it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from hearts_core.deal import derive_seed
 from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.tournament.luck_correction import corrected_seats
 from hearts_tournaments.tournament.schedule import Schedule
 from hearts_tournaments.tournament.stats import SprtResult, SprtSettings, sprt
+from hearts_tournaments.tournament.stats.luck import GameLuck
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,30 +89,51 @@ def gauntlet_schedule(
     )
 
 
-def deal_advantages(schedule: Schedule, outcomes: Sequence[GameOutcome], candidate: str) -> list[float]:
+def deal_advantages(
+    schedule: Schedule,
+    outcomes: Sequence[GameOutcome],
+    candidate: str,
+    luck_terms: Mapping[str, GameLuck] | None = None,
+) -> list[float]:
     """The candidate's advantage on each complete deal, in deal order, up to the first deal
-    that is not complete: the field's mean place minus the candidate's."""
+    that is not complete: the field's mean place minus the candidate's.
+
+    With ``luck_terms`` (every game's luck terms by key) the places are luck-corrected, each
+    deal's coefficients fitted on the deals before it only, so that a deal's advantage never
+    changes as later deals are played and the test's verdict stays where it fell.
+    """
     by_key = {o.key: o for o in outcomes}
     games_of: dict[int, list[str]] = {}
     for game in schedule.games:
         games_of.setdefault(game.deal, []).append(game.key)
-    advantages = []
+    complete = []
     for deal in sorted(games_of):
         if not all(key in by_key for key in games_of[deal]):
             break
+        complete.append(deal)
+    played = [by_key[key] for deal in complete for key in games_of[deal]]
+    fixed = corrected_seats(schedule, played, luck_terms, forward=True) if luck_terms is not None else None
+    advantages = []
+    for deal in complete:
         mine = [0.0, 0]
         theirs = [0.0, 0]
         for key in games_of[deal]:
             o = by_key[key]
             for seat, bot in enumerate(o.seats):
                 side = mine if bot == candidate else theirs
-                side[0] += o.places[seat]
+                side[0] += fixed[key][seat].place if fixed is not None else o.places[seat]
                 side[1] += 1
         if mine[1] and theirs[1]:
             advantages.append(theirs[0] / theirs[1] - mine[0] / mine[1])
     return advantages
 
 
-def gauntlet_verdict(schedule: Schedule, outcomes: Sequence[GameOutcome], spec: GauntletSpec) -> SprtResult:
-    """The sequential test over the complete deals stored so far."""
-    return sprt(deal_advantages(schedule, outcomes, spec.candidate), spec.sprt)
+def gauntlet_verdict(
+    schedule: Schedule,
+    outcomes: Sequence[GameOutcome],
+    spec: GauntletSpec,
+    luck_terms: Mapping[str, GameLuck] | None = None,
+) -> SprtResult:
+    """The sequential test over the complete deals stored so far (luck-corrected with
+    ``luck_terms``: see :func:`deal_advantages`)."""
+    return sprt(deal_advantages(schedule, outcomes, spec.candidate, luck_terms), spec.sprt)

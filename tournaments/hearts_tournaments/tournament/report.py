@@ -225,7 +225,7 @@ def method_notes(standings: Standings) -> list[str]:
         verdicts_note(),
         "Mean place (1 = best) and points/hand: 95% Student-t intervals over deals (a deal and its "
         f"rotations are one unit); '{TOO_FEW_DEALS}' below 2 deals, and such a bot is ranked last.",
-    ]
+    ] + ([str(standings.luck["method"])] if standings.luck is not None else [])
 
 
 def verdicts_note() -> str:

@@ -66,6 +66,7 @@ from openskill.models import PlackettLuce
 from hearts_core.deal import derive_seed
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.tournament.gauntlet import GauntletSpec, deal_advantages
+from hearts_tournaments.tournament.luck_correction import LuckCorrection, corrected_seats, outcome_terms
 from hearts_tournaments.tournament.quarantine import Quarantine, quarantined
 from hearts_tournaments.tournament.schedule import Balance, Schedule
 from hearts_tournaments.tournament.stats import (
@@ -78,6 +79,7 @@ from hearts_tournaments.tournament.stats import (
     PairedDifference,
     PlacedGame,
     PlackettLuceFit,
+    ScoredGame,
     SprtResult,
     SprtSettings,
     SprtVerdict,
@@ -88,6 +90,7 @@ from hearts_tournaments.tournament.stats import (
     strength_difference,
     t_quantile,
 )
+from hearts_tournaments.tournament.stats.luck import GameLuck, midranks
 
 __all__ = [
     "BOOTSTRAP_SAMPLES",
@@ -117,6 +120,11 @@ FEW_DEALS = 6
 PAIRED_MIN_DEALS = FEW_DEALS
 #: Decimal places kept in the published figures.
 DIGITS = 6
+#: The rating model's name when the standings are luck-corrected.
+LUCK_RATING_MODEL = (
+    "plackett-luce (batch fit by Newton's method, Breslow ties, prior: 1 virtual win and loss against "
+    "a reference), moved by one Newton step of the pairwise likelihood to the luck-corrected places"
+)
 #: The standings give two verdicts on a pair of bots, and they answer different questions (so
 #: they may differ without contradicting each other). Every form says so from here: the text
 #: and Markdown notes, the JSON's ``verdicts`` and the web page.
@@ -450,6 +458,8 @@ class Standings:
     bootstrap_samples: int
     gauntlet: GauntletStanding | None = None
     separations: tuple[Separation, ...] = ()
+    #: The luck correction the figures are corrected by (its report form), or None.
+    luck: Mapping[str, Any] | None = None
     #: The report these standings were read from (:meth:`from_json`): :meth:`to_json` gives it
     #: back as it was, figure for figure (a figure derived from rounded ones may differ in the
     #: last digit).
@@ -552,8 +562,11 @@ class Standings:
             "ranking": {
                 "key": "strength",
                 "tie_breaker": "mean_place",
-                "rating_model": "plackett-luce (batch fit by Newton's method, Breslow ties, "
+                "rating_model": LUCK_RATING_MODEL
+                if self.luck is not None
+                else "plackett-luce (batch fit by Newton's method, Breslow ties, "
                 "prior: 1 virtual win and loss against a reference)",
+                "luck_correction": copy.deepcopy(dict(self.luck)) if self.luck is not None else None,
                 "confidence": CONFIDENCE,
                 "interval_unit": "deal",
                 "mean_interval": "student-t, cluster-robust",
@@ -641,6 +654,7 @@ class Standings:
             bootstrap_samples=data["ranking"]["bootstrap_samples"],
             gauntlet=GauntletStanding.from_json(data["gauntlet"]) if data["gauntlet"] is not None else None,
             separations=tuple(Separation.from_json(n, by_pair) for n in data["separation"]["neighbours"]),
+            luck=data["ranking"].get("luck_correction"),
             published=copy.deepcopy(dict(data)),
         )
 
@@ -665,6 +679,8 @@ def compute_standings(
     balance: dict[str, Any],
     bootstrap_samples: int = BOOTSTRAP_SAMPLES,
     gauntlet: GauntletSpec | None = None,
+    luck: LuckCorrection | None = None,
+    luck_terms: Mapping[str, GameLuck] | None = None,
 ) -> Standings:
     """The standings of the games played so far.
 
@@ -677,14 +693,24 @@ def compute_standings(
         balance: The schedule's balance report.
         bootstrap_samples: Resamples of the strength intervals.
         gauntlet: The gauntlet's candidate and test, for a gauntlet.
+        luck: Correct the figures for luck (docs/TOURNAMENTS.md, *Luck correction*).
+        luck_terms: With ``luck``: every game's luck terms by key (default: computed from
+            the outcomes' records).
+
+    Raises:
+        LuckError: with ``luck``, naming a game whose record cannot be replayed.
     """
     bots = schedule.bots
     position = {g.key: g.index for g in schedule.games}
     deal_of = {g.key: g.deal for g in schedule.games}
     games_in_order = sorted(outcomes, key=lambda o: position[o.key])
+    if luck is not None and luck_terms is None:
+        luck_terms = outcome_terms(games_in_order, luck)
+    fixed = corrected_seats(schedule, games_in_order, luck_terms) if luck_terms is not None else None
     # Per deal and bot: the sums the intervals and paired differences are made of.
     per_deal: dict[int, dict[str, _Sums]] = defaultdict(lambda: defaultdict(_Sums))
     placed: dict[int, list[PlacedGame]] = defaultdict(list)
+    scored: dict[int, list[ScoredGame]] = defaultdict(list)
     games = dict.fromkeys(bots, 0)
     wins = dict.fromkeys(bots, 0.0)
     faults = dict.fromkeys(bots, 0)
@@ -697,13 +723,19 @@ def compute_standings(
     for outcome in games_in_order:
         sums = per_deal[deal_of[outcome.key]]
         placed[deal_of[outcome.key]].append(tuple(zip(outcome.seats, outcome.places, strict=True)))
+        corrected = fixed[outcome.key] if fixed is not None else None
+        if corrected is not None:
+            mid = midranks(outcome.places)
+            scored[deal_of[outcome.key]].append(
+                tuple((bot, m, c.midrank) for bot, m, c in zip(outcome.seats, mid, corrected, strict=True))
+            )
         seats_of: dict[str, list[int]] = defaultdict(list)
         for seat, bot in enumerate(outcome.seats):
             seats_of[bot].append(seat)
             entry = sums[bot]
-            entry.places += outcome.places[seat]
+            entry.places += corrected[seat].place if corrected is not None else outcome.places[seat]
             entry.seats += 1
-            entry.points += outcome.totals[seat]
+            entry.points += corrected[seat].points if corrected is not None else outcome.totals[seat]
             entry.hands += outcome.hands
             faults[bot] += outcome.faults[seat]
             bot_errors[bot] += outcome.bot_errors_at(seat)
@@ -723,7 +755,10 @@ def compute_standings(
                 ahead_of[(a, b)] += ahead / (len(mine) * len(theirs))
     deals = sorted(per_deal)
     fit = bootstrap_plackett_luce(
-        [placed[d] for d in deals], bootstrap_samples, derive_seed(schedule.seed, "bootstrap")
+        [placed[d] for d in deals],
+        bootstrap_samples,
+        derive_seed(schedule.seed, "bootstrap"),
+        corrections=[scored[d] for d in deals] if fixed is not None else None,
     )
     field = _field_strength(bots, games_in_order, fit.strength)
     ratings = _ratings(bots, games_in_order)
@@ -806,8 +841,9 @@ def compute_standings(
         quarantine=tuple(held.values()),
         balance=balance,
         bootstrap_samples=fit.samples,
-        gauntlet=_gauntlet(schedule, games_in_order, gauntlet) if gauntlet is not None else None,
+        gauntlet=_gauntlet(schedule, games_in_order, gauntlet, luck_terms) if gauntlet is not None else None,
         separations=separations,
+        luck={**luck.to_json(), "method": luck.describe()} if luck is not None else None,
     )
 
 
@@ -842,8 +878,13 @@ def _round_up(n: int) -> str:
     return f"{-(-n // step) * step:,}"
 
 
-def _gauntlet(schedule: Schedule, outcomes: Sequence[GameOutcome], spec: GauntletSpec) -> GauntletStanding:
-    advantages = deal_advantages(schedule, outcomes, spec.candidate)
+def _gauntlet(
+    schedule: Schedule,
+    outcomes: Sequence[GameOutcome],
+    spec: GauntletSpec,
+    luck_terms: Mapping[str, GameLuck] | None = None,
+) -> GauntletStanding:
+    advantages = deal_advantages(schedule, outcomes, spec.candidate, luck_terms)
     return GauntletStanding(spec, sprt(advantages, spec.sprt), cluster_mean([(a, 1) for a in advantages]))
 
 

@@ -51,6 +51,7 @@ from hearts_tournaments.tournament.config import (
 from hearts_tournaments.tournament.executors import ExecutorError, GameExecutor, RayExecutor
 from hearts_tournaments.tournament.folder import Tournament
 from hearts_tournaments.tournament.gauntlet import gauntlet_verdict
+from hearts_tournaments.tournament.luck_correction import LuckCorrection
 from hearts_tournaments.tournament.quarantine import Quarantine, ScheduleQuarantine
 from hearts_tournaments.tournament.results import Standings
 from hearts_tournaments.tournament.signing import SigningError, signing_key_for
@@ -68,6 +69,7 @@ from hearts_tournaments.tournament.standings_snapshot import (
     save_snapshot,
 )
 from hearts_tournaments.tournament.stats import SprtVerdict
+from hearts_tournaments.tournament.stats.luck import GameLuck
 from hearts_tournaments.tournament.store import StoreError, store_patiently
 
 log = get_logger(__name__)
@@ -183,7 +185,9 @@ async def until_terminated(work: Coroutine[Any, Any, None]) -> None:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
-def tournament_standings(tournament: Tournament, *, cached: bool = False) -> Standings:
+def tournament_standings(
+    tournament: Tournament, *, cached: bool = False, luck_correction: bool | None = None
+) -> Standings:
     """The standings of the games stored so far.
 
     Args:
@@ -191,7 +195,14 @@ def tournament_standings(tournament: Tournament, *, cached: bool = False) -> Sta
         cached: Use the folder's standings snapshot when it is of exactly the games stored,
             else compute them and keep them as the snapshot (see :mod:`.standings_snapshot`). Without
             it they are computed from the stored games, whatever the folder holds.
+        luck_correction: Correct them for luck, or not, whatever the config says (None: as it
+            says). Standings other than the config's are computed, never kept as the snapshot.
+
+    Raises:
+        LuckError: corrected, naming a stored game whose record cannot be replayed.
     """
+    if luck_correction is not None and luck_correction != tournament.config.luck_correction:
+        return fresh_snapshot(tournament, luck_correction).standings
     if not cached:
         return fresh_snapshot(tournament).standings
     kept = load_snapshot(tournament.output)
@@ -225,6 +236,13 @@ class _Runner:
         #: What a gauntlet's sequential test reads (without records); the standings come from the
         #: store, so a round robin keeps no games in memory: its memory stays flat however long.
         self.outcomes = stored if self.config.gauntlet is not None else []
+        #: A luck-corrected gauntlet's test also reads every game's luck terms (a few numbers a hand).
+        self.luck = LuckCorrection.of(self.config.bots) if self.config.luck_correction else None
+        self.luck_terms: dict[str, GameLuck] | None = None
+        if self.luck is not None and self.config.gauntlet is not None:
+            self.luck_terms = {
+                o.key: self.luck.terms(o.seats, self.store.record(o.key) or "", o.key) for o in stored
+            }
         # A gauntlet stops starting games once its sequential test has a verdict.
         self.decided = self._gauntlet_decided()
         self.deal_secret = self.store.deal_secret()
@@ -360,6 +378,10 @@ class _Runner:
             if isinstance(self.executor, Arena):
                 self.executor.drop_bot(entry.bot)  # its warm processes are not needed any more
         if self.config.gauntlet is not None:
+            if self.luck is not None and self.luck_terms is not None:
+                self.luck_terms[outcome.key] = self.luck.terms(
+                    outcome.seats, outcome.record_json, outcome.key
+                )
             # Its record is in the store: keeping it here too grew the runner by megabytes a game.
             self.outcomes.append(dataclasses.replace(outcome, record_json=""))
         self._stored.set()
@@ -373,7 +395,7 @@ class _Runner:
         spec = self.config.gauntlet
         if spec is None:
             return False
-        result = gauntlet_verdict(self.schedule, self.outcomes, spec)
+        result = gauntlet_verdict(self.schedule, self.outcomes, spec, self.luck_terms)
         if result.verdict is SprtVerdict.CONTINUE:
             return False
         log.info("gauntlet_decided", verdict=str(result.verdict), deals=result.stopped_at, llr=result.llr)

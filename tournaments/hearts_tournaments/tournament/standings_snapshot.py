@@ -39,6 +39,7 @@ import structlog
 
 from hearts_core.record import write_text_durably
 from hearts_tournaments.tournament.folder import SNAPSHOT_NAME, Tournament, open_tournament
+from hearts_tournaments.tournament.luck_correction import LuckCorrection
 from hearts_tournaments.tournament.results import Standings, compute_standings
 from hearts_tournaments.tournament.store import Store
 
@@ -237,19 +238,32 @@ class Refresher:
         self._thread.join()
 
 
-def fresh_snapshot(tournament: Tournament) -> Snapshot:
-    """The standings computed from the games stored now, with the fingerprint of those games."""
+def fresh_snapshot(tournament: Tournament, luck_correction: bool | None = None) -> Snapshot:
+    """The standings computed from the games stored now, with the fingerprint of those games.
+
+    Args:
+        tournament: The tournament.
+        luck_correction: Correct them for luck (None: as the config says).
+    """
     store = tournament.store
+    config = tournament.config
     started = time.monotonic()
     outcomes = store.outcomes(records=False)
+    corrected = config.luck_correction if luck_correction is None else luck_correction
+    luck = LuckCorrection.of(config.bots) if corrected else None
     standings = compute_standings(
-        name=tournament.config.name,
+        name=config.name,
         schedule=store.schedule(),
         outcomes=outcomes,
-        target_score=tournament.config.target_score,
-        quarantine_after=tournament.config.quarantine_after,
+        target_score=config.target_score,
+        quarantine_after=config.quarantine_after,
         balance=store.balance(),
-        gauntlet=tournament.config.gauntlet,
+        gauntlet=config.gauntlet,
+        luck=luck,
+        # One record at a time: a league's records together would take gigabytes.
+        luck_terms={o.key: luck.terms(o.seats, store.record(o.key) or "", o.key) for o in outcomes}
+        if luck is not None
+        else None,
     )
     return Snapshot(fingerprint(store, [o.key for o in outcomes]), standings, time.monotonic() - started)
 

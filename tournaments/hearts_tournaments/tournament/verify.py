@@ -42,6 +42,7 @@ from hearts_tournaments.arena.job import ScheduledGame, deal_seed
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.tournament import signing
 from hearts_tournaments.tournament.folder import SNAPSHOT_NAME, Tournament, schedule_for
+from hearts_tournaments.tournament.luck_correction import LuckCorrection
 from hearts_tournaments.tournament.results import Standings, compute_standings
 from hearts_tournaments.tournament.runner import tournament_standings
 from hearts_tournaments.tournament.standings_snapshot import fingerprint, load_snapshot
@@ -157,6 +158,7 @@ def verify_tournament(
         quarantine_after=config.quarantine_after,
         balance=schedule.balance().to_json(),
         gauntlet=config.gauntlet,
+        luck=LuckCorrection.of(config.bots) if config.luck_correction else None,
     )
     problems.extend(_compare_standings(reported, recomputed))
     # The snapshot `report` and the web read is a cache: it must be what the report computes

@@ -15,6 +15,8 @@ knowledge of the tournament store, so that tournaments, leagues and benchmarks s
   bootstrap over clusters. The fit depends on the set of games only, never on their order.
   :func:`strength_difference` is the interval of two bots' difference from the same
   resamples (the covariance kept): whether two bots are separated by the model.
+  Given luck-corrected places (which order nothing) as ``corrections``, every fit is moved by
+  one Newton step of the pairwise likelihood to them.
 * :func:`score_test` and :func:`holm`: whether an outcome depends on a marker beyond its
   situation (a stratified score test with cluster-robust variance), and Holm's correction for
   many such tests; the fair-play audit's statistics.
@@ -22,6 +24,11 @@ knowledge of the tournament store, so that tournaments, leagues and benchmarks s
   approximation with an estimated variance that fishtest and fastchess use for two players),
   for gauntlets that stop as soon as the candidate is known to be stronger by ``h1`` or not
   better than ``h0``.
+
+The luck correction's parts are the modules :mod:`.luck` (terms with expectation zero,
+computed from a game record with the simulator) and :mod:`.adjust` (the cross-fitted
+adjustment by them); they are not re-exported here, so that importing the statistics does not
+load the simulator.
 
 Every function is deterministic: bootstraps take a seed, and sums run in the order given.
 """
@@ -49,6 +56,7 @@ from hearts_tournaments.tournament.stats.plackett_luce import (
     TOLERANCE,
     PlacedGame,
     PlackettLuceFit,
+    ScoredGame,
     bootstrap_plackett_luce,
     fit_plackett_luce,
     percentile_interval,
@@ -80,6 +88,7 @@ __all__ = [
     "PlacedGame",
     "PlackettLuceFit",
     "ScoreTest",
+    "ScoredGame",
     "SprtResult",
     "SprtSettings",
     "SprtVerdict",

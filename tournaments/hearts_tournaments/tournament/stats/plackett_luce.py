@@ -28,6 +28,10 @@ PULL_PRIOR_SHARE = 0.1
 #: One game's result: ``(bot, place)`` per seat, 1 = best; equal places are ties. A bot may
 #: hold several seats.
 PlacedGame = Sequence[tuple[str, int]]
+#: One game's seats as ``(bot, place, corrected place)``: the place with tied seats sharing the
+#: mean of their places (the mid-rank), and a stand-in for it with the same expectation that
+#: need not be a place at all (see :func:`bootstrap_plackett_luce`'s ``corrections``).
+ScoredGame = Sequence[tuple[str, float, float]]
 
 
 #: Virtual games each bot wins and loses against a reference of strength 1 (the prior).
@@ -62,6 +66,15 @@ class _Cluster:
     picks: tuple[tuple[int, int], ...]
 
 
+@dataclass(frozen=True, slots=True)
+class _Shift:
+    """A cluster's pairs of seats (as stages of one pick, with multiplicities) and, per bot,
+    its corrected places' pairs won minus its places' (see :func:`_corrected`)."""
+
+    pairs: _Cluster
+    shift: tuple[tuple[int, float], ...]
+
+
 def _cluster_of(games: Sequence[PlacedGame], index: Mapping[str, int]) -> _Cluster:
     stages: dict[_Stage, int] = {}
     picks: dict[int, int] = {}
@@ -82,6 +95,19 @@ def _cluster_of(games: Sequence[PlacedGame], index: Mapping[str, int]) -> _Clust
             for i, n in chosen.items():
                 picks[i] = picks.get(i, 0) + n
     return _Cluster(tuple(stages.items()), tuple(sorted(picks.items())))
+
+
+def _shift_of(games: Sequence[ScoredGame], index: Mapping[str, int]) -> _Shift:
+    stages: dict[_Stage, int] = {}
+    shift: dict[int, float] = {}
+    for game in games:
+        for s, (bot, place, corrected) in enumerate(game):
+            shift[index[bot]] = shift.get(index[bot], 0.0) + (place - corrected)
+            for other, _, _ in game[s + 1 :]:
+                a, b = index[bot], index[other]
+                stage = _Stage(((a, 2),) if a == b else tuple(sorted(((a, 1), (b, 1)))), 1)
+                stages[stage] = stages.get(stage, 0) + 1
+    return _Shift(_Cluster(tuple(stages.items()), ()), tuple(sorted(shift.items())))
 
 
 def _log_posterior(
@@ -215,6 +241,31 @@ def _one_step(
     return [t + d for t, d in zip(theta, step, strict=True)]
 
 
+def _corrected(
+    shifts: Sequence[_Shift] | None, weights: Sequence[int], theta: Sequence[float], prior: float
+) -> list[float]:
+    """``theta`` moved by one Newton step of the pairwise likelihood (each pair of seats of a
+    game a Bradley-Terry comparison, the data entering only as each seat's pairs won) from the
+    places to the corrected places; ``theta`` itself without corrections."""
+    if shifts is None:
+        return list(theta)
+    size = len(theta)
+    gamma = [math.exp(t) for t in theta]
+    gradient = [0.0] * size
+    curvature = [[0.0] * size for _ in range(size)]
+    for i, g in enumerate(gamma):
+        curvature[i][i] = 2.0 * prior * g / (1.0 + g) ** 2
+    for cluster, w in zip(shifts, weights, strict=True):
+        if not w:
+            continue
+        for bot, delta in cluster.shift:
+            gradient[bot] += w * delta
+        for b, c, value in _terms(cluster.pairs, gamma).curvature:
+            curvature[b][c] += w * value
+    step = _solve(curvature, gradient)
+    return [t + d for t, d in zip(theta, step, strict=True)]
+
+
 def _centred(theta: Sequence[float], present: Sequence[bool]) -> list[float | None]:
     used = [t for t, p in zip(theta, present, strict=True) if p]
     mean = sum(used) / len(used) if used else 0.0
@@ -272,6 +323,7 @@ def bootstrap_plackett_luce(
     seed: str = "bootstrap",
     confidence: float = CONFIDENCE,
     prior_games: float = PRIOR_GAMES,
+    corrections: Sequence[Sequence[ScoredGame]] | None = None,
 ) -> PlackettLuceFit:
     """The Plackett-Luce fit of all games, with bootstrap intervals over clusters.
 
@@ -294,13 +346,25 @@ def bootstrap_plackett_luce(
         seed: Seeds the resampling: the same inputs and seed give the same intervals.
         confidence: Two-sided confidence level.
         prior_games: Strength of the prior (see :func:`fit_plackett_luce`).
+        corrections: Per cluster, the same games with every seat's corrected place (a
+            luck-corrected place: the same expectation, not a whole number, so no order).
+            Every fit (the fit of all clusters, each resample's) is then moved by one Newton
+            step of the pairwise likelihood from the places to the corrected places. Under
+            Plackett-Luce seat ``a`` finishes ahead of seat ``b`` with probability
+            ``g_a / (g_a + g_b)``, so that likelihood's estimating equations ("each bot's pairs
+            won sum to their expectation") hold for any stand-in with the places' expectation:
+            the step adds a term of expectation zero to the fit, on its own scale, and takes out
+            what the corrections took out of the places.
     """
     names = list(dict.fromkeys(bot for games in clusters for game in games for bot, _ in game))
     index = {bot: i for i, bot in enumerate(names)}
     prepared = [_cluster_of(games, index) for games in clusters]
     membership = [{index[bot] for game in games for bot, _ in game} for games in clusters]
+    shifts = None if corrections is None else [_shift_of(games, index) for games in corrections]
+    if shifts is not None and len(shifts) != len(prepared):
+        raise ValueError("corrections must hold the same clusters as the games")
     ones = [1] * len(prepared)
-    theta = _fit(prepared, ones, len(names), prior_games)
+    theta = _corrected(shifts, ones, _fit(prepared, ones, len(names), prior_games), prior_games)
     strength = {
         bot: value
         for bot, value in zip(names, _centred(theta, [True] * len(names)), strict=True)
@@ -325,7 +389,7 @@ def bootstrap_plackett_luce(
             refit = _fit(prepared, weights, len(names), prior_games, start=theta)
         else:
             refit = _one_step(terms, weights, theta, prior_games)
-        fitted = _centred(refit, present)
+        fitted = _centred(_corrected(shifts, weights, refit, prior_games), present)
         replicate: dict[str, float] = {}
         for i, value in enumerate(fitted):
             if value is not None:
@@ -335,6 +399,7 @@ def bootstrap_plackett_luce(
     pulled: dict[str, float] = {}
     if replicates:
         weak = _fit(prepared, ones, len(names), prior_games * PULL_PRIOR_SHARE, start=theta)
+        weak = _corrected(shifts, ones, weak, prior_games * PULL_PRIOR_SHARE)
         pulled = {
             bot: value
             for bot, value in zip(names, _centred(weak, [True] * len(names)), strict=True)
