@@ -308,10 +308,9 @@ def parse_config(text: str, base_dir: Path, default_name: str = "tournament") ->
             "cannot be played with teams: a gauntlet seats its candidate and the field's bots in turn "
             "at every deal; run a round robin to keep teams apart, or drop the team keys",
         )
-    if teams:
-        problem = team_problem(
-            [b.name for b in bots], real_teams([b.name for b in bots], teams), settings["table_size"]
-        )
+    real = real_teams([b.name for b in bots], teams)
+    if real:  # a team of one bot changes nothing (a field smaller than a table may declare it)
+        problem = team_problem([b.name for b in bots], real, settings["table_size"])
         if problem is not None:
             raise ConfigError("bots", f"the teams cannot be kept apart: {problem}")
     policy = TablePolicy(**{key: settings.pop(key) for key in POLICY_KEYS if key in settings})
