@@ -1,4 +1,4 @@
-"""Shared fixtures: the conformance vectors (the repository's copy), and how to run the ``hearts`` CLI.
+"""Shared fixtures: the conformance vectors (the repository's copy) and the browser.
 
 Under ``CI=true`` a skipped test fails the run (:func:`pytest_runtest_makereport`): a test skips
 only when a toolchain is absent, and CI must have every toolchain, so a skip there hides a gap.
@@ -7,8 +7,6 @@ only when a toolchain is absent, and CI must have every toolchain, so a skip the
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -44,22 +42,10 @@ def pytest_runtest_makereport(
     return report
 
 
-def hearts(*args: str, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Runs the real ``hearts`` CLI in a subprocess, as a user would."""
-    return subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", *args],
-        capture_output=True,
-        text=True,
-        input=input,
-        timeout=timeout,
-        check=False,
-    )
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Headless Chromium driven by Playwright, one per test module (tests/shared.py)."""
-    from tests.shared import launch_browser
+    """Headless Chromium driven by Playwright, one per test module (tests/helpers/browser.py)."""
+    from tests.helpers.browser import launch_browser
 
     yield from launch_browser()
 

@@ -26,7 +26,8 @@ import pytest
 
 from hearts_server.server import RefereeServer
 from tests.conftest import ROOT
-from tests.test_language_bots import Launch, absent, assert_fault_free, play_a_game, scratch_env
+from tests.helpers.toolchains import absent
+from tests.test_language_bots import Launch, assert_fault_free, play_a_game, scratch_env
 
 DOC = ROOT / "docs" / "PROTOCOL.md"
 SECTION = "## Generating the code"

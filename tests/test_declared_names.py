@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from hearts_tournaments.tournament.store import Store
-from tests.conftest import hearts
+from tests.helpers.cli import hearts
 
 MIMIC = """
 import os

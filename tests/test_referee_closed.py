@@ -40,8 +40,8 @@ from hearts_server.registry import Registry
 from hearts_server.server import make_server
 from hearts_server.table import TableSettings
 from hearts_server.table.clock import ManualClock
-from tests.h2_attack import PLAY_PATH, raw_call
-from tests.harness import RawSeat, create_table
+from tests.helpers.h2_attack import PLAY_PATH, raw_call
+from tests.helpers.harness import RawSeat, create_table
 
 ADMIN = "/cancellation_hearts.v1.AdminService/"
 NAMES = ["heuristic"] * 6

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.sim_backends import backend
+from tests.helpers.sim_backends import backend
 
 
 def _attempt(game: Any, sim: Any, call: Callable[[Any], None]) -> tuple[str, Any, Any, Any] | None:

@@ -24,13 +24,13 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, hearts
-from tests.test_language_bots import TOOLCHAINS, require_toolchain
+from tests.conftest import ROOT
+from tests.helpers.cli import hearts
+from tests.helpers.toolchains import LANGUAGES, require_toolchain
 from tests.test_tournament_run import CONFIG as RESUMABLE
 from tests.test_tournament_run import GAMES as RESUMABLE_GAMES
 from tests.test_tournament_run import RUN_TIMEOUT_S, report_json, secret_file, stored_keys
 
-LANGUAGES = sorted(TOOLCHAINS)
 DEALS = 3
 #: Every bot at every table, so that every bot's processes can be reused between deals.
 TABLE = 2 + len(LANGUAGES)

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import hearts
-from tests.shared import WAIT_MS
-from tests.web_server import web_server
+from tests.helpers.browser import WAIT_MS
+from tests.helpers.cli import hearts
+from tests.helpers.web_server import web_server
 
 CONFIG = """\
 [tournament]
