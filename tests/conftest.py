@@ -56,6 +56,7 @@ TIERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("test_portal_browser", "test_web_browser", "test_web_narrow"), ("browser",)),
     **dict.fromkeys(
         (
+            "test_cli_startup",
             "test_declared_names",
             "test_doctor",
             "test_fair_play_*",
@@ -68,7 +69,10 @@ TIERS: dict[str, tuple[str, ...]] = {
             "test_kit_mutants",
             "test_kit_seam",
             "test_league",
+            "test_leak_live",
             "test_newcomer",
+            "test_policy_options",
+            "test_portal_accounts",
             "test_portal_hostile",
             "test_portal_resources",
             "test_portal_sessions",
@@ -81,6 +85,7 @@ TIERS: dict[str, tuple[str, ...]] = {
             "test_runner_disk",
             "test_runner_kill",
             "test_runtimes",
+            "test_sessions",
             "test_snapshot",
             "test_stdio_tournament",
             "test_tournament_config",

@@ -144,6 +144,7 @@ def _compare(game: Any, state: State) -> None:
         assert game.phase == 2 and game.current_player == state.moon_shooter
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_lockstep_with_hearts_core_at_every_step(sim: ModuleType) -> None:
     """2,000 random games of one to three hands at 6..11 players: the same at every decision."""

@@ -53,6 +53,7 @@ def _illegal_calls(game: Any, rng: random.Random) -> list[Callable[[Any], None]]
     return calls
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_illegal_actions_raise_the_same_code_and_place_in_both_backends() -> None:
     native, python = backend("native"), backend("python")

@@ -33,6 +33,7 @@ def _sdk_pass(dealt_view: object, already: list[int]) -> int:
     raise AssertionError("the heuristic's three cards are all passed already")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_the_heuristic_pass_after_partial_random_passes_agrees_everywhere() -> None:
     native, python = backend("native"), backend("python")
