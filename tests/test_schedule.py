@@ -114,7 +114,6 @@ def test_an_impossible_count_is_proven_so_and_gets_the_least_spread() -> None:
     assert "the least possible" in " ".join(balance.lines())
 
 
-@pytest.mark.slow
 def test_two_hundred_bots_at_eleven_seats_all_meet_two_to_four_times() -> None:
     # The old search: 0..6 with 3 pairs that never met. Within one is not proven impossible
     # here, and not found; the widened search reaches spread 2 with every pair meeting.
@@ -173,7 +172,7 @@ def test_the_exhaustive_search_and_the_intersection_count_agree() -> None:
         (16, 8, 31, (7, 8)),
         (22, 11, 43, (10, 11)),
         (13, 6, 25, (4, 5)),  # a (13, 6, 5) design on two base blocks, one table left out
-        pytest.param(16, 7, 19, (3, 4), marks=pytest.mark.slow),  # the tabu search that scores every swap
+        (16, 7, 19, (3, 4)),  # the tabu search that scores every swap
     ],
 )
 def test_constructions_balance_counts_the_search_did_not(
@@ -184,7 +183,6 @@ def test_constructions_balance_counts_the_search_did_not(
     assert (min(pairs), max(pairs)) == band
 
 
-@pytest.mark.slow
 def test_two_hundred_bots_at_eleven_seats_get_a_suggested_count_balanced_within_one() -> None:
     # No count within 3 * bots was found before; 1600 deals = 8 base blocks developed mod 200.
     assert suggest_deals(200, 11, 1091, "1") == 1600
@@ -192,7 +190,6 @@ def test_two_hundred_bots_at_eleven_seats_get_a_suggested_count_balanced_within_
     assert max(pairs) - min(pairs) <= 1
 
 
-@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_the_largest_schedule_the_config_allows_is_built() -> None:
     # MAX_BOTS bots over MAX_DEALS deals at 11 seats, permuted (the slower seating): bounded
@@ -548,7 +545,6 @@ def test_the_band_search_leaves_fewer_neighbour_counts_outside_the_band() -> Non
         make_schedule(names(22), 11, 40, "1", design=4)
 
 
-@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_league_sized_pairs_come_within_one_where_the_base_block_annealing_stalls() -> None:
     # 200 bots at 11 seats over 1,600 deals: eight base blocks of 11 residues mod 200 whose

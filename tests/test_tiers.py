@@ -28,6 +28,8 @@ HELPERS = {
     "ray_module": "ray",  # tests.helpers.ray_cluster
     "require_bwrap": "slow",  # tests.helpers.toolchains: a test that starts the real sandbox
     "start_hearts": "slow",  # tests.helpers.cli: a tournament or league in the background
+    "web_server": "slow",  # tests.helpers.web_server: hearts web in a subprocess
+    "web_process": "slow",
 }
 #: Commands of the ``hearts`` CLI that play games with real bot processes.
 PLAYING = [tuple(command.split()) for command in ("tournament run", "tournament resume", "league run")]

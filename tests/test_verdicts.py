@@ -54,7 +54,6 @@ def disagreeing(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
     raise AssertionError("no seed gave a pair in one tier that differed on its shared deals")
 
 
-@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_tier_and_a_paired_difference_read_as_two_answers(tmp_path: Path) -> None:
     folder, pair = disagreeing(tmp_path)
