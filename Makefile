@@ -1,11 +1,12 @@
-# The two commands of the README: `make run` and `make test`. Everything else is a helper.
+# The commands of the README: `make run`, `make test` (the full gate CI runs) and `make check` (the
+# fast lane while working). Everything else is a helper.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml proto/python/pyproject.toml clients/python/pyproject.toml | md5sum | cut -c1-8)
 
-.PHONY: run test install dev lint typecheck proto clients browser bench clean sandbox sim sim-test runtimes
+.PHONY: run test check install dev lint typecheck proto clients browser bench clean sandbox sim sim-test runtimes
 
 # The simulator's Rust (clients/sim) is built into a wheel and installed into the venv whenever
 # its sources change: the stamp is named after a hash of them (an editable install would not
@@ -65,6 +66,11 @@ run: install sandbox
 ## test: lint, type-check, build the example clients and run the whole suite
 test: install sandbox lint typecheck sim-test clients browser runtimes
 	$(PY) -m pytest -n auto -q
+
+## check: lint, type-check and the unit tier, every test not marked slow, toolchain, browser or ray
+## (docs/TESTING.md): nothing to build, no sandbox, browser or cluster; about two minutes on two cores
+check: install lint typecheck
+	$(PY) -m pytest -n auto -q -m "not slow and not toolchain and not browser and not ray"
 
 lint: install
 	$(VENV)/bin/ruff check proto/python server tournaments clients/python/hearts_client tests bench

@@ -28,7 +28,7 @@ from hearts_client.bots import make_bot
 from hearts_client.sdk import run_async
 from hearts_server.logs import configure_logging
 from hearts_server.server import make_server
-from tests.harness import await_table, create_table
+from tests.helpers.harness import await_table, create_table
 
 
 def rss_mb() -> float:

@@ -43,8 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.store import LeagueStore
-from tests.portal_helpers import LOWEST, MANIFEST, Client, league_running, make_league, tar_gz, wait_status
-from tests.web_server import web_server
+from tests.helpers.portal import LOWEST, MANIFEST, Client, league_running, make_league, tar_gz, wait_status
+from tests.helpers.web_server import web_server
 
 
 def archive(salt: int) -> bytes:

@@ -41,8 +41,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.portal_helpers import LOWEST, MANIFEST, Client, filler, make_league, memory, tar_gz
-from tests.web_server import web_process
+from tests.helpers.portal import LOWEST, MANIFEST, Client, filler, make_league, memory, tar_gz
+from tests.helpers.web_server import web_process
 
 MIB = 1024 * 1024
 #: The flood's bot: it starts, says why not, and exits; the sandbox check fails it.

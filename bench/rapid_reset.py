@@ -1,7 +1,7 @@
 """Join latency of real bots while one raw HTTP/2 connection floods the referee with resets.
 
 The referee runs in this process (grpc.aio, as ``hearts serve`` runs it); the attacker is a
-separate process (tests/h2_attack.py: streams opened and reset at once, the HTTP/2 rapid reset
+separate process (tests/helpers/h2_attack.py: streams opened and reset at once, the HTTP/2 rapid reset
 attack) on 127.0.0.1, bounded in streams and seconds. Meanwhile tables of 6 raw seats are created
 one after another and every seat joins; a join's latency is the time from sending the join to
 receiving the GameStarted (the table starts once all six have joined). Prints the figures
@@ -29,7 +29,7 @@ import grpc
 
 from hearts_server.logs import configure_logging
 from hearts_server.server import make_server
-from tests.harness import RawSeat, create_table
+from tests.helpers.harness import RawSeat, create_table
 
 SEATS = 6
 

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.runtime_helpers's bot
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.helpers.runtimes's bot
 
 from hearts_client.bots import make_bot
 from hearts_client.sdk import run_async
@@ -55,7 +55,7 @@ from hearts_tournaments.arena.bots import BotSpec
 from hearts_tournaments.arena.entrants import BotProcess, SeatAccess
 from hearts_tournaments.arena.sandbox import SandboxKind, Watchdog
 from hearts_tournaments.portal.uploads import MAX_ARCHIVE_BYTES, MAX_FILES, MAX_UNPACKED_BYTES
-from tests.runtime_helpers import SIM_BOT
+from tests.helpers.runtimes import SIM_BOT
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = ROOT / "clients"

@@ -4,7 +4,7 @@ For each size (``--games``, default 1,000 and 10,000) it builds a tournament fol
 real schedule and store: ``--bots`` bots (default 8) at a table of 8, every deal in all 8
 rotations. The first deal is played for real in-process with the engine (random play to 100,
 with records: its replay page is measured); the other games are stored with made-up results
-(``tests/web_store.add_synthetic``: skill + the deal's seat luck + noise, no record), which
+(``tests/helpers/web_store.add_synthetic``: skill + the deal's seat luck + noise, no record), which
 fills a 10,000-game store in seconds. Then, as the runner does at the end of a run, the
 standings snapshot is computed and kept (``standings.json``; its time is reported as
 ``snapshot_seconds``: what the first leaderboard request cost before snapshots).
@@ -46,8 +46,8 @@ from urllib.parse import urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hearts_tournaments.tournament.standings_snapshot import compute_snapshot, snapshot_path
-from tests.web_server import web_server
-from tests.web_store import add_games, add_synthetic, config_text, create
+from tests.helpers.web_server import web_server
+from tests.helpers.web_store import add_games, add_synthetic, config_text, create
 
 TABLE = 8
 #: What the leaderboard page loads besides itself (all served by hearts web; no CDN).

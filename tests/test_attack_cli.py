@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from hearts_tournaments.cli.main import app
 from hearts_tournaments.tournament.config import TOURNAMENT_KEYS, ConfigError, parse_config
 from hearts_tournaments.tournament.folder import remove_owned
-from tests.conftest import hearts
+from tests.helpers.cli import hearts
 
 GOOD_CONFIG = """
 [tournament]

@@ -15,7 +15,7 @@ from hearts_core.rules import Rules
 from hearts_protocol import convert as wire
 from hearts_server.table import ManualClock, Table, TableSettings
 from hearts_server.table.clock import settle
-from tests.harness import legal_answer
+from tests.helpers.harness import legal_answer
 
 
 async def _next_request(conn: Any) -> tuple[rpb.DecisionRequest, Any]:

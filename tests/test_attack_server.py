@@ -23,7 +23,7 @@ from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
 from hearts_server import registry as registry_module
 from hearts_server import service as service_module
 from hearts_server.server import make_server
-from tests.harness import RawSeat, await_table, create_table, running_server, sdk_bot, until
+from tests.helpers.harness import RawSeat, await_table, create_table, running_server, sdk_bot, until
 
 FAST: dict[str, Any] = {
     "decision_time_ms": 300,

@@ -1,6 +1,6 @@
 """The referee's transport under attack: an HTTP/2 rapid reset, and headers grpcio will not send.
 
-The attacker is a raw HTTP/2 client (tests/h2_attack.py, the ``h2`` package) on a real TCP
+The attacker is a raw HTTP/2 client (tests/helpers/h2_attack.py, the ``h2`` package) on a real TCP
 connection to 127.0.0.1, in its own process, bounded in streams and seconds.
 """
 
@@ -14,9 +14,9 @@ from pathlib import Path
 
 from cancellation_hearts.v1 import admin_service_pb2 as apb
 from hearts_server.server import make_server
-from tests.h2_attack import raw_call
+from tests.helpers.h2_attack import raw_call
 
-ATTACKER = Path(__file__).resolve().parent / "h2_attack.py"
+ATTACKER = Path(__file__).resolve().parent / "helpers" / "h2_attack.py"
 #: Tables created and joined while the attack is on.
 ATTACKED_ROUNDS = 10
 

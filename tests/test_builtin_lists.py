@@ -16,7 +16,8 @@ import tomllib
 
 from hearts_client.bots import BUILTIN_BOTS
 from hearts_tournaments.tournament.config import demo_config_text
-from tests.conftest import ROOT, hearts
+from tests.conftest import ROOT
+from tests.helpers.cli import hearts
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: A run of backquoted lower-case names: `a`, `b` and `c` (or: `a`, `b`, `c`; `a` or `b`).

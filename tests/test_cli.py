@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import hearts
+from tests.helpers.cli import hearts
 
 
 def test_play_prints_the_game_and_writes_a_replayable_record(tmp_path: Path) -> None:

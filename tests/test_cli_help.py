@@ -12,7 +12,7 @@ import typer.main
 from typer.testing import CliRunner
 
 from hearts_tournaments.cli.main import app
-from tests.conftest import hearts
+from tests.helpers.cli import hearts
 
 WIDE = 240
 

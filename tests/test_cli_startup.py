@@ -159,12 +159,12 @@ def _help(app: typer.Typer, *args: str) -> str:
     return result.output
 
 
-#: tests/lazy_command.py's docstring, as its stand-in carries it.
+#: tests/helpers/lazy_command.py's docstring, as its stand-in carries it.
 HELLO_HELP = "Say hello.\n\nA second paragraph, shown by its own --help only."
 
 
 def test_a_single_command_loads_when_it_runs_and_reads_as_when_eager() -> None:
-    from tests.lazy_command import hello
+    from tests.helpers.lazy_command import hello
 
     def other() -> None:
         """Another command."""
@@ -173,7 +173,9 @@ def test_a_single_command_loads_when_it_runs_and_reads_as_when_eager() -> None:
         """A root with one command of its own and one loaded when it runs."""
 
     class Root(LazyGroup):
-        sub_apps: ClassVar[Mapping[str, SubApp]] = {"hello": SubApp("tests.lazy_command:hello", HELLO_HELP)}
+        sub_apps: ClassVar[Mapping[str, SubApp]] = {
+            "hello": SubApp("tests.helpers.lazy_command:hello", HELLO_HELP)
+        }
 
     lazy = typer.Typer(cls=Root, rich_markup_mode=MARKUP_MODE, add_completion=False)
     eager = typer.Typer(rich_markup_mode=MARKUP_MODE, add_completion=False)
@@ -181,10 +183,10 @@ def test_a_single_command_loads_when_it_runs_and_reads_as_when_eager() -> None:
         root.callback()(top)
         root.command()(other)
     eager.command("hello")(hello)
-    sys.modules.pop("tests.lazy_command")
+    sys.modules.pop("tests.helpers.lazy_command")
     assert _help(lazy) == _help(eager)
-    assert "tests.lazy_command" not in sys.modules  # the root's help did not load it
+    assert "tests.helpers.lazy_command" not in sys.modules  # the root's help did not load it
     assert _help(lazy, "hello") == _help(eager, "hello")
-    assert "tests.lazy_command" in sys.modules
+    assert "tests.helpers.lazy_command" in sys.modules
     said = CliRunner().invoke(lazy, ["hello", "--name", "lazy"])
     assert (said.exit_code, said.output) == (0, "hello lazy\n")

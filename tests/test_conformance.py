@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from hearts_core.replay import replay
-from tests.conftest import CONFORMANCE, ROOT, UPSTREAM_CONFORMANCE, VECTORS, hearts
+from tests.conftest import CONFORMANCE, ROOT, UPSTREAM_CONFORMANCE, VECTORS
+from tests.helpers.cli import hearts
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])

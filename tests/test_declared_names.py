@@ -11,15 +11,13 @@ seat's record, log and result line show the name its bot joined with:
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from hearts_tournaments.tournament.store import Store
-from tests.conftest import hearts
+from tests.helpers.cli import hearts
 
 MIMIC = """
 import os
@@ -61,14 +59,7 @@ name = "mimic"
 command = [{json.dumps(sys.executable)}, "mimic.py"]
 """
     )
-    run = subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", "tournament", "run", config.name, "-o", "out"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=540,
-        env=dict(os.environ),
-    )
+    run = hearts("tournament", "run", config.name, "-o", "out", cwd=tmp_path, timeout=540)
     assert run.returncode == 0, run.stderr
     report = json.loads(hearts("tournament", "report", str(tmp_path / "out"), "--format", "json").stdout)
     lines = {line["bot"]: line for line in report["standings"]}

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import ROOT
-from tests.harness import await_table, create_table, running_server, sdk_bot
+from tests.helpers.harness import await_table, create_table, running_server, sdk_bot
 
 
 def python_blocks(doc: Path) -> list[str]:

@@ -15,7 +15,7 @@ import pytest
 
 from hearts_tournaments.arena.sandbox import find_bwrap
 from hearts_tournaments.cli.doctor import CHROMIUM, TOOLCHAINS
-from tests.shared import shim_folder
+from tests.helpers.shared import shim_folder
 
 
 def doctor(path: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_client.bots import make_bot
 from hearts_client.sdk import run_async
-from tests.harness import RawSeat, create_table, legal_answer, running_server
+from tests.helpers.harness import RawSeat, create_table, legal_answer, running_server
 
 PLAYERS = 6
 HELD = frozenset({"card_played", "trick_completed", "hand_completed"})

@@ -24,7 +24,7 @@ from hearts_tournaments.tournament.audit import AuditGame, audit, discard_chance
 from hearts_tournaments.tournament.schedule import make_schedule
 from hearts_tournaments.tournament.stats import holm, score_test
 from tests.colluding import config, learned, run_tournament
-from tests.conftest import hearts
+from tests.helpers.cli import hearts
 
 #: The organiser's deal secret: the same deals every run, so the tournament below is reproducible.
 SECRET = "cd" * 32

@@ -29,8 +29,8 @@ from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.tournament.config import ConfigError, parse_config
 from tests.colluding import config as colluders
 from tests.colluding import learned, run_tournament
-from tests.conftest import hearts
-from tests.harness import await_table, create_table, running_server
+from tests.helpers.cli import hearts
+from tests.helpers.harness import await_table, create_table, running_server
 
 NAMES = ["mallory", "trent", "alice", "bob", "carol", "dave"]
 LABELS = [f"seat-{i}" for i in range(6)]

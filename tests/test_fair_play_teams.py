@@ -19,8 +19,8 @@ from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.accounts import PortalStore
 from hearts_tournaments.tournament.config import ConfigError, parse_config
 from hearts_tournaments.tournament.schedule import Schedule, make_schedule
-from tests.conftest import hearts
-from tests.portal_helpers import (
+from tests.helpers.cli import hearts
+from tests.helpers.portal import (
     FAST,
     LOWEST,
     MANIFEST,
@@ -30,7 +30,7 @@ from tests.portal_helpers import (
     wait_blocks,
     wait_status,
 )
-from tests.web_server import web_server
+from tests.helpers.web_server import web_server
 
 BOTS = [f"b{i:02d}" for i in range(12)]
 TEAMS = {"b00": "red", "b01": "red", "b02": "red", "b05": "blue", "b06": "blue"}

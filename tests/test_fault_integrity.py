@@ -16,8 +16,8 @@ from hearts_tournaments.tournament.config import ConfigError, parse_config
 from hearts_tournaments.tournament.quarantine import ScheduleQuarantine, quarantined
 from hearts_tournaments.tournament.schedule import Schedule, make_schedule
 from hearts_tournaments.tournament.store import Store
-from tests.conftest import hearts
-from tests.web_server import get, web_server
+from tests.helpers.cli import hearts
+from tests.helpers.web_server import get, web_server
 
 BOTS = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"]
 

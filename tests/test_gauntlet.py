@@ -18,8 +18,9 @@ from hearts_tournaments.tournament.gauntlet import (
 )
 from hearts_tournaments.tournament.results import compute_standings
 from hearts_tournaments.tournament.stats import SprtSettings, SprtVerdict
-from tests.conftest import ROOT, hearts
-from tests.shared import CAREFUL_AND_DICE, outcome
+from tests.conftest import ROOT
+from tests.helpers.cli import hearts
+from tests.helpers.shared import CAREFUL_AND_DICE, outcome
 
 FIELD = ["f1", "f2", "f3"]
 

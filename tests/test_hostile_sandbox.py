@@ -38,6 +38,8 @@ from hearts_tournaments.arena.sandbox import (
     find_bwrap,
     runtime_paths,
 )
+from tests.helpers.cli import hearts, start_hearts
+from tests.helpers.toolchains import require_bwrap
 
 HOSTILE = Path(__file__).parent / "hostile" / "hostile.py"
 CANARY = "admin-canary-7f3e9c1d"
@@ -55,13 +57,6 @@ ALLOWED_ENV = {*PASSED_ENV, "HOME", "TMPDIR", "PWD", "PYTHONDONTWRITEBYTECODE"} 
     "HEARTS_BOT_NAME",
     "HEARTS_SEED",
 }
-
-
-def require_bwrap() -> None:
-    if find_bwrap() is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("bwrap is missing: apt-get install bubblewrap")
-        pytest.skip("bwrap is missing: apt-get install bubblewrap")
 
 
 class Listener:
@@ -200,13 +195,9 @@ processes = 16
 def run_cli(
     *args: str, env: dict[str, str] | None = None, timeout: float = 600
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        env={**os.environ, HEARTS_ADMIN_TOKEN: CANARY} if env is None else env,
+    """``hearts ARGS`` with the canary admin token in its environment (unless ``env`` is given)."""
+    return hearts(
+        *args, env={**os.environ, HEARTS_ADMIN_TOKEN: CANARY} if env is None else env, timeout=timeout
     )
 
 
@@ -394,21 +385,10 @@ def test_killing_the_runner_kills_every_sandbox_and_its_children(tmp_path: Path)
         f'[tournament]\nname = "killed"\ntable_size = 6\ndeals = 1\nduplicate = false\n'
         f'output = "{folder / "out"}"\ndecision_ms = 60000\n{bots}'
     )
-    runner = subprocess.Popen(
-        # --allow-broken: the pre-flight check finds them never answering (in one time bank).
-        [
-            sys.executable,
-            "-m",
-            "hearts_tournaments",
-            "tournament",
-            "run",
-            str(config),
-            "--progress",
-            "never",
-            "--allow-broken",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    # --allow-broken: the pre-flight check finds them never answering (in one time bank). The
+    # runner shares this test's process group: killing the runner alone must end its bots.
+    runner = start_hearts(
+        "tournament", "run", str(config), "--progress", "never", "--allow-broken", own_group=False
     )
     try:
         logs = folder / "out" / "logs"

@@ -36,8 +36,8 @@ from hearts_core.deal import derive_seed, keyed_seed
 from hearts_server.server import make_server
 from hearts_tournaments.tournament.folder import SNAPSHOT_NAME
 from hearts_tournaments.tournament.preflight import CHECK_LOG
-from tests.conftest import hearts
-from tests.harness import create_table, running_server
+from tests.helpers.cli import hearts
+from tests.helpers.harness import create_table, running_server
 from tests.hostile_secrets.spy_bot import REPORT_PREFIX, play_seat
 
 SPY = Path(__file__).parent / "hostile_secrets" / "spy_bot.py"
@@ -87,24 +87,8 @@ builtin = "random"
 
 
 def _run(config: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "hearts_tournaments",
-            "tournament",
-            "run",
-            str(config),
-            "--progress",
-            "never",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env={**os.environ, **(env or {})},
-    )
+    run_env = {**os.environ, **(env or {})}
+    return hearts("tournament", "run", str(config), "--progress", "never", *extra, env=run_env, timeout=600)
 
 
 @pytest.fixture(scope="module")

@@ -24,9 +24,9 @@ from hearts_core.rules import Rules
 from hearts_core.state import State
 from hearts_core.view import View
 from hearts_tournaments.arena.host import bot_command
-from tests.conftest import hearts
-from tests.harness import await_table, create_table, running_server, sdk_bot
-from tests.shared import Witness
+from tests.helpers.cli import hearts
+from tests.helpers.harness import await_table, create_table, running_server, sdk_bot
+from tests.helpers.shared import Witness
 
 
 @pytest.mark.parametrize("players", [6, 8, 11])

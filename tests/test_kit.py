@@ -17,6 +17,7 @@ from hearts_tournaments.kit.catalogue import CHECKS, QUICK_LEVELS, Level, checks
 from hearts_tournaments.kit.report import CheckResult, Evidence, Report, Status
 from hearts_tournaments.kit.scenarios import Chooser, rehearse, scenarios
 from tests.conftest import ROOT
+from tests.helpers import cli
 
 STDIO = ROOT / "clients" / "stdio"
 #: Random bots each scenario is rehearsed against.
@@ -25,10 +26,7 @@ CHOOSERS = 60
 
 def hearts(*args: str, cwd: Path = ROOT, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     """The ``hearts`` CLI as a user types it, in ``cwd``."""
-    return subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", *args],
-        capture_output=True, text=True, cwd=cwd, timeout=timeout, check=False,
-    )  # fmt: skip
+    return cli.hearts(*args, cwd=cwd, timeout=timeout)
 
 
 @pytest.mark.timeout(300)

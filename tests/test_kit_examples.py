@@ -20,7 +20,7 @@ from hearts_tournaments.kit.report import Report
 from hearts_tournaments.kit.run import run_kit, run_kit_async
 from hearts_tournaments.kit.subject import bot_under_test
 from tests.conftest import ROOT
-from tests.test_language_bots import LANGUAGES, built_bot
+from tests.helpers.toolchains import LANGUAGES, built_bot
 
 STDIO = ROOT / "clients" / "stdio"
 #: Files of an example the sandbox needs (by default: its whole folder); the Rust example's

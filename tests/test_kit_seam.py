@@ -31,8 +31,9 @@ from hearts_protocol.transport import own_channel
 from hearts_server.server import make_server
 from hearts_server.table.script import ScriptedHand, TableScript
 from hearts_tournaments.tournament.config import ConfigError, parse_config
-from tests.conftest import ROOT, hearts
-from tests.harness import admin_metadata, await_table, create_table
+from tests.conftest import ROOT
+from tests.helpers.cli import hearts
+from tests.helpers.harness import admin_metadata, await_table, create_table
 
 PACKAGE = ROOT / "tournaments" / "hearts_tournaments"
 #: A seed a kit script would use.

@@ -19,71 +19,28 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import pytest
 
 from hearts_server.server import RefereeServer, make_server
-from tests.conftest import ROOT, hearts
-from tests.harness import await_table, create_table, sdk_bot
+from tests.helpers.cli import hearts
+from tests.helpers.harness import await_table, create_table, sdk_bot
+from tests.helpers.toolchains import LANGUAGES, built_bot, require_bwrap
 
 #: The first run of a language builds its bot (Rust and C++ take minutes from cold).
 pytestmark = pytest.mark.timeout(900)
 
-TOOLCHAINS = {
-    "go": ["go"],
-    "rust": ["cargo"],
-    "java": ["java", "mvn"],
-    "typescript": ["node", "npm"],
-    "cpp": ["g++", "cmake"],
-}
-LANGUAGES = sorted(TOOLCHAINS)
 SEAT = 3  # the example bot's seat; Python bots take the others
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SANDBOX_SOCKET = "/run/hearts/referee.sock"
 SANDBOX_TOKEN = "/run/hearts/token"
 SANDBOX_SCRATCH = "/scratch"
 BUILD_OUTPUT = {"go": "bin", "rust": "target", "java": "target", "typescript": "dist", "cpp": "cmake-build"}
-
-
-def absent(message: str) -> NoReturn:
-    """Skips for a missing toolchain, except under CI=true, where it fails."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{message} (CI=true: a missing toolchain fails)")
-    pytest.skip(message)
-
-
-def require(tools: list[str], what: str) -> None:
-    """Skips (fails under CI=true) unless every tool is on PATH."""
-    missing = [tool for tool in tools if shutil.which(tool) is None]
-    if missing:
-        absent(f"{what} needs {', '.join(missing)} on PATH")
-
-
-def require_toolchain(language: str) -> None:
-    require(TOOLCHAINS[language], f"{language} bot")
-
-
-_built: set[str] = set()
-
-
-def built_bot(language: str) -> Path:
-    """The bot's roster command, after one build per test session (a no-op when up to date).
-
-    The bot then runs with a minimal environment, where it could not build itself.
-    """
-    require_toolchain(language)
-    folder = ROOT / "clients" / language
-    if language not in _built:
-        build = subprocess.run([str(folder / "build")], capture_output=True, text=True, timeout=900)
-        assert build.returncode == 0, build.stderr[-3000:]
-        _built.add(language)
-    return folder / "bot"
 
 
 def token_file(path: Path, token: str) -> Path:
@@ -209,14 +166,6 @@ def test_example_bot_plays_over_tcp_configured_by_environment(language: str, tmp
         return Launch([str(bot)], env)
 
     assert_fault_free(play_a_game(language, tmp_path, launch, unix=False), tmp_path)
-
-
-def require_bwrap() -> None:
-    """Skips (fails under CI=true) without bubblewrap, or where it cannot make namespaces."""
-    require(["bwrap"], "the sandbox test")
-    probe = subprocess.run(["bwrap", "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True)
-    if probe.returncode != 0:
-        absent(f"bwrap cannot create namespaces here: {probe.stderr.decode(errors='replace').strip()}")
 
 
 def bwrap_argv(bot: Path, name: str, *binds: str) -> list[str]:

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, hearts
-from tests.test_language_bots import TOOLCHAINS, require_toolchain
-
-LANGUAGES = sorted(TOOLCHAINS)
+from tests.conftest import ROOT
+from tests.helpers.cli import hearts
+from tests.helpers.toolchains import LANGUAGES, require_toolchain
 
 
 @pytest.mark.timeout(1200)  # builds every example bot, then a tournament of up to 900 s

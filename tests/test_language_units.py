@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from tests.conftest import ROOT
-from tests.test_language_bots import built_bot
+from tests.helpers.toolchains import built_bot
 
 #: The command that runs a language's unit tests in its folder, after one build.
 RUNNERS = {

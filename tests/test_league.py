@@ -19,10 +19,11 @@ from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.matchmaking import Candidate, choose_table
 from hearts_tournaments.league.play import StopAfter, run_league
 from hearts_tournaments.league.store import ACTIVE, ERROR, QUARANTINED, RETIRED, LeagueStore
-from tests.web_server import get, web_server
+from tests.helpers import cli
+from tests.helpers.cli import HEARTS
+from tests.helpers.web_server import get, web_server
 
 SECRET = bytes(range(32))
-HEARTS = [sys.executable, "-m", "hearts_tournaments"]
 #: Short games: the test is about blocks, not about play.
 FAST = {
     "table_size": 6,
@@ -43,9 +44,8 @@ def builtin(store: LeagueStore, name: str, bot: str, update: bool = False) -> st
 
 
 def hearts(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*HEARTS, "league", *args], capture_output=True, text=True, timeout=120, check=False
-    )
+    """``hearts league ARGS``."""
+    return cli.hearts("league", *args)
 
 
 def wait_blocks(folder: Path, count: int, process: subprocess.Popen[bytes], timeout: float = 200) -> None:

@@ -1,6 +1,6 @@
 """A league on a real Ray cluster of this machine: the blocks of a local run, and a node lost mid-block.
 
-The cluster is :func:`tests.ray_cluster.cluster` (a head and a second node, real raylets, one
+The cluster is :func:`tests.helpers.ray_cluster.cluster` (a head and a second node, real raylets, one
 CPU each). The league has two built-in entrants and a sandboxed command entrant whose script
 is a snapshot in the league folder: the nodes get it through Ray's object store with each job,
 never the league folder, its database or its deal secret. `hearts league run --executor ray`
@@ -38,8 +38,8 @@ from hearts_tournaments.league.cluster import NodeLeague
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
 from hearts_tournaments.league.store import LeagueStore
-from tests.conftest import hearts
-from tests.ray_cluster import NODE, alive, cluster, open_files, ray_module, raylet_pid
+from tests.helpers.cli import hearts
+from tests.helpers.ray_cluster import NODE, alive, cluster, open_files, ray_module, raylet_pid
 
 __all__ = ["cluster", "ray_module"]  # fixtures
 

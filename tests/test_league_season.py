@@ -18,9 +18,9 @@ from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.final import Boundary, FinalStatus, final_status, plan_final_block
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.tournament.stats import Interval
-from tests.conftest import hearts
-from tests.portal_helpers import Client, good_archive, make_league
-from tests.web_server import web_server
+from tests.helpers.cli import hearts
+from tests.helpers.portal import Client, good_archive, make_league
+from tests.helpers.web_server import web_server
 
 SECRET = bytes(range(32))
 FAST = {"table_size": 6, "seed": "season", "max_hands": 1, "sandbox": "none", "bootstrap": 50}

@@ -23,7 +23,7 @@ from hearts_client.bots import make_bot
 from hearts_client.sdk import run_async
 from hearts_core.state import State
 from hearts_core.view import View, build_view
-from tests.harness import await_table, create_table, running_server
+from tests.helpers.harness import await_table, create_table, running_server
 from tests.test_leak import redeal_hidden
 
 

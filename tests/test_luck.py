@@ -43,8 +43,8 @@ from hearts_tournaments.tournament.stats.luck import (
     LuckSettings,
     game_luck,
 )
-from tests.conftest import hearts
-from tests.shared import CAREFUL_AND_DICE, outcome
+from tests.helpers.cli import hearts
+from tests.helpers.shared import CAREFUL_AND_DICE, outcome
 
 #: Standard errors a mean of terms may lie from zero (one check in about 16,000 fails by chance).
 Z = 4.0

@@ -26,7 +26,7 @@ from hearts_core.local import play_game
 from hearts_core.rules import MoonChoice, Rules
 from hearts_core.state import State
 from hearts_core.view import build_view
-from tests.shared import Witness
+from tests.helpers.shared import Witness
 
 
 @pytest.mark.parametrize("players", [6, 8, 11])

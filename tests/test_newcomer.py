@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.shared import shim_folder
+from tests.helpers import cli
+from tests.helpers.shared import shim_folder
 
 DOC = ROOT / "docs" / "WRITING_A_BOT.md"
 
@@ -44,10 +45,7 @@ def bot_env(folder: Path) -> Path:
 
 
 def hearts(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", *args],
-        capture_output=True, text=True, env=env, cwd=cwd, timeout=400, check=False,
-    )  # fmt: skip
+    return cli.hearts(*args, env=env, cwd=cwd, timeout=400)
 
 
 @pytest.mark.timeout(900)

@@ -31,8 +31,8 @@ from hearts_tournaments.league.config import LeagueConfig
 from hearts_tournaments.league.play import tournament_config
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.tournament.config import parse_config
-from tests.conftest import hearts
-from tests.harness import await_table, create_table
+from tests.helpers.cli import hearts
+from tests.helpers.harness import await_table, create_table
 
 COMMANDS = [("serve",), ("host",), ("league", "init")]
 #: A policy no default matches, field by field.

@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from hearts_tournaments.portal.accounts import PORTAL_DB, PortalError, PortalStore
-
-HEARTS = [sys.executable, "-m", "hearts_tournaments"]
-
-
-def hearts(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HEARTS, *args], capture_output=True, text=True, timeout=120, check=False)
+from tests.helpers.cli import hearts
 
 
 def league(tmp_path: Path) -> Path:

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from hearts_tournaments.league.store import LeagueStore
-from tests.portal_helpers import good_archive, league_running, make_league, wait_blocks
-from tests.shared import WAIT_MS
-from tests.web_server import web_server
+from tests.helpers.browser import WAIT_MS
+from tests.helpers.portal import good_archive, league_running, make_league, wait_blocks
+from tests.helpers.web_server import web_server
 
 
 @pytest.mark.timeout(900)

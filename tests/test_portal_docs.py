@@ -9,8 +9,8 @@ import re
 from hearts_tournaments.portal import uploads
 from hearts_tournaments.portal.uploads import check_archive
 from tests.conftest import ROOT
-from tests.portal_helpers import LOWEST, tar_gz
-from tests.runtime_helpers import require_runtime
+from tests.helpers.portal import LOWEST, tar_gz
+from tests.helpers.runtimes import require_runtime
 
 DOC = (ROOT / "docs" / "COMPETITION.md").read_text()
 

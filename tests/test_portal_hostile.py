@@ -24,7 +24,7 @@ from hearts_tournaments.league import commands
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.accounts import PortalStore
 from hearts_tournaments.portal.uploads import MAX_FILES, UploadError, check_archive
-from tests.portal_helpers import (
+from tests.helpers.portal import (
     MANIFEST,
     Client,
     audit_count,
@@ -35,7 +35,7 @@ from tests.portal_helpers import (
     wait_blocks,
     wait_status,
 )
-from tests.web_server import web_server
+from tests.helpers.web_server import web_server
 
 
 def _link(name: str, target: str, kind: bytes = tarfile.SYMTYPE) -> tarfile.TarInfo:

@@ -16,9 +16,9 @@ import pytest
 from hearts_tournaments.arena import runtimes
 from hearts_tournaments.portal.accounts import PortalStore
 from hearts_tournaments.portal.uploads import MAX_ARCHIVE_BYTES
-from tests.portal_helpers import LOWEST, Client, make_league, tar_gz, upload_body
-from tests.shared import WAIT_MS
-from tests.web_server import web_server
+from tests.helpers.browser import WAIT_MS
+from tests.helpers.portal import LOWEST, Client, make_league, tar_gz, upload_body
+from tests.helpers.web_server import web_server
 
 
 @pytest.mark.timeout(600)

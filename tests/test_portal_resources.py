@@ -17,7 +17,7 @@ import pytest
 
 from hearts_tournaments.portal.accounts import PortalStore
 from hearts_tournaments.portal.intake import MAX_UPLOAD_BYTES
-from tests.portal_helpers import (
+from tests.helpers.portal import (
     LOWEST,
     MANIFEST,
     Answer,
@@ -32,7 +32,7 @@ from tests.portal_helpers import (
     upload_body,
     wait_status,
 )
-from tests.web_server import web_process, web_server
+from tests.helpers.web_server import web_process, web_server
 
 MIB = 1024 * 1024
 #: A bot that cannot play: the sandbox check fails it.

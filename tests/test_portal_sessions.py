@@ -13,8 +13,8 @@ import pytest
 
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.accounts import PortalStore
-from tests.conftest import hearts
-from tests.portal_helpers import (
+from tests.helpers.cli import hearts
+from tests.helpers.portal import (
     Answer,
     Client,
     RawUpload,
@@ -23,7 +23,7 @@ from tests.portal_helpers import (
     make_league,
     upload_body,
 )
-from tests.web_server import web_server
+from tests.helpers.web_server import web_server
 
 WRONG = "chp_000000000000.wrong"
 

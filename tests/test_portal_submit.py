@@ -6,27 +6,19 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from hearts_tournaments.league.store import LeagueStore, spec_from_json
 from hearts_tournaments.portal.accounts import PortalStore
-from tests.portal_helpers import Client, bot_folder, league_running, make_league, wait_blocks
-from tests.web_server import web_server
-
-HEARTS = [sys.executable, "-m", "hearts_tournaments"]
+from tests.helpers.cli import hearts
+from tests.helpers.portal import Client, bot_folder, league_running, make_league, wait_blocks
+from tests.helpers.web_server import web_server
 
 
 def submit(url: str, token_file: Path, folder: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*HEARTS, "submit", url, "--token-file", str(token_file), str(folder), *extra],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    return hearts("submit", url, "--token-file", str(token_file), str(folder), *extra, timeout=600)
 
 
 @pytest.mark.timeout(900)

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, hearts
-from tests.shared import shim_folder
-from tests.web_server import get, web_server
+from tests.conftest import ROOT
+from tests.helpers.cli import hearts
+from tests.helpers.shared import shim_folder
+from tests.helpers.web_server import get, web_server
 
 GOOD_BOT = """
 from hearts_client import Bot, main
@@ -100,15 +101,7 @@ command = ["python", "good_bot.py"]
 def run_hearts(
     env: dict[str, str], *args: str, cwd: Path | None = None, timeout: float = 240
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=timeout,
-        check=False,
-    )
+    return hearts(*args, env=env, cwd=cwd, timeout=timeout)
 
 
 def entrant_lines(stderr: str, bot: str) -> list[str]:

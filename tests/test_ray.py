@@ -1,6 +1,6 @@
 """Tournaments on a real Ray cluster of this machine: same standings as local, and a node lost midway.
 
-The cluster is :func:`tests.ray_cluster.cluster`: a head and a second node, each a real raylet
+The cluster is :func:`tests.helpers.ray_cluster.cluster`: a head and a second node, each a real raylet
 with its own worker processes (one CPU each). The tournament mixes built-in bots and a command
 bot whose script lives in the config folder, shipped to the nodes by Ray's runtime environment. The fault test
 adds a third node, waits until it plays a game (a bwrap sandbox under its raylet) and kills it
@@ -31,14 +31,16 @@ from hearts_tournaments.tournament.config import ConfigError, ExecutorKind, pars
 from hearts_tournaments.tournament.folder import create_tournament
 from hearts_tournaments.tournament.runner import run_tournament
 from hearts_tournaments.tournament.store import DB_NAME
-from tests.conftest import hearts
-from tests.ray_cluster import MB, alive, cluster, command_name, ray_module, raylet_pid
+from tests.helpers.cli import hearts
+from tests.helpers.ray_cluster import MB, alive, cluster, command_name, ray_module, raylet_pid
+from tests.helpers.shared import CAREFUL_AND_DICE
 
 __all__ = ["cluster", "ray_module"]  # fixtures
 
 #: Timing never decides anything (decision_ms is far above what the bots need): the same config
 #: and deal secret play the same games on any executor.
-CONFIG = """
+CONFIG = (
+    """
 [tournament]
 name = "raytest"
 table_size = 6
@@ -49,19 +51,14 @@ target_score = 40
 concurrency = 2
 decision_ms = 10000
 join_timeout_ms = 60000
-
-[[bots]]
-name = "careful"
-builtin = "heuristic"
-
-[[bots]]
-name = "dice"
-builtin = "random"
-
+"""
+    + CAREFUL_AND_DICE
+    + """
 [[bots]]
 name = "shipped"
 command = [{python}, "bots/shipped.py"]
 """
+)
 #: A command bot in the config folder: the heuristic bot, reached through its own script.
 SHIPPED_BOT = """
 import os

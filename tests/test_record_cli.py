@@ -18,10 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import hearts
-from tests.hostile_records import HOSTILE, write_hostile
+from tests.helpers.cli import hearts
+from tests.helpers.hostile_records import HOSTILE, write_hostile
+from tests.helpers.shared import CAREFUL_AND_TWO_DICE
 
-CONFIG = """
+CONFIG = (
+    """
 [tournament]
 name = "hostile"
 table_size = 6
@@ -31,19 +33,9 @@ max_hands = 1
 concurrency = 2
 decision_ms = 5000
 sandbox = "none"
-
-[[bots]]
-name = "careful"
-builtin = "heuristic"
-
-[[bots]]
-name = "dice"
-builtin = "random"
-
-[[bots]]
-name = "dice2"
-builtin = "random"
 """
+    + CAREFUL_AND_TWO_DICE
+)
 
 
 def _good(folder: Path) -> Path:
@@ -178,7 +170,7 @@ def test_league_verify_names_the_game_and_the_field_of_each_hostile_record(tmp_p
 
 @pytest.mark.timeout(600)
 def test_the_game_page_of_a_hostile_record_says_which_field(tournament: Path, tmp_path: Path) -> None:
-    from tests.web_server import get, web_server
+    from tests.helpers.web_server import get, web_server
 
     out = tmp_path / "out"
     shutil.copytree(tournament, out)

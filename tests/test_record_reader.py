@@ -27,8 +27,9 @@ from hearts_core.record import (
 )
 from hearts_core.replay import read_for_replay, replay
 from hearts_core.rules import Rules
-from tests.conftest import VECTORS, hearts
-from tests.hostile_records import HOSTILE
+from tests.conftest import VECTORS
+from tests.helpers.cli import hearts
+from tests.helpers.hostile_records import HOSTILE
 
 
 def _played(players: int = 6, seed: str = "r") -> dict[str, Any]:

@@ -29,7 +29,7 @@ from hearts_core.record import GameRecord
 from hearts_core.replay import replay, verify_seed
 from hearts_server.server import RefereeServer
 from hearts_server.table.clock import ManualClock
-from tests.harness import (
+from tests.helpers.harness import (
     RawSeat,
     create_table,
     legal_answer,
@@ -57,7 +57,7 @@ async def _play(
 
     With a manual ``clock``, once the scenario is over (the adversary will answer nothing more) the
     referee's deadlines pass only when the adversary is the one seat it waits for
-    (:func:`~tests.harness.time_out_each_decision`): a timeout in no time, and no other seat's
+    (:func:`~tests.helpers.harness.time_out_each_decision`): a timeout in no time, and no other seat's
     deadline ever falls due; the record then says how often the clock moved on.
     """
     async with running_server(tmp_path) as server:

@@ -40,8 +40,9 @@ from hearts_server.registry import Registry
 from hearts_server.server import make_server
 from hearts_server.table import TableSettings
 from hearts_server.table.clock import ManualClock
-from tests.h2_attack import PLAY_PATH, raw_call
-from tests.harness import RawSeat, create_table
+from tests.helpers.cli import hearts
+from tests.helpers.h2_attack import PLAY_PATH, raw_call
+from tests.helpers.harness import RawSeat, create_table
 
 ADMIN = "/cancellation_hearts.v1.AdminService/"
 NAMES = ["heuristic"] * 6
@@ -422,14 +423,7 @@ def test_a_runner_given_an_external_referee_without_its_token_refuses(
         '[[bots]]\nname = "a"\nbuiltin = "random"\n[[bots]]\nname = "b"\nbuiltin = "heuristic"\n'
     )
     env = {k: v for k, v in os.environ.items() if k != "HEARTS_ADMIN_TOKEN"}
-    result = subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", "tournament", "run", str(config), "--progress", "never"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env=env,
-    )
+    result = hearts("tournament", "run", str(config), "--progress", "never", env=env, timeout=300)
     assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
     errors = [line for line in result.stderr.splitlines() if line.startswith("hearts: error:")]
     assert len(errors) == 1 and "HEARTS_ADMIN_TOKEN" in errors[0], result.stderr[-2000:]

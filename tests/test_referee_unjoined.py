@@ -25,8 +25,8 @@ from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from hearts_protocol.transport import own_channel
 from hearts_server.server import RefereeServer, make_server
 from hearts_server.table.clock import ManualClock
-from tests.conftest import hearts
-from tests.harness import RawSeat, admin_metadata, create_table, until
+from tests.helpers.cli import hearts
+from tests.helpers.harness import RawSeat, admin_metadata, create_table, until
 
 TOKEN = "t"
 #: The attack's table: every seat, the largest target and hand limit, the most games allowed.

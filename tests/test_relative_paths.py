@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.test_language_bots import built_bot
+from tests.helpers import cli
+from tests.helpers.toolchains import built_bot
 
 #: A bot on the SDK in ten lines: passes its three highest cards, plays its lowest legal card.
 SDK_BOT = """\
@@ -45,10 +46,7 @@ def real_python() -> str:
 
 def hearts(cwd: Path, *args: str, timeout: float = 280) -> subprocess.CompletedProcess[str]:
     """The ``hearts`` CLI as a user types it, in ``cwd``."""
-    return subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", *args],
-        capture_output=True, text=True, cwd=cwd, timeout=timeout, check=False,
-    )  # fmt: skip
+    return cli.hearts(*args, cwd=cwd, timeout=timeout)
 
 
 def bots_folder(folder: Path) -> str:

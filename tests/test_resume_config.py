@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hearts_tournaments.tournament.config_diff import config_changes
-from tests.conftest import hearts
+from tests.helpers.cli import hearts
 
 CONFIG = """
 [tournament]

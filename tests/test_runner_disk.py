@@ -15,8 +15,11 @@ import sys
 import time
 from pathlib import Path
 
+from tests.helpers.shared import CAREFUL_AND_DICE
+
 DEAL_SECRET = "5f" * 32
-CONFIG = """
+CONFIG = (
+    """
 [tournament]
 name = "disk"
 table_size = 6
@@ -27,15 +30,9 @@ max_hands = 2
 concurrency = 2
 decision_ms = 5000
 sandbox = "none"
-
-[[bots]]
-name = "careful"
-builtin = "heuristic"
-
-[[bots]]
-name = "dice"
-builtin = "random"
 """
+    + CAREFUL_AND_DICE
+)
 LIMIT_BYTES = 96 * 1024
 #: What the runner (and the league) says once while it holds what it cannot store.
 HOLDING = "and trying again every"

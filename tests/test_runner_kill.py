@@ -20,7 +20,8 @@ from hearts_tournaments.tournament.config import parse_config
 from hearts_tournaments.tournament.folder import create_tournament, open_tournament
 from hearts_tournaments.tournament.schedule import make_schedule
 from hearts_tournaments.tournament.store import PARTIAL_SUFFIX, Store
-from tests.shared import HANG_BOT
+from tests.helpers.cli import start_hearts
+from tests.helpers.shared import HANG_BOT
 
 
 def _config(tmp_path: Path, extra_bots: str = "") -> Path:
@@ -43,22 +44,8 @@ time_bank_ms = 10000
 
 
 def _start(config: Path, folder: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "hearts_tournaments",
-            "tournament",
-            "run",
-            str(config),
-            "--output",
-            str(folder),
-            "--allow-broken",  # the hanger fails the pre-flight check (in one time bank)
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    # --allow-broken: the hanger fails the pre-flight check (in one time bank).
+    return start_hearts("tournament", "run", str(config), "--output", str(folder), "--allow-broken")
 
 
 #: The moments of a start the kills are aimed at, each an event seen in the output folder (not a

@@ -23,10 +23,10 @@ import pytest
 from hearts_tournaments.arena import runtimes
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.uploads import UploadError, check_archive
-from tests.portal_helpers import Client, league_running, make_league, tar_gz, wait_status
-from tests.runtime_helpers import SIM_BOT, require_runtime
-from tests.test_hostile_sandbox import require_bwrap
-from tests.web_server import web_server
+from tests.helpers.portal import Client, league_running, make_league, tar_gz, wait_status
+from tests.helpers.runtimes import SIM_BOT, require_runtime
+from tests.helpers.toolchains import require_bwrap
+from tests.helpers.web_server import web_server
 
 HOSTILE = Path(__file__).parent / "hostile" / "runtime_snoop.py"
 MANIFEST = 'command = ["python3", "bot.py"]\nprotocol = "grpc"\nruntime = "python-sdk"\n'

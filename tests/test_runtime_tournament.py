@@ -20,9 +20,8 @@ import pytest
 
 from hearts_tournaments.arena import runtimes
 from tests.conftest import ROOT
-from tests.runtime_helpers import require_runtime
-from tests.test_hostile_sandbox import require_bwrap
-from tests.test_language_bots import built_bot
+from tests.helpers.runtimes import require_runtime
+from tests.helpers.toolchains import built_bot, require_bwrap
 from tests.test_relative_paths import SDK_BOT, hearts
 
 HEAD = "[tournament]\ntable_size = 6\ndeals = 2\nduplicate = false\nmax_hands = 1\nconcurrency = 1\n"

@@ -26,7 +26,8 @@ from hearts_tournaments.league.commands import make_spec
 from hearts_tournaments.league.config import LeagueError
 from hearts_tournaments.tournament.config import ConfigError, parse_config
 from tests.conftest import ROOT
-from tests.test_hostile_sandbox import require_bwrap
+from tests.helpers import cli
+from tests.helpers.toolchains import require_bwrap
 
 CANARY = "admin-canary-5d1e0c2b"
 TWO = '\n[[bots]]\nname = "b"\nbuiltin = "random"\n'
@@ -35,10 +36,7 @@ TWO = '\n[[bots]]\nname = "b"\nbuiltin = "random"\n'
 def hearts(
     *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", *args],
-        capture_output=True, text=True, timeout=600, check=False, env=env, cwd=cwd,
-    )  # fmt: skip
+    return cli.hearts(*args, env=env, cwd=cwd, timeout=600)
 
 
 def test_the_docs_table_is_the_registry() -> None:

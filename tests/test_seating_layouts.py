@@ -134,6 +134,7 @@ def test_at_six_seats_no_latin_square_has_both_neighbours_within_one() -> None:
     assert 6 in LABELS
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_at_seven_seats_the_permute_labels_miss_the_fewest_left_pairs_with_no_pair_thrice() -> None:
     # Four pairs missing needs some pair three times two seats left: with every ordered pair at
@@ -156,6 +157,7 @@ def test_the_stored_square_of_nine_seats_gives_every_table_mate_as_left_neighbou
     assert all(square[(r + 3) % 9][s] == (square[r][s] + 3) % 9 for r in range(9) for s in range(9))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_at_eight_seats_no_latin_square_has_both_neighbours_within_one() -> None:
     # Left within one holds (the labels); two seats left as well is impossible, as at 6.

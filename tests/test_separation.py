@@ -1,7 +1,7 @@
 """Which neighbours in the ranking are separated, from the strength model, and how it is shown.
 
 A field of 50 bots at tables of 8 (the size of a real competition) is played in-process with
-the engine into a real store (``tests/web_store``): a pair of bots there shares only 3 or 4
+the engine into a real store (``tests/helpers/web_store``): a pair of bots there shares only 3 or 4
 deals, so paired differences over shared deals cannot separate neighbours, and the report
 must say how many the strength model separates in one line, not one line per pair.
 """
@@ -23,8 +23,8 @@ from hearts_tournaments.cli.main import app
 from hearts_tournaments.tournament.results import PAIRED_MIN_DEALS, Separation, compute_standings
 from hearts_tournaments.tournament.schedule import make_schedule
 from hearts_tournaments.tournament.stats import Interval, bootstrap_plackett_luce, strength_difference
+from tests.helpers.web_store import add_games, config_text, create
 from tests.test_tournament_results import simulated
-from tests.web_store import add_games, config_text, create
 
 FIELD = 50
 TABLE = 8

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from hearts_core.replay import replay
-from tests.conftest import hearts
-from tests.harness import create_table, sdk_bot
+from tests.helpers.cli import hearts
+from tests.helpers.harness import create_table, sdk_bot
 
 #: Generous limits for a loaded machine: none of them is a timing assertion, only a way to fail
 #: with a clear message instead of hanging.

@@ -21,8 +21,8 @@ from cancellation_hearts.v1 import spectator_service_pb2_grpc as sgrpc
 from hearts_core.cards import Card
 from hearts_core.deal import seed_commitment
 from hearts_tournaments.arena.host import bot_command
-from tests.conftest import hearts
-from tests.harness import await_table, create_table, running_server, sdk_bot
+from tests.helpers.cli import hearts
+from tests.helpers.harness import await_table, create_table, running_server, sdk_bot
 
 
 def bot_process(name: str, address: str, token: str, seed: str, log: Path) -> subprocess.Popen[bytes]:

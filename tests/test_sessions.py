@@ -19,7 +19,7 @@ from cancellation_hearts.v1 import admin_service_pb2_grpc as agrpc
 from cancellation_hearts.v1 import referee_service_pb2 as rpb
 from hearts_client.bots import make_bot
 from hearts_client.sdk import run_async
-from tests.harness import LOOK_S, RawSeat, legal_answer, running_server
+from tests.helpers.harness import LOOK_S, RawSeat, legal_answer, running_server
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -1,7 +1,7 @@
 """The simulator (``hearts_client.sim``) against the referee engine ``hearts_core``, per backend.
 
 Every test runs on the pure-Python fallback and, when it is built, on the native module
-(:mod:`tests.sim_backends`): the conformance vectors, a lockstep differential test against
+(:mod:`tests.helpers.sim_backends`): the conformance vectors, a lockstep differential test against
 ``hearts_core.State``, the RNG, clones, observations, ``VecGame``, and ``from_view`` /
 ``from_record`` round trips. The two backends are also compared with each other.
 """
@@ -26,7 +26,7 @@ from hearts_core.replay import replay
 from hearts_core.rules import Rules
 from hearts_core.state import Phase, State
 from hearts_core.view import build_view
-from tests.sim_backends import BACKENDS, backend
+from tests.helpers.sim_backends import BACKENDS, backend
 
 VECTORS = sorted((Path(__file__).parent / "conformance" / "vectors").glob("*.json"))
 
@@ -144,6 +144,7 @@ def _compare(game: Any, state: State) -> None:
         assert game.phase == 2 and game.current_player == state.moon_shooter
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_lockstep_with_hearts_core_at_every_step(sim: ModuleType) -> None:
     """2,000 random games of one to three hands at 6..11 players: the same at every decision."""

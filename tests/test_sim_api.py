@@ -43,7 +43,7 @@ from hearts_core.rules import Rules
 from hearts_core.state import Phase, State
 from hearts_core.view import build_view
 from tests.conftest import ROOT
-from tests.sim_backends import backend
+from tests.helpers.sim_backends import backend
 
 # ------------------------------------------------------------------------------ the members
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.sim_backends import backend
+from tests.helpers.sim_backends import backend
 
 
 def _attempt(game: Any, sim: Any, call: Callable[[Any], None]) -> tuple[str, Any, Any, Any] | None:
@@ -53,6 +53,7 @@ def _illegal_calls(game: Any, rng: random.Random) -> list[Callable[[Any], None]]
     return calls
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_illegal_actions_raise_the_same_code_and_place_in_both_backends() -> None:
     native, python = backend("native"), backend("python")

@@ -281,6 +281,7 @@ def _lockstep(
     return decisions
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_two_thousand_random_games_in_lockstep_with_hearts_core() -> None:
     rng = random.Random(2026)

@@ -19,7 +19,7 @@ from hearts_core.deal import deal_hand
 from hearts_core.rules import Rules
 from hearts_core.state import State
 from hearts_core.view import build_view
-from tests.sim_backends import backend
+from tests.helpers.sim_backends import backend
 
 
 def _sdk_pass(dealt_view: object, already: list[int]) -> int:
@@ -33,6 +33,7 @@ def _sdk_pass(dealt_view: object, already: list[int]) -> int:
     raise AssertionError("the heuristic's three cards are all passed already")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_the_heuristic_pass_after_partial_random_passes_agrees_everywhere() -> None:
     native, python = backend("native"), backend("python")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import hearts
-from tests.sim_backends import BACKENDS, backend
+from tests.helpers.cli import hearts
+from tests.helpers.sim_backends import BACKENDS, backend
 
 VECTORS = sorted((Path(__file__).parent / "conformance" / "vectors").glob("*.json"))
 

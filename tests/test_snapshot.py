@@ -3,7 +3,7 @@
 ``verify`` checks a snapshot against the records.
 
 The tournaments are real: a run of the real runner (bots as processes, ``sandbox = "none"``,
-one hand a game), and folders built in-process with the engine (``tests/web_store``) served by
+one hand a game), and folders built in-process with the engine (``tests/helpers/web_store``) served by
 the real ``hearts web``.
 """
 
@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
@@ -30,9 +28,10 @@ from hearts_tournaments.tournament.standings_snapshot import (
     snapshot_path,
 )
 from hearts_tournaments.tournament.store import Store
-from tests.shared import CAREFUL_AND_TWO_DICE
-from tests.web_server import get, web_server
-from tests.web_store import add_games, config_text, create
+from tests.helpers.cli import hearts
+from tests.helpers.shared import CAREFUL_AND_TWO_DICE
+from tests.helpers.web_server import get, web_server
+from tests.helpers.web_store import add_games, config_text, create
 
 CONFIG = """
 [tournament]
@@ -52,12 +51,6 @@ candidate = "careful"
 CONFIG += CAREFUL_AND_TWO_DICE
 BUILTIN = {"hero": "heuristic", "rando": "random", "other": "random"}
 TARGET = 20
-
-
-def hearts(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", *args], capture_output=True, text=True, timeout=240
-    )
 
 
 def test_a_run_keeps_the_snapshot_and_verify_does_not_trust_it(tmp_path: Path) -> None:

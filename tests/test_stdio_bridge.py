@@ -38,7 +38,7 @@ from hearts_server.server import RefereeServer
 from hearts_server.table.clock import ManualClock
 from hearts_server.table.script import TableScript
 from tests.conftest import ROOT
-from tests.harness import (
+from tests.helpers.harness import (
     await_table,
     create_table,
     load_records,

@@ -12,7 +12,7 @@ from typing import Any
 
 from hearts_client.stdio_bridge import bot_environment, run_bridge, start_process
 from tests.conftest import ROOT
-from tests.harness import await_table, create_table, running_server, sdk_bot
+from tests.helpers.harness import await_table, create_table, running_server, sdk_bot
 
 DOC = ROOT / "docs" / "PROTOCOL.md"
 NAMES = ["mine", "heuristic", "random", "heuristic", "random", "heuristic"]

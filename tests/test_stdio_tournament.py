@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, hearts
+from tests.conftest import ROOT
+from tests.helpers.cli import hearts
 
 EXAMPLES = ROOT / "clients" / "stdio"
 #: The example Python bot, but it also writes its argv and environment to its stderr (its log).

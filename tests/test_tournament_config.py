@@ -17,7 +17,8 @@ from hearts_tournaments.tournament.config import (
     load_config,
     parse_config,
 )
-from tests.conftest import ROOT, hearts
+from tests.conftest import ROOT
+from tests.helpers.cli import hearts
 
 GOOD = """
 [tournament]

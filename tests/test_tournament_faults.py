@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from tests.conftest import hearts
-from tests.shared import HANG_BOT
+from tests.helpers.cli import hearts
+from tests.helpers.shared import HANG_BOT
 
 
 def test_crashing_missing_and_hanging_bots_are_played_for_and_quarantined(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from hearts_tournaments.tournament.results import (
 from hearts_tournaments.tournament.schedule import Schedule, make_schedule
 from hearts_tournaments.tournament.store import Store, StoreError
 from tests.conftest import ROOT
-from tests.shared import outcome
+from tests.helpers.shared import outcome
 
 BOTS = ["ace", "bee", "cat"]
 

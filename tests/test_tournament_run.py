@@ -14,8 +14,6 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -25,11 +23,13 @@ from typing import Any
 import pytest
 
 from hearts_tournaments.tournament.report import CSV_COLUMNS
-from tests.conftest import hearts
+from tests.helpers.cli import hearts, start_hearts
+from tests.helpers.shared import CAREFUL_AND_DICE
 
 # Timing never decides anything here (decision_ms is far above what the bots need), so the
 # same config plays the same games every time: the condition for comparing two runs.
-CONFIG = """
+CONFIG = (
+    """
 [tournament]
 name = "resumable"
 table_size = 6
@@ -40,15 +40,9 @@ target_score = 40
 concurrency = 2
 decision_ms = 10000
 join_timeout_ms = 60000
-
-[[bots]]
-name = "careful"
-builtin = "heuristic"
-
-[[bots]]
-name = "dice"
-builtin = "random"
 """
+    + CAREFUL_AND_DICE
+)
 GAMES = 6
 #: The deal secret of both runs compared: the same secret and config give the same deals.
 DEAL_SECRET = "5eed" * 16
@@ -185,23 +179,10 @@ def test_a_tournament_killed_midway_resumes_to_exactly_the_uninterrupted_results
     config.write_text(CONFIG)
     folder = tmp_path / "out"
     with (tmp_path / "killed.log").open("wb") as log:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "hearts_tournaments",
-                "tournament",
-                "run",
-                str(config),
-                "--output",
-                str(folder),
-                "--deal-secret-file",
-                str(secret_file(tmp_path)),
-            ],
-            stdout=log,
-            stderr=log,
-            start_new_session=True,  # its own process group: the bots die with it
-        )
+        process = start_hearts(
+            "tournament", "run", str(config), "--output", str(folder),
+            "--deal-secret-file", str(secret_file(tmp_path)), stdout=log, stderr=log,
+        )  # fmt: skip
         try:
             deadline = time.monotonic() + RUN_TIMEOUT_S
             while len(stored_keys(folder)) < 2:

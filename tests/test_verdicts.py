@@ -28,8 +28,8 @@ from hearts_tournaments.tournament.results import (
     PAIRED_QUESTION,
     TIER_QUESTION,
 )
-from tests.web_server import get, web_server
-from tests.web_store import add_synthetic, config_text, create
+from tests.helpers.web_server import get, web_server
+from tests.helpers.web_store import add_synthetic, config_text, create
 
 BOTS = [("ace", "random"), ("bee", "random"), ("cee", "random")]
 

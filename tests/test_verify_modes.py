@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +18,9 @@ from hearts_tournaments.tournament.schedule import (
     SeatingMode,
     make_schedule,
 )
-from tests.forget import forget_games
-from tests.shared import CAREFUL_AND_TWO_DICE
+from tests.helpers.cli import hearts
+from tests.helpers.forget import forget_games
+from tests.helpers.shared import CAREFUL_AND_TWO_DICE
 
 BASE = """
 [tournament]
@@ -43,18 +42,12 @@ candidate = "careful"
 """
 
 
-def _hearts(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hearts_tournaments", *args], capture_output=True, text=True, timeout=240
-    )
-
-
 @pytest.mark.parametrize(
     ("seating", "extra"), [("permute", ""), ("rotate", GAUNTLET)], ids=["permute", "gauntlet"]
 )
 def test_verify_accepts_an_untouched_tournament(tmp_path: Path, seating: str, extra: str) -> None:
     output = _played(tmp_path, BASE.format(deals=1, seating=seating, extra=extra))
-    verified = _hearts("tournament", "verify", str(output))
+    verified = hearts("tournament", "verify", str(output))
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert verified.stdout.startswith("verify: ok"), verified.stdout
 
@@ -63,16 +56,16 @@ def _played(folder: Path, text: str) -> Path:
     """Runs the tournament of config ``text`` (written to ``folder/t.toml``); its output folder."""
     (folder / "t.toml").write_text(text)
     output = folder / "out"
-    played = _hearts("tournament", "run", str(folder / "t.toml"), "--output", str(output))
+    played = hearts("tournament", "run", str(folder / "t.toml"), "--output", str(output))
     assert played.returncode == 0, played.stderr
     return output
 
 
 def _resume_and_verify(output: Path) -> None:
     """Plays what the folder is missing on its stored schedule, then verifies it: ok."""
-    resumed = _hearts("tournament", "resume", str(output))
+    resumed = hearts("tournament", "resume", str(output))
     assert resumed.returncode == 0, resumed.stderr
-    verified = _hearts("tournament", "verify", str(output))
+    verified = hearts("tournament", "verify", str(output))
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert verified.stdout.startswith("verify: ok"), verified.stdout
 
@@ -108,7 +101,7 @@ def test_a_tournament_scheduled_before_the_default_seating_changed_still_verifie
     # against the seating the tournament was made with, not today's default.
     config = tmp_path / "t.toml"
     config.write_text(SIX.format(deals=2, seating="", extra=""))
-    fresh = _hearts("tournament", "schedule", str(config))
+    fresh = hearts("tournament", "schedule", str(config))
     assert f"seating {DEFAULT_SEATING.value}" in fresh.stdout and DEFAULT_SEATING is not SeatingMode.ROTATE
 
 
@@ -150,7 +143,7 @@ def test_a_stored_schedule_of_an_unknown_design_is_refused_in_one_line(tmp_path:
         schedule["design"] = 99
         db.execute("UPDATE meta SET value = ? WHERE key = 'schedule'", (json.dumps(schedule),))
     for command in ("verify", "resume"):
-        refused = _hearts("tournament", command, str(output))
+        refused = hearts("tournament", command, str(output))
         assert refused.returncode != 0, command
         assert "Traceback" not in refused.stderr, refused.stderr
         assert "design 99 is not one this version knows" in refused.stdout + refused.stderr, command

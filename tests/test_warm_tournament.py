@@ -14,8 +14,6 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from collections import defaultdict
 from contextlib import closing
@@ -24,13 +22,13 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, hearts
-from tests.test_language_bots import TOOLCHAINS, require_toolchain
+from tests.conftest import ROOT
+from tests.helpers.cli import hearts, start_hearts
+from tests.helpers.toolchains import LANGUAGES, require_toolchain
 from tests.test_tournament_run import CONFIG as RESUMABLE
 from tests.test_tournament_run import GAMES as RESUMABLE_GAMES
 from tests.test_tournament_run import RUN_TIMEOUT_S, report_json, secret_file, stored_keys
 
-LANGUAGES = sorted(TOOLCHAINS)
 DEALS = 3
 #: Every bot at every table, so that every bot's processes can be reused between deals.
 TABLE = 2 + len(LANGUAGES)
@@ -176,12 +174,9 @@ def test_kill_9_of_the_runner_with_warm_bots_leaves_no_bot_and_resumes_to_the_sa
     config.write_text(RESUMABLE.replace("[tournament]\n", '[tournament]\nreuse = "between_deals"\n'))
     folder = tmp_path / "out"
     with (tmp_path / "killed.log").open("wb") as log:
-        runner = subprocess.Popen(
-            [sys.executable, "-m", "hearts_tournaments", "tournament", "run", str(config), "--output",
-             str(folder), "--deal-secret-file", str(secret_file(tmp_path))],
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
+        runner = start_hearts(
+            "tournament", "run", str(config), "--output", str(folder),
+            "--deal-secret-file", str(secret_file(tmp_path)), stdout=log, stderr=log,
         )  # fmt: skip
         try:
             deadline = time.monotonic() + RUN_TIMEOUT_S

@@ -25,9 +25,9 @@ from hearts_tournaments.tournament.runner import tournament_standings
 from hearts_tournaments.tournament.store import Store
 from hearts_tournaments.web.meetings import share_intervals
 from hearts_tournaments.web.timeline import full_timeline, seat_timeline
-from tests.conftest import hearts
-from tests.web_server import get, web_server
-from tests.web_store import add_games, config_text, create
+from tests.helpers.cli import hearts
+from tests.helpers.web_server import get, web_server
+from tests.helpers.web_store import add_games, config_text, create
 
 #: An interval written with a dash between its ends, as in "(-3.35–-1.36)" or "(40–60%)".
 DASHED = re.compile(r"\(\s*[-+]?\d+(?:\.\d+)?%?\s*(?:–|-)\s*[-+]?\d")

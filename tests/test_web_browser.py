@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 
 from hearts_core.rules import PassDirection
-from tests.conftest import hearts
-from tests.forget import forget_games
-from tests.shared import WAIT_MS
-from tests.web_server import get, web_server
+from tests.helpers.browser import WAIT_MS
+from tests.helpers.cli import hearts
+from tests.helpers.forget import forget_games
+from tests.helpers.web_server import get, web_server
 
 CONFIG = """\
 [tournament]

@@ -20,8 +20,8 @@ from starlette.types import Scope
 
 from hearts_tournaments.arena.job import ScheduledGame
 from hearts_tournaments.web.app import PAGE_FRESH_S, PageCache
-from tests.web_server import get, web_server
-from tests.web_store import add_games, config_text, create
+from tests.helpers.web_server import get, web_server
+from tests.helpers.web_store import add_games, config_text, create
 
 pytestmark = pytest.mark.timeout(300)
 

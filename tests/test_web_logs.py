@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import hearts
-from tests.web_server import get, web_server
+from tests.helpers.cli import hearts
+from tests.helpers.web_server import get, web_server
 
 #: Answers late once per game (a fault), saying which game in its log.
 SLOW_BOT = """

@@ -8,16 +8,14 @@ so, and a page opened on a folder before the runner creates its tournament comes
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import hearts
-from tests.shared import WAIT_MS
-from tests.web_server import web_server
+from tests.helpers.browser import WAIT_MS
+from tests.helpers.cli import hearts
+from tests.helpers.web_server import web_server
 
 CONFIG = """\
 [tournament]
@@ -121,8 +119,7 @@ def test_a_page_opened_before_the_tournament_exists_comes_alive(browser: Any, tm
         page.set_default_timeout(WAIT_MS)
         page.goto(url + "/")
         assert "holds no tournament" in page.content()
-        command = [sys.executable, "-m", "hearts_tournaments", "tournament", "run", str(path)]
-        run = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+        run = hearts("tournament", "run", str(path), timeout=600)
         assert run.returncode == 0, run.stderr
         page.wait_for_selector("#progress", timeout=WAIT_MS)
         assert page.locator("#standings-table tbody tr").count() == 6

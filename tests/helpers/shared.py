@@ -1,19 +1,11 @@
 """What several test files use: the small tournaments' bots and a played game's outcome, a bot
-that hangs, a witness of a bot's decisions, a ``python`` shim the sandbox cannot run, and the
-browser the web tests drive.
-
-The browser itself is the ``browser`` fixture of ``tests/conftest.py`` (one per test module).
-"""
+that hangs, a witness of a bot's decisions, and a ``python`` shim the sandbox cannot run."""
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from hearts_client.bot import Bot
 from hearts_core.cards import Card
@@ -129,40 +121,3 @@ def shim_folder(tmp_path: Path) -> Path:
     (shims / "python").write_text(f'#!/bin/sh\nexec {real} "$@"\n')
     (shims / "python").chmod(0o755)
     return shims
-
-
-#: Debian's Chromium, which Playwright drives (apt-get install -y chromium).
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-#: Milliseconds; generous, the machine is shared.
-WAIT_MS = 120_000
-
-
-def missing(what: str) -> None:
-    """Skips for a missing browser toolchain, or fails under CI=true, where nothing may skip."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} is needed for the browser tests (CI=true)")
-    pytest.skip(f"{what} is not installed")
-
-
-def launch_browser() -> Iterator[Any]:
-    """Headless Chromium through Playwright, closed at the end (the ``browser`` fixture)."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing("playwright (pip install playwright)")
-    if not CHROMIUM.exists():
-        missing(f"Chromium ({CHROMIUM}: apt-get install -y chromium)")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()

@@ -26,9 +26,9 @@ from hearts_tournaments.league.config import LeagueConfig
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.accounts import PortalStore
 from hearts_tournaments.portal.client import multipart
-from tests.web_server import stop
+from tests.helpers.web_server import stop
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LOWEST = (ROOT / "clients" / "stdio" / "lowest.py").read_text()
 MANIFEST = 'command = ["python3", "bot.py"]\nprotocol = "stdio"\ndescription = "lowest legal card"\n'
 #: Short games in the real sandbox: the tests are about the portal, not about play.
