@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.helpers.cli import interrupt
 
 DOC = ROOT / "docs" / "COMPETITION.md"
 #: A newcomer's PATH, with the installation's `hearts` on it.
@@ -69,15 +69,6 @@ def shell(command: str, cwd: Path, env: dict[str, str], timeout: float = 900) ->
         f"$ {command}\nexit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     )
     return result.stdout + result.stderr
-
-
-def stop(process: subprocess.Popen[str]) -> None:
-    process.send_signal(signal.SIGINT)
-    try:
-        process.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 @pytest.mark.timeout(1800)
@@ -139,5 +130,5 @@ def test_the_competition_guide_runs_as_written_and_an_sdk_bot_becomes_active(tmp
         submitted = shell(submit.replace("https://comp.example.org", url), work, env, timeout=1200)
         assert "active" in submitted.splitlines()[-1], submitted[-3000:]
     finally:
-        stop(web)
-        stop(league)
+        interrupt(web)
+        interrupt(league)

@@ -16,7 +16,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import urllib.request
@@ -25,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.helpers.cli import interrupt
 
 README = ROOT / "README.md"
 #: A newcomer's PATH: no virtualenv, no version manager's shims.
@@ -91,12 +91,7 @@ def serve(command: str, printed: re.Pattern[str], cwd: Path, env: dict[str, str]
                     return str(response.read().decode())
         raise AssertionError(f"$ {command}\nexited {process.wait()} without serving:\n{''.join(shown)}")
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        interrupt(process)
 
 
 @pytest.mark.timeout(1500)

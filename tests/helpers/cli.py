@@ -7,6 +7,7 @@ and real bot processes in the sandbox: such a test belongs to the ``slow`` tier
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -52,3 +53,13 @@ def start_hearts(
     return subprocess.Popen(
         [*HEARTS, *args], env=env, stdout=stdout, stderr=stderr, start_new_session=own_group
     )
+
+
+def interrupt(process: subprocess.Popen[str], timeout: float = 60) -> None:
+    """Stops a serving command as its user does, with Ctrl-C (SIGINT); kills it if it lingers."""
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
