@@ -135,6 +135,7 @@ def test_the_admin_api_has_no_field_that_reaches_a_script(tmp_path: Path) -> Non
         "join_timeout_ms",
         "label",
         "first_dealer",
+        "hide_bot_names",  # what the seats are told of each other's names: no script reaches it
     }
 
     async def attack() -> None:

@@ -190,7 +190,15 @@ def test_a_body_is_read_no_further_than_its_cap_whatever_its_headers(tmp_path: P
         body, kind = upload_body(b"")
         head, tail = body[: body.index(b"\r\n\r\n") + 4], body[body.index(b"\r\n\r\n") + 4 :]
         chunked = {"Content-Length": "100", "Transfer-Encoding": "chunked"}
-        upload = begin_upload(url, head, kind, token=tokens["alice"], headers=chunked)
+        try:
+            upload = begin_upload(url, head, kind, token=tokens["alice"], headers=chunked)
+        except AssertionError as refused_head:
+            # uvicorn's HTTP parser (httptools) refuses a head with both a Content-Length and
+            # chunked before the portal sees it (a smuggling defence, RFC 9112 6.3): no byte of
+            # the body is read, and the portal goes on serving.
+            assert "Invalid HTTP request" in str(refused_head), refused_head
+            assert Client(url).api_upload(tokens["alice"], good_archive()).status == 202
+            return
         upload.send(_chunk(head))
         sock = upload.sock
         sock.setblocking(False)
@@ -220,7 +228,11 @@ def test_a_body_is_read_no_further_than_its_cap_whatever_its_headers(tmp_path: P
             f"the portal read {sent / MIB:.0f} MiB of a body capped at {MAX_UPLOAD_BYTES / MIB:.0f} MiB"
         )
         capped = f"more than {MAX_UPLOAD_BYTES >> 20} MiB"
-        if answer is not None:
+        # Both a Content-Length and chunked: uvicorn's HTTP parser (httptools) may refuse such a
+        # request itself, before the portal sees it (a smuggling defence, RFC 9112 6.3): a 400
+        # that read nothing further. Otherwise the portal stops at its cap with a 413.
+        by_parser = answer is not None and answer.status == 400 and "Invalid HTTP request" in answer.body
+        if answer is not None and not by_parser:
             assert answer.status == 413 and capped in answer.json()["error"], answer
         assert Client(url).api_upload(tokens["alice"], good_archive()).status == 202
     print(
@@ -228,7 +240,10 @@ def test_a_body_is_read_no_further_than_its_cap_whatever_its_headers(tmp_path: P
     )
     with PortalStore(folder) as db:
         refused = [r for r in db.audit_log() if r["action"] == "submission_refused"]
-    assert len(refused) == 1 and capped in refused[0]["detail"], refused
+    if by_parser:
+        assert refused == [], refused  # the portal never saw it
+    else:
+        assert len(refused) == 1 and capped in refused[0]["detail"], refused
 
 
 @pytest.mark.timeout(600)
