@@ -263,18 +263,22 @@ async def _live_checks(
             if stopping:
                 problems.append(_problem(spec, stopping[0], logs / spec.name))
             elif result.failed:
-                first = result.failed[0]
-                log = Path(first.evidence.log_file) if first.evidence.log_file else None
-                kept = _keep_log(log, logs / spec.name) if log is not None else None
+                kept = _kept_log_of(result.failed[0], logs / spec.name)
                 warnings.append(EntrantWarning(spec.name, tuple(result.failed), kept))
     return problems, reports, warnings
 
 
 def _problem(spec: BotSpec, check: CheckResult, folder: Path) -> EntrantProblem:
     """An entrant's first failed check as the one line the runner prints (its log kept)."""
+    return EntrantProblem(
+        spec.name, f"{check.verdict} ({check.name})", check.fix, _kept_log_of(check, folder)
+    )
+
+
+def _kept_log_of(check: CheckResult, folder: Path) -> Path | None:
+    """The log a failed check rests on, kept in ``folder`` (None when it had none)."""
     log = Path(check.evidence.log_file) if check.evidence.log_file else None
-    kept = _keep_log(log, folder) if log is not None else None
-    return EntrantProblem(spec.name, f"{check.verdict} ({check.name})", check.fix, kept)
+    return _keep_log(log, folder) if log is not None else None
 
 
 def _snapshotted(config: TournamentConfig, spec: BotSpec, scratch: Path, output: Path) -> BotSpec:
