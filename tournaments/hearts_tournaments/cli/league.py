@@ -241,8 +241,9 @@ def add(
 ) -> None:
     """Add an entrant as NAME@v1; `run` validates it before it plays rated games.
 
-    A command entrant is first started once in its sandbox (as `hearts tournament check` does):
-    one that cannot play is not added (exit 2) unless --allow-broken.
+    A command entrant first passes the bot test kit's quick levels in its sandbox (as `hearts
+    tournament check` does): one that cannot play is not added (exit 2) unless --allow-broken; one
+    that fails only checks that do not stop play is added, with a warning.
     """
     _add(
         folder,
