@@ -86,6 +86,22 @@ def test_logs_are_json_lines_when_asked_and_stdlib_logging_goes_through_them() -
     assert lines[1]["event"] == "from grpc" and lines[1]["logger"] == "grpc._server"
 
 
+def test_a_logger_that_has_logged_follows_a_later_configuration() -> None:
+    """A module's logger that logged once keeps following configuration: a second
+    configure_logging in the process, or a test's capture_logs, sees its next lines (a cached
+    logger kept the first configuration's processors, and the referee's lines went missing)."""
+    code = (
+        "import structlog; from hearts_server.logs import configure_logging, get_logger\n"
+        "configure_logging('json'); log = get_logger('t'); log.info('first')\n"
+        "configure_logging('json')\n"
+        "with structlog.testing.capture_logs() as logs:\n"
+        "    log.bind(seat=2).info('second')\n"
+        "print([e['event'] for e in logs])"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert result.stdout.strip() == "['second']", (result.stdout, result.stderr)
+
+
 def help_commands(*args: str) -> set[str]:
     """The command names listed in the ``Commands`` panel of ``hearts ... --help``."""
     result = hearts(*args, "--help")

@@ -48,7 +48,11 @@ def configure_logging(fmt: LogFormat | str = LogFormat.AUTO, level: str = "INFO"
         processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,
-        cache_logger_on_first_use=True,
+        # Not cached: a module's logger follows every later configuration (a test's
+        # structlog.testing.capture_logs, a second configure_logging in one process) instead of
+        # keeping the one it first logged with. A few microseconds a line; the referee logs a
+        # handful of lines a game.
+        cache_logger_on_first_use=False,
     )
     handler = _StderrHandler()
     handler.setFormatter(
