@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.cli import hearts
 from tests.helpers.shared import HANG_BOT
 
@@ -70,3 +72,79 @@ command = [{python}, "hang_bot.py"]   # relative: runs in this file's folder
     # The hanging bot was stopped, and the missing command explained, in their own logs.
     assert any("no_such_bot" in p.read_text() for p in (folder / "logs" / "missing").iterdir())
     assert len(list((folder / "logs" / "hanger").iterdir())) >= 2
+
+
+#: A bot that dies of SIGSEGV the first time it starts for a seat of a game (its seed marks it in
+#: the folder its first argument names), as a process crashing at start-up on a loaded machine does;
+#: started again, it plays as the heuristic bot. Given ``always`` for its folder, it dies every time.
+FLAKY_BOT = """
+import os
+import signal
+import sys
+from pathlib import Path
+
+from hearts_tournaments.arena.builtin_bot import main
+
+marks, *launch = sys.argv[1:]  # the runner's own arguments follow ours
+mark = Path(marks) / os.environ["HEARTS_SEED"][:32]
+if marks == "always" or not mark.exists():
+    if marks != "always":
+        mark.touch()
+    os.kill(os.getpid(), signal.SIGSEGV)
+sys.exit(main(["heuristic", *launch, "--seed", os.environ["HEARTS_SEED"], "--name", "flaky"]))
+"""
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("reuse", ["between_deals", "never"])
+def test_a_bot_dying_of_a_signal_before_it_joins_is_started_once_more(tmp_path: Path, reuse: str) -> None:
+    """No card is dealt before every seat has joined, so a process that died of a signal before
+    joining (a crash at start-up) is started once more and the game is played as it would have
+    been; a bot that dies again is the bot's failure, as before."""
+    (tmp_path / "flaky_bot.py").write_text(FLAKY_BOT)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    python = json.dumps(sys.executable)
+    config = tmp_path / "flaky.toml"
+    config.write_text(
+        f"""
+[tournament]
+name = "flaky"
+table_size = 6
+deals = 1
+seed = 5
+target_score = 30
+concurrency = 2
+reuse = "{reuse}"
+sandbox = "none"
+decision_ms = 10000
+join_timeout_ms = 60000
+quarantine_after = 100
+
+[[bots]]
+name = "careful"
+builtin = "heuristic"
+
+[[bots]]
+name = "flaky"
+command = [{python}, "flaky_bot.py", "{marks}"]
+
+[[bots]]
+name = "doomed"
+command = [{python}, "flaky_bot.py", "always"]
+"""
+    )
+    folder = tmp_path / "out"
+    result = hearts(
+        "tournament", "run", str(config), "--output", str(folder), "--allow-broken",
+        timeout=900,
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr  # finished; "doomed" failed its games
+    report = json.loads(hearts("tournament", "report", str(folder), "--format", "json").stdout)
+    lines = {s["bot"]: s for s in report["standings"]}
+    assert lines["flaky"]["faults"] == 0 and lines["flaky"]["failed_games"] == 0, lines["flaky"]
+    assert lines["doomed"]["failed_games"] == lines["doomed"]["games"] > 0, lines["doomed"]
+    runner_log = (folder / "runner.log").read_text()
+    assert runner_log.count('"bot_restarted_before_joining"') >= lines["flaky"]["games"]
+    # (the pre-flight check's own processes crash too, and it warns: that is not a game)
+    assert "entrant 'flaky' in game" not in result.stderr and "entrant 'doomed' in game" in result.stderr

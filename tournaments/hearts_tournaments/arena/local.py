@@ -378,8 +378,16 @@ class GamePlay:
         self.crashed = [False] * n
         #: Seats whose process ended before the game did (already told to the organiser).
         self.told = [False] * n
+        #: Seats whose first process died of a signal before joining and was started once more.
+        self.restarted: set[int] = set()
         self.table_id = ""
         self.tokens: list[str] = []
+        self.processes: list[BotProcess] = []
+        self.warm_bots: dict[int, WarmBot] = {}
+        #: Warm processes that died before joining and were replaced (dropped from the pool).
+        self.replaced: list[WarmBot] = []
+        self.watchers: list[asyncio.Task[None]] = []
+        self.over = asyncio.Event()
 
     async def play(self) -> GameOutcome:
         """Plays the game over a connection of its own to the referee (which allows few calls per
@@ -424,41 +432,30 @@ class GamePlay:
                 await self._release(seat, faulted=True)
             elif self.job.released and self.job.released[seat]:
                 await self._release(seat, faulted=False)
-        processes: list[BotProcess] = []
-        warm_bots: dict[int, WarmBot] = {}
-        watchers: list[asyncio.Task[None]] = []
-        over = asyncio.Event()
+        processes = self.processes
+        warm_bots = self.warm_bots
         response: apb.AwaitTableResponse | None = None
         pool = self.runner.pool
         try:
             for seat, bot in enumerate(game.seats):
                 if self.absent[seat] or (self.job.released and self.job.released[seat]):
                     continue
-                spec = config.bot(bot)
-                if pool is not None:
-                    warm = await pool.take(bot, game.deal, self._starter(spec, seat))
-                    warm_bots[seat] = warm
-                    await pool.bind(warm, self.table_id, seat, self.job.bot_seeds[seat])
-                    process = warm.process
-                else:
-                    log_path = self.runner.output / "logs" / bot / f"{game.key}-s{seat}.log"
-                    process = await self._start(spec, seat, self.tokens[seat], log_path, 1)
-                processes.append(process)
-                watchers.append(asyncio.create_task(self._watch(process, over)))
+                await self._seat_process(seat, config.bot(bot))
             response = await self.admin.AwaitTable(
                 apb.AwaitTableRequest(table_id=self.table_id), metadata=self.metadata
             )
         finally:
-            over.set()
-            for watcher in watchers:
+            self.over.set()
+            for watcher in self.watchers:
                 watcher.cancel()
             if response is None:  # the tournament is stopping: no grace
                 for process in processes:
                     process.kill()
                 await asyncio.gather(*(p.reaped() for p in processes))
+        serials = {id(w.process): w.serial for w in (*warm_bots.values(), *self.replaced)}
         self.runner.note_processes(
             game,
-            [(p.seat, warm_bots[p.seat].serial if p.seat in warm_bots else None, p.pid) for p in processes],
+            [(p.seat, serials.get(id(p)), p.pid) for p in processes],
         )
         if pool is not None:
             for seat, warm in warm_bots.items():
@@ -508,6 +505,23 @@ class GamePlay:
             else:
                 continue
             self.runner.incident(silent_line(bot, self.game.key, seat, why, logs.get(seat)))
+
+    async def _seat_process(self, seat: int, spec: BotSpec) -> BotProcess:
+        """Starts (or takes from the warm pool) the process of a seat, and watches it."""
+        pool = self.runner.pool
+        game = self.game
+        if pool is not None:
+            warm = await pool.take(spec.name, game.deal, self._starter(spec, seat))
+            self.warm_bots[seat] = warm
+            await pool.bind(warm, self.table_id, seat, self.job.bot_seeds[seat])
+            process = warm.process
+        else:
+            again = "-again" if seat in self.restarted else ""  # the first process's log is kept
+            log_path = self.runner.output / "logs" / spec.name / f"{game.key}-s{seat}{again}.log"
+            process = await self._start(spec, seat, self.tokens[seat], log_path, 1)
+        self.processes.append(process)
+        self.watchers.append(asyncio.create_task(self._watch(process, self.over)))
+        return process
 
     def _starter(self, spec: BotSpec, seat: int) -> Callable[[str, int], Awaitable[BotProcess]]:
         """Starts a warm bot for ``spec`` with a session token (its seed: this seat's, this game's)."""
@@ -561,6 +575,33 @@ class GamePlay:
         if table.status not in (apb.TABLE_STATUS_WAITING, apb.TABLE_STATUS_PLAYING):
             return  # the game ended first: a normal exit
         seat = process.seat
+        if (
+            table.status == apb.TABLE_STATUS_WAITING
+            and not table.connected[seat]
+            and code is not None
+            and code < 0
+            and not process.killed
+            and seat not in self.restarted
+            and not over.is_set()
+        ):
+            # Died of a signal before it joined (a crash at start-up on a loaded machine, say):
+            # no card has been dealt, so starting it once more is fair to every seat and keeps
+            # the game what it would have been. A second death is the bot's, as always.
+            self.restarted.add(seat)
+            log.warning(
+                "bot_restarted_before_joining",
+                key=self.game.key,
+                seat=seat,
+                bot=self.game.seats[seat],
+                code=code,
+                log=str(process.log_path),
+            )
+            if seat in self.warm_bots and self.runner.pool is not None:
+                dead = self.warm_bots.pop(seat)
+                self.replaced.append(dead)
+                await self.runner.pool.drop(dead)  # its session ends, its seat binding with it
+            await self._seat_process(seat, self.config.bot(self.game.seats[seat]))
+            return
         log.warning(
             "bot_exited_early",
             key=self.game.key,
