@@ -32,12 +32,13 @@ from hearts_tournaments.tournament.folder import create_tournament
 from hearts_tournaments.tournament.runner import run_tournament
 from hearts_tournaments.tournament.store import DB_NAME
 from tests.helpers.cli import hearts
-from tests.helpers.ray_cluster import MB, alive, cluster, command_name, ray_module, raylet_pid
+from tests.helpers.ray_cluster import MB, alive, cluster, command_name, ray_module, raylet_pid, same_games
 from tests.helpers.shared import CAREFUL_AND_DICE
 
 __all__ = ["cluster", "ray_module"]  # fixtures
 
-#: Timing never decides anything (decision_ms is far above what the bots need): the same config
+#: Timing never decides anything (every limit is the referee's largest, far above what the bots
+#: need on the most loaded machine; a 60 s time bank was spent once under CI's load): the same config
 #: and deal secret play the same games on any executor.
 CONFIG = (
     """
@@ -49,8 +50,9 @@ duplicate = false
 seed = "ray-test"
 target_score = 40
 concurrency = 2
-decision_ms = 10000
-join_timeout_ms = 60000
+decision_ms = 600000
+time_bank_ms = 86400000
+join_timeout_ms = 600000
 """
     + CAREFUL_AND_DICE
     + """
@@ -127,7 +129,7 @@ def test_ray_plays_the_same_games_as_local(
     cluster: Any, local_results: dict[str, tuple[Any, ...]], tmp_path: Path
 ) -> None:
     played = play(tmp_path, ExecutorKind.RAY, ray_address=cluster.address)
-    assert played == local_results
+    assert same_games(played, local_results) == {}
     # The driver wrote the bots' logs the nodes sent back, the shipped bot's included.
     logs = tmp_path / "out" / "logs"
     assert len(list((logs / "shipped").glob("*.log"))) == sum(
@@ -167,7 +169,7 @@ def test_a_node_killed_midway_loses_no_game_and_counts_none_twice(
         stop.set()
         killer.join(60)
     assert sandboxes, "the victim node never played a game before the tournament ended"
-    assert played == local_results  # every game stored once, with the uninterrupted results
+    assert same_games(played, local_results) == {}  # every game stored once, with the uninterrupted results
     assert stored_games(tmp_path / "out") == GAMES
     deadline = time.monotonic() + 30
     while any(alive(pid) for pid in doomed) and time.monotonic() < deadline:

@@ -71,3 +71,16 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def same_games(played: dict[str, Any], reference: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """The games whose results differ from the reference's: key -> (played, reference), whole.
+
+    Empty when the two agree. Asserted ``== {}``, a failure shows every field of each differing
+    game (its faults and retirements included), not pytest's shortened tuples.
+    """
+    return {
+        key: (played.get(key), reference.get(key))
+        for key in sorted(played.keys() | reference.keys())
+        if played.get(key) != reference.get(key)
+    }
