@@ -79,7 +79,8 @@ def test_the_mutation_set_is_large_varied_and_named() -> None:
     assert {m.level for m in MUTANTS} == set(Level)
     for mutant in MUTANTS:
         assert mutant.catches.startswith(f"{mutant.level.value}."), mutant.name
-        assert all(name.startswith(f"{mutant.level.value}.") for name in mutant.also), mutant.name
+        others = mutant.also | mutant.may_also
+        assert all(name.startswith(f"{mutant.level.value}.") for name in others), mutant.name
 
 
 @pytest.mark.timeout(1200)
@@ -91,7 +92,8 @@ def test_each_mutant_is_caught_by_its_check(reports: dict[str, Report], mutant: 
     assert caught.status is Status.FAILED, shown
     assert caught.fix, shown
     failed = {c.name for c in report.checks if c.status is Status.FAILED}
-    assert failed == {mutant.catches} | mutant.also, shown
+    required = {mutant.catches} | mutant.also
+    assert required <= failed <= required | mutant.may_also, shown
 
 
 @pytest.mark.timeout(1200)
