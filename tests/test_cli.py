@@ -98,7 +98,9 @@ def test_a_logger_that_has_logged_follows_a_later_configuration() -> None:
         "    log.bind(seat=2).info('second')\n"
         "print([e['event'] for e in logs])"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
     assert result.stdout.strip() == "['second']", (result.stdout, result.stderr)
 
 
