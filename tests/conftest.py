@@ -60,6 +60,7 @@ TIERS: dict[str, tuple[str, ...]] = {
             "test_declared_names",
             "test_doc_*",
             "test_doctor",
+            "test_entrant_pages",
             "test_fair_play_*",
             "test_fault_integrity",
             "test_gauntlet",

@@ -66,6 +66,7 @@ from starlette.routing import Match, Mount, Route
 
 from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN
+from hearts_tournaments.league import profile
 from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.store import LeagueStore, Version, frozen_refusal
@@ -104,6 +105,8 @@ COOKIE = "hearts_portal"
 ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 #: Seconds between the worker's looks at the league's validations.
 SYNC_S = 1.0
+#: An entrant's versions (the newest that played) whose chart, timing and faults ``/me`` shows.
+MAX_PROFILED = 3
 #: Bytes of a log or file shown at most.
 MAX_SHOWN = 1024 * 1024
 LINKS = Links()
@@ -443,7 +446,12 @@ class Portal:
         with LeagueStore.open(self.folder, read_only=True) as store:
             versions = store.versions(entrant=name)
             ids = {v.id for v in versions}
-            rows = [r for r in league_table(store, everyone=True) if r.version in ids] if versions else []
+            table = league_table(store, everyone=True) if versions else []
+            rows = [r for r in table if r.version in ids]
+            entrant_of = {v.id: v.entrant for v in store.versions()}
+            standing = profile.entrant_standing(table, entrant_of, name)
+            played = [v for v in reversed(versions) if store.history(v.id)]
+            shown = [profile.version_profile(store, v, rows, own=True) for v in played[:MAX_PROFILED]]
             games = []
             if versions:
                 for game in reversed(list_games(store, bot=name)):
@@ -453,7 +461,16 @@ class Portal:
                         break
             frozen_at = store.frozen_at()
         closed = frozen_refusal(frozen_at, self.clock())
-        return {"versions": versions, "table": rows, "games": games, "frozen_at": frozen_at, "closed": closed}
+        return {
+            "versions": versions,
+            "table": rows,
+            "games": games,
+            "frozen_at": frozen_at,
+            "closed": closed,
+            "standing": standing,
+            "description": profile.description(versions[-1]) if versions else "",
+            "profiles": shown,
+        }
 
     def own_version(self, name: str, vid: str) -> Version | None:
         """``vid`` if it is one of ``name``'s versions."""
