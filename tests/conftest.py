@@ -53,7 +53,9 @@ TIERS: dict[str, tuple[str, ...]] = {
         ("toolchain",),
     ),
     **dict.fromkeys(("test_ray", "test_league_ray"), ("ray",)),
-    **dict.fromkeys(("test_portal_browser", "test_web_browser", "test_web_narrow"), ("browser",)),
+    **dict.fromkeys(
+        ("test_entrant_browser", "test_portal_browser", "test_web_browser", "test_web_narrow"), ("browser",)
+    ),
     **dict.fromkeys(
         (
             "test_cli_startup",
