@@ -10,8 +10,10 @@ logs at all: an entrant sees logs only of its own seats, logged in):
   so ``POST /logout`` ends it for every copy of the cookie, and rotating or revoking the token
   ends all the account's sessions at once.
 * ``GET/POST /register``: an invite code for an account (only while an invite is unused).
-* ``GET /me``: the entrant's versions and status, ratings with intervals, submissions, games
-  (replays from its own seat), the upload form. ``POST /me/submit``: the form's upload.
+* ``GET /me``: the entrant's description and rank (``2nd of 14`` active entrants), each played
+  version's rating chart, progress to settled, decision times and faults
+  (:mod:`hearts_tournaments.league.profile`), versions and status, ratings with intervals,
+  submissions, games (replays from its own seat), the upload form. ``POST /me/submit``: the form's upload.
 * ``GET /me/submissions/ID`` (and ``.json``): a submission's status, polled by the page.
 * ``GET /me/log/KEY/SEAT``: its own bot's log of a stored game (a block is stored once every
   rotation of its deal is played); another seat's is refused. ``GET /me/files/VERSION[/PATH]``:
