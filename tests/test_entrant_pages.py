@@ -24,10 +24,12 @@ from typing import Any
 
 import pytest
 
+from hearts_tournaments.league import profile
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.store import LeagueStore
 from tests.helpers.portal import Client, bot_folder, played_league
 from tests.helpers.web_server import web_server
+from tests.helpers.web_store import play_league
 
 #: The ranks the ordinal is checked at, and how each reads.
 ORDINALS = {1: "1st", 2: "2nd", 3: "3rd", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd"}
@@ -213,3 +215,17 @@ def test_the_league_table_draws_intervals_and_says_what_score_ranks_by(league: d
         low, width, mark = (float(g) for g in bar.groups())
         assert low <= mark <= low + width
         assert f"{row.strength:.2f} ({row.low:.2f} to {row.high:.2f})" in cells.group(0)
+
+
+@pytest.mark.timeout(300)
+def test_figures_from_records_follow_each_stored_block(tmp_path: Path) -> None:
+    """Decision times and faults are cached per version until the next block, then read again."""
+    folder = tmp_path / "lg"
+    played_league(folder, bot_folder(tmp_path / "bot"), entrants=6, blocks=2, faults={"e00@v1": 2})
+    with LeagueStore.open(folder) as store:
+        before = (profile.timing(store, "alice@v1"), profile.faults(store, "e00@v1"))
+        assert before[0] is not None and before[0].games == 12 and before[1].faults == 24
+        play_league(store, 1)
+        after = (profile.timing(store, "alice@v1"), profile.faults(store, "e00@v1"))
+        assert after[0] is not None and after[0].games == 18
+        assert after[1].games == 18 and after[1].faults == 24  # the new block's games had none

@@ -17,7 +17,7 @@ import math
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from hearts_tournaments.league.config import LeagueConfig
 from hearts_tournaments.league.ratings import TableRow
@@ -35,7 +35,7 @@ BAND_SIGMAS = 2.0
 MAX_MANIFEST_READ = 4096
 #: A description is shown up to this many characters (the portal refuses a longer one).
 MAX_DESCRIPTION = 500
-#: Versions whose timing is kept in memory at most.
+#: Figures of versions kept in memory at most.
 _CACHE_SIZE = 256
 
 
@@ -247,15 +247,27 @@ def nearest_rank(values: Sequence[float], share: float) -> float:
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
-_TIMINGS: dict[tuple[str, str, int], Timing | None] = {}
+#: Figures read from records, by (database, kind, version, blocks stored): a stored block's games
+#: never change, so they hold until the next block.
+_CACHE: dict[tuple[str, str, str, int], Any] = {}
+
+
+def _cache_key(store: LeagueStore, kind: str, vid: str) -> tuple[str, str, str, int]:
+    return (str(store.path_in(store.folder).absolute()), kind, vid, store.block_count())
+
+
+def _remember(key: tuple[str, str, str, int], value: Any) -> None:
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()
+    _CACHE[key] = value
 
 
 def timing(store: LeagueStore, vid: str) -> Timing | None:
     """``vid``'s decision times over its newest :data:`MAX_TIMED_GAMES` rated games (None: no
     record of them holds a decision of its own). Cached until another block is stored."""
-    key = (str(store.path_in(store.folder).absolute()), vid, store.block_count())
-    if key in _TIMINGS:
-        return _TIMINGS[key]
+    key = _cache_key(store, "timing", vid)
+    if key in _CACHE:
+        return cast(Timing | None, _CACHE[key])
     times: list[float] = []
     shares: list[float] = []
     games = 0
@@ -292,9 +304,7 @@ def timing(store: LeagueStore, vid: str) -> Timing | None:
         if times
         else None
     )
-    if len(_TIMINGS) >= _CACHE_SIZE:
-        _TIMINGS.clear()
-    _TIMINGS[key] = found
+    _remember(key, found)
     return found
 
 
@@ -338,7 +348,10 @@ class Faults:
 
 
 def faults(store: LeagueStore, vid: str) -> Faults:
-    """``vid``'s faults, with the reasons its game records give."""
+    """``vid``'s faults, with the reasons its game records give (cached until another block)."""
+    cached = _cache_key(store, "faults", vid)
+    if cached in _CACHE:
+        return cast(Faults, _CACHE[cached])
     games, count, rows = store.fault_games(vid, MAX_FAULT_GAMES)
     listed = []
     for key, block, seats, record in rows:
@@ -351,7 +364,9 @@ def faults(store: LeagueStore, vid: str) -> Faults:
         listed.append(
             FaultGame(key, block, tuple(seats), reasons or ("its seat failed: see the game's record",))
         )
-    return Faults(vid, games, count, tuple(listed))
+    found = Faults(vid, games, count, tuple(listed))
+    _remember(cached, found)
+    return found
 
 
 def _json(text: str) -> dict[str, Any]:
