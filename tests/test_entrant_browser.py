@@ -1,6 +1,7 @@
 """``/me`` in a real browser (Debian's Chromium driven by Playwright): signed in, it fits a 390 px
 phone (nothing scrolls the page sideways: wide tables scroll inside their own box, long names
-and paths break), and at 1366 px it shows the entrant's rank and its strength chart. The league
+and paths break), and at 1366 px it shows the entrant's rank and its strength chart. The version's public page
+fits the phone as well. The league
 is :func:`tests.helpers.portal.played_league` (stored blocks, real store), served by the real
 ``hearts web LEAGUE --submissions``. Screenshots under the test's tmp_path.
 
@@ -37,6 +38,10 @@ def test_me_fits_a_phone_and_shows_rank_and_chart_on_a_laptop(browser: Any, tmp_
             scroll = page.evaluate("document.scrollingElement.scrollWidth")
             if width == 390:
                 assert scroll <= 390, scroll
+                # The version's public page too: its tables scroll in their boxes.
+                page.goto(url + "/bot/alice@v1")
+                assert page.locator("#rank").inner_text().endswith("official table)")
+                assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
             else:
                 rank = page.locator("#rank").inner_text()
                 assert re.match(r"^\d+(st|nd|rd|th) of 8 among the league's active entrants", rank), rank
