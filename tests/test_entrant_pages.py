@@ -24,9 +24,10 @@ from typing import Any
 
 import pytest
 
-from hearts_tournaments.league import profile
+from hearts_tournaments.league import commands, profile
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.portal.accounts import PortalStore
 from tests.helpers.portal import Client, bot_folder, played_league
 from tests.helpers.web_server import web_server
 from tests.helpers.web_store import play_league
@@ -229,3 +230,25 @@ def test_figures_from_records_follow_each_stored_block(tmp_path: Path) -> None:
         after = (profile.timing(store, "alice@v1"), profile.faults(store, "e00@v1"))
         assert after[0] is not None and after[0].games == 18
         assert after[1].games == 18 and after[1].faults == 24  # the new block's games had none
+
+
+@pytest.mark.timeout(300)
+def test_an_active_version_without_a_block_is_not_ranked_yet(tmp_path: Path) -> None:
+    folder = tmp_path / "lg"
+    played_league(folder, bot_folder(tmp_path / "bot"), entrants=6, blocks=2)
+    with LeagueStore.open(folder) as store:
+        commands.add_version(store, commands.make_spec("newbie", None, "random"))
+        play_league(store, 0)  # validated: active, no block played
+        table = league_table(store, everyone=True)
+        entrant_of = {v.id: v.entrant for v in store.versions()}
+    assert [r.version for r in table][-1] == "newbie@v1" and table[-1].score is None
+    newbie = profile.entrant_standing(table, entrant_of, "newbie")
+    assert newbie is not None and not newbie.scored and newbie.of == 7
+    with PortalStore(folder) as portal:
+        token = portal.add_account("newbie")
+    with web_server(folder, "--submissions") as url:
+        client = Client(url)
+        client.login(token)
+        assert _rank_text(client.get("/me").body) == (
+            "Not ranked yet: newbie@v1 has played no block (7 active entrants)."
+        )

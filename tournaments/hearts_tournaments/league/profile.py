@@ -53,11 +53,14 @@ class Standing:
         rank: 1 for the entrant whose best active version has the best conservative score.
         of: Active entrants in the table.
         version: The entrant's version that holds the place (its best active one).
+        scored: Whether that version has a score yet (it played a block): one without is
+            listed after every scored one, in name order, and is not ranked yet.
     """
 
     rank: int
     of: int
     version: str
+    scored: bool = True
 
     @property
     def text(self) -> str:
@@ -75,15 +78,16 @@ def entrant_standing(
         entrant_of: Each version's entrant.
         entrant: Whose place.
     """
-    best: dict[str, str] = {}
+    best: dict[str, TableRow] = {}
     for row in sorted(table, key=lambda r: r.rank):
         if row.status != ACTIVE:
             continue
-        best.setdefault(entrant_of.get(row.version, row.version.partition("@")[0]), row.version)
+        best.setdefault(entrant_of.get(row.version, row.version.partition("@")[0]), row)
     if entrant not in best:
         return None
     order = list(best)
-    return Standing(order.index(entrant) + 1, len(order), best[entrant])
+    row = best[entrant]
+    return Standing(order.index(entrant) + 1, len(order), row.version, row.score is not None)
 
 
 def description(version: Version) -> str:
