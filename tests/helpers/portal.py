@@ -327,13 +327,15 @@ def played_league(
     blocks: int = 30,
     ms: Callable[[str], float] = lambda vid: 12.5,
     faults: dict[str, int] | None = None,
+    max_hands: int = 1,
 ) -> dict[str, str]:
-    """A league of ``entrants`` built-in entrants ``e00``, ``e01``... plus ``alice``, whose version is
+    """A league of ``entrants`` entrants: built-in ``e00``, ``e01``... and ``alice``, whose version is
     the bot folder ``bot`` (:func:`bot_folder`: its ``bot.toml`` has a description), with
     ``blocks`` blocks stored as ``run`` stores them (:func:`tests.helpers.web_store.play_league`:
-    in-process games, decisions timed ``ms(version)``, ``faults`` per version); the tokens of
+    in-process games of ``max_hands`` hands, decisions timed ``ms(version)``, ``faults`` per
+    version); the tokens of
     accounts for every entrant."""
-    config = LeagueConfig(table_size=6, seed="entrant", max_hands=1, bootstrap=20)
+    config = LeagueConfig(table_size=6, seed="entrant", max_hands=max_hands, bootstrap=20)
     with commands.init_league(folder, config, bytes(range(32))) as store:
         names = [f"e{i:02d}" for i in range(entrants - 1)]
         for i, name in enumerate(names):

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 from hearts_client.bots import make_bot
 from hearts_core.local import play_game
@@ -173,18 +174,23 @@ def league_game(
     ms: Callable[[str], float],
     faults: dict[str, int],
 ) -> GameOutcome:
-    """Plays one game of a league block in-process. Each seat makes one timed decision a hand
-    (``ms(version)`` each, called in seat order hand by hand); a version in ``faults`` has that
-    many timeout faults at each of its seats."""
+    """Plays one game of a league block in-process. Each seat makes as many timed decisions a
+    hand as a bot does (its pass, then a card per trick; ``ms(version)`` each, called seat by
+    seat hand by hand); a version in ``faults`` has that many timeout faults at each of its seats."""
     players = [make_bot(builtin[bot], seed) for bot, seed in zip(game.seats, game.bot_seeds, strict=True)]
     state = play_game(rules, game.seed, players)
     totals = tuple(state.totals)
     n = len(game.seats)
-    decisions = [
-        {"seat": s, "hand": h, "kind": "play", "at": float(10 * h + s), "ms": ms(bot), "play": s}
-        for h in range(len(state.results))
-        for s, bot in enumerate(game.seats)
-    ]
+    decisions: list[dict[str, Any]] = []
+    for h in range(len(state.results)):
+        for s, bot in enumerate(game.seats):
+            decisions.append({"seat": s, "hand": h, "kind": "pass", "at": float(1000 * h + s), "ms": ms(bot)})
+            for trick in range(rules.hand_size):
+                at = float(1000 * h + 10 * (trick + 1) + s)
+                play = trick * n + s
+                decisions.append(
+                    {"seat": s, "hand": h, "kind": "play", "at": at, "ms": ms(bot), "play": play}
+                )
     fault_list = [
         {"seat": s, "kind": "timeout", "detail": f"no answer within 1000 ms (seat {s})", "hand": 0}
         for s, bot in enumerate(game.seats)

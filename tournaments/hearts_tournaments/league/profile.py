@@ -260,6 +260,11 @@ def _cache_key(store: LeagueStore, kind: str, vid: str) -> tuple[str, str, str, 
     return (str(store.path_in(store.folder).absolute()), kind, vid, store.block_count())
 
 
+def forget() -> None:
+    """Empties the cache of figures read from records (a bench times a first read)."""
+    _CACHE.clear()
+
+
 def _remember(key: tuple[str, str, str, int], value: Any) -> None:
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.clear()
