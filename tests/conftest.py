@@ -53,13 +53,16 @@ TIERS: dict[str, tuple[str, ...]] = {
         ("toolchain",),
     ),
     **dict.fromkeys(("test_ray", "test_league_ray"), ("ray",)),
-    **dict.fromkeys(("test_portal_browser", "test_web_browser", "test_web_narrow"), ("browser",)),
+    **dict.fromkeys(
+        ("test_entrant_browser", "test_portal_browser", "test_web_browser", "test_web_narrow"), ("browser",)
+    ),
     **dict.fromkeys(
         (
             "test_cli_startup",
             "test_declared_names",
             "test_doc_*",
             "test_doctor",
+            "test_entrant_pages",
             "test_fair_play_*",
             "test_fault_integrity",
             "test_gauntlet",

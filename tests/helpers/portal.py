@@ -15,7 +15,7 @@ import sys
 import tarfile
 import time
 import urllib.parse
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.accounts import PortalStore
 from hearts_tournaments.portal.client import multipart
 from tests.helpers.web_server import stop
+from tests.helpers.web_store import play_league
 
 ROOT = Path(__file__).resolve().parents[2]
 LOWEST = (ROOT / "clients" / "stdio" / "lowest.py").read_text()
@@ -317,3 +318,32 @@ def wait_blocks(folder: Path, count: int, process: subprocess.Popen[bytes], time
         assert process.poll() is None, "the league's run ended early"
         assert time.monotonic() < deadline, f"fewer than {count} blocks after {timeout} s"
         time.sleep(0.5)
+
+
+def played_league(
+    folder: Path,
+    bot: Path,
+    entrants: int = 22,
+    blocks: int = 30,
+    ms: Callable[[str], float] = lambda vid: 12.5,
+    faults: dict[str, int] | None = None,
+    max_hands: int = 1,
+) -> dict[str, str]:
+    """A league of ``entrants`` entrants: built-in ``e00``, ``e01``... and ``alice``, whose version is
+    the bot folder ``bot`` (:func:`bot_folder`: its ``bot.toml`` has a description), with
+    ``blocks`` blocks stored as ``run`` stores them (:func:`tests.helpers.web_store.play_league`:
+    in-process games of ``max_hands`` hands, decisions timed ``ms(version)``, ``faults`` per
+    version); the tokens of
+    accounts for every entrant."""
+    config = LeagueConfig(table_size=6, seed="entrant", max_hands=max_hands, bootstrap=20)
+    with commands.init_league(folder, config, bytes(range(32))) as store:
+        names = [f"e{i:02d}" for i in range(entrants - 1)]
+        for i, name in enumerate(names):
+            commands.add_version(
+                store, commands.make_spec(name, None, "heuristic" if i % 3 == 0 else "random")
+            )
+        spec = commands.make_spec("alice", "python3 bot.py", None, files=[bot], workdir=bot, protocol="stdio")
+        commands.add_version(store, spec)
+        play_league(store, blocks, ms, faults)
+    with PortalStore(folder) as portal:
+        return {name: portal.add_account(name) for name in [*names, "alice"]}

@@ -12,9 +12,10 @@ import json
 import random
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 from hearts_client.bots import make_bot
 from hearts_core.local import play_game
@@ -22,6 +23,9 @@ from hearts_core.record import record_json, state_to_record
 from hearts_core.rules import Rules
 from hearts_tournaments.arena.job import ScheduledGame
 from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.league.play import block_game, plan_block
+from hearts_tournaments.league.ratings import online_update
+from hearts_tournaments.league.store import PENDING, LeagueStore
 from hearts_tournaments.tournament.config import parse_config
 from hearts_tournaments.tournament.folder import create_tournament
 from hearts_tournaments.tournament.standings_snapshot import compute_snapshot
@@ -161,3 +165,100 @@ def add_games(
             store.add(outcome)
     if snapshot:
         compute_snapshot(folder)
+
+
+def league_game(
+    game: ScheduledGame,
+    builtin: dict[str, str],
+    rules: Rules,
+    ms: Callable[[str], float],
+    faults: dict[str, int],
+) -> GameOutcome:
+    """Plays one game of a league block in-process. Each seat makes as many timed decisions a
+    hand as a bot does (its pass, then a card per trick; ``ms(version)`` each, called seat by
+    seat hand by hand); a version in ``faults`` has that many timeout faults at each of its seats."""
+    players = [make_bot(builtin[bot], seed) for bot, seed in zip(game.seats, game.bot_seeds, strict=True)]
+    state = play_game(rules, game.seed, players)
+    totals = tuple(state.totals)
+    n = len(game.seats)
+    decisions: list[dict[str, Any]] = []
+    for h in range(len(state.results)):
+        for s, bot in enumerate(game.seats):
+            decisions.append({"seat": s, "hand": h, "kind": "pass", "at": float(1000 * h + s), "ms": ms(bot)})
+            for trick in range(rules.hand_size):
+                at = float(1000 * h + 10 * (trick + 1) + s)
+                play = trick * n + s
+                decisions.append(
+                    {"seat": s, "hand": h, "kind": "play", "at": at, "ms": ms(bot), "play": play}
+                )
+    fault_list = [
+        {"seat": s, "kind": "timeout", "detail": f"no answer within 1000 ms (seat {s})", "hand": 0}
+        for s, bot in enumerate(game.seats)
+        for _ in range(faults.get(bot, 0))
+    ]
+    record = state_to_record(
+        state,
+        game_id=f"g-{game.key}",
+        bots=list(game.seats),
+        seed=game.seed,
+        decision_ms=1000,
+        time_bank_ms=60000,
+        max_faults=5,
+        decisions=decisions,
+        faults=fault_list,
+    )
+    return GameOutcome(
+        key=game.key,
+        game_id=f"g-{game.key}",
+        seats=game.seats,
+        totals=totals,
+        places=tuple(1 + sum(1 for other in totals if other < mine) for mine in totals),
+        winners=tuple(state.winners),
+        hands=len(state.results),
+        faults=tuple(faults.get(bot, 0) for bot in game.seats),
+        retired=(False,) * n,
+        absent=(False,) * n,
+        crashed=(False,) * n,
+        never_answered=(False,) * n,
+        record_json=record_json(record),
+    )
+
+
+def play_league(
+    store: LeagueStore,
+    blocks: int,
+    ms: Callable[[str], float] = lambda vid: 12.5,
+    faults: dict[str, int] | None = None,
+) -> None:
+    """Validates the league's pending versions and stores ``blocks`` blocks as ``hearts league
+    run`` does: seated by its matchmaking (:func:`plan_block`), each block's deal played in every
+    rotation, stored with the online ratings updated. Games are played in-process by built-in
+    bots (a version that is no built-in plays as ``random``); see :func:`league_game`."""
+    config = store.config
+    rules = Rules(players=config.table_size, target_score=config.target_score, max_hands=config.max_hands)
+    builtin = {v.id: v.spec.builtin or "random" for v in store.versions()}
+    for version in store.versions():
+        if version.status == PENDING:
+            seats = (version.id,) * config.table_size
+            game = ScheduledGame(0, f"validate-{version.id}", 0, 0, "validation", seats, ("v",) * len(seats))
+            store.store_validation(version.id, league_game(game, builtin, rules, ms, {}), True, "passed")
+    for _ in range(blocks):
+        snapshot = store.snapshot()
+        order = plan_block(store, snapshot)
+        assert order is not None, "the league has too few active versions to seat a block"
+        number = store.next_block()
+        outcomes = [
+            league_game(block_game(config, number, order, r), builtin, rules, ms, faults or {})
+            for r in range(len(order))
+        ]
+        start = {vid: (mu, sigma) for vid, (mu, sigma, *_rest) in store.ratings().items()}
+        store.store_block(
+            number,
+            f"b{number}",
+            order,
+            snapshot.commands_seen,
+            outcomes,
+            online_update(outcomes, start),
+            {},
+            [],
+        )

@@ -610,6 +610,41 @@ class LeagueStore(MetaDatabase):
         ).fetchall()
         return [(int(b), float(m), float(s)) for b, m, s in rows]
 
+    def seat_games(self, vid: str, limit: int) -> list[tuple[str, int, list[int], str]]:
+        """The newest ``limit`` rated games of ``vid``: key, block, its seats there, the record."""
+        rows = self._db.execute(
+            "SELECT g.key, g.block, g.record FROM games g WHERE g.block IS NOT NULL AND g.key IN "
+            "(SELECT game FROM results WHERE version = ?) ORDER BY g.block DESC, g.rotation DESC LIMIT ?",
+            (vid, limit),
+        ).fetchall()
+        out = []
+        for key, block, record in rows:
+            seats = self._db.execute(
+                "SELECT seat FROM results WHERE game = ? AND version = ? ORDER BY seat", (key, vid)
+            ).fetchall()
+            out.append((str(key), int(block), [int(s) for (s,) in seats], str(record)))
+        return out
+
+    def fault_games(self, vid: str, limit: int) -> tuple[int, int, list[tuple[str, int, list[int], str]]]:
+        """``vid``'s rated games and faults in all, and its newest ``limit`` games with a fault or
+        a failed seat (key, block, those seats, the record)."""
+        games, faults = self._db.execute(
+            "SELECT COUNT(DISTINCT r.game), COALESCE(SUM(r.faults), 0) FROM results r JOIN games g "
+            "ON g.key = r.game WHERE r.version = ? AND g.block IS NOT NULL",
+            (vid,),
+        ).fetchone()
+        rows = self._db.execute(
+            "SELECT g.key, g.block, group_concat(r.seat), g.record FROM results r "
+            "JOIN games g ON g.key = r.game WHERE r.version = ? AND g.block IS NOT NULL "
+            "AND (r.faults > 0 OR r.failed > 0) "
+            "GROUP BY g.key ORDER BY g.block DESC, g.rotation DESC LIMIT ?",
+            (vid, limit),
+        ).fetchall()
+        listed = [
+            (str(k), int(b), sorted(int(x) for x in str(s).split(",")), str(rec)) for k, b, s, rec in rows
+        ]
+        return int(games), int(faults), listed
+
     def events(self, vid: str | None = None) -> list[tuple[int, str, str, str]]:
         """Status changes: block count at the time, version, new status, why."""
         rows = self._db.execute("SELECT block, version, kind, text FROM events ORDER BY seq").fetchall()

@@ -10,8 +10,10 @@ logs at all: an entrant sees logs only of its own seats, logged in):
   so ``POST /logout`` ends it for every copy of the cookie, and rotating or revoking the token
   ends all the account's sessions at once.
 * ``GET/POST /register``: an invite code for an account (only while an invite is unused).
-* ``GET /me``: the entrant's versions and status, ratings with intervals, submissions, games
-  (replays from its own seat), the upload form. ``POST /me/submit``: the form's upload.
+* ``GET /me``: the entrant's description and rank (``2nd of 14`` active entrants), each played
+  version's rating chart, progress to settled, decision times and faults
+  (:mod:`hearts_tournaments.league.profile`), versions and status, ratings with intervals,
+  submissions, games (replays from its own seat), the upload form. ``POST /me/submit``: the form's upload.
 * ``GET /me/submissions/ID`` (and ``.json``): a submission's status, polled by the page.
 * ``GET /me/log/KEY/SEAT``: its own bot's log of a stored game (a block is stored once every
   rotation of its deal is played); another seat's is refused. ``GET /me/files/VERSION[/PATH]``:
@@ -66,6 +68,7 @@ from starlette.routing import Match, Mount, Route
 
 from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN
+from hearts_tournaments.league import profile
 from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.store import LeagueStore, Version, frozen_refusal
@@ -104,6 +107,8 @@ COOKIE = "hearts_portal"
 ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 #: Seconds between the worker's looks at the league's validations.
 SYNC_S = 1.0
+#: An entrant's versions (the newest that played) whose chart, timing and faults ``/me`` shows.
+MAX_PROFILED = 3
 #: Bytes of a log or file shown at most.
 MAX_SHOWN = 1024 * 1024
 LINKS = Links()
@@ -443,7 +448,12 @@ class Portal:
         with LeagueStore.open(self.folder, read_only=True) as store:
             versions = store.versions(entrant=name)
             ids = {v.id for v in versions}
-            rows = [r for r in league_table(store, everyone=True) if r.version in ids] if versions else []
+            table = league_table(store, everyone=True) if versions else []
+            rows = [r for r in table if r.version in ids]
+            entrant_of = {v.id: v.entrant for v in store.versions()}
+            standing = profile.entrant_standing(table, entrant_of, name)
+            played = [v for v in reversed(versions) if store.history(v.id)]
+            shown = [profile.version_profile(store, v, rows, own=True) for v in played[:MAX_PROFILED]]
             games = []
             if versions:
                 for game in reversed(list_games(store, bot=name)):
@@ -453,7 +463,16 @@ class Portal:
                         break
             frozen_at = store.frozen_at()
         closed = frozen_refusal(frozen_at, self.clock())
-        return {"versions": versions, "table": rows, "games": games, "frozen_at": frozen_at, "closed": closed}
+        return {
+            "versions": versions,
+            "table": rows,
+            "games": games,
+            "frozen_at": frozen_at,
+            "closed": closed,
+            "standing": standing,
+            "description": profile.description(versions[-1]) if versions else "",
+            "profiles": shown,
+        }
 
     def own_version(self, name: str, vid: str) -> Version | None:
         """``vid`` if it is one of ``name``'s versions."""

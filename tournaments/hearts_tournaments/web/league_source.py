@@ -16,11 +16,12 @@ from typing import Any
 
 from hearts_core.record import GameRecord
 from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.league import profile
 from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.config import LeagueError
 from hearts_tournaments.league.play import block_game, league_table
 from hearts_tournaments.league.ratings import NO_INTERVAL_PENALTY
-from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.league.store import LeagueStore, Version
 from hearts_tournaments.tournament.results import Standings, compute_standings
 from hearts_tournaments.tournament.schedule import Schedule, Seating
 from hearts_tournaments.web.source import (
@@ -95,6 +96,25 @@ class LeagueSource:
         # The official table is refitted once per state of the league, not once per visitor.
         self._league = (version, shown)
         return shown
+
+    def profile(self, name: str) -> dict[str, Any] | None:
+        """What the public page of version ``name`` shows of the league (None: no such version):
+        its entrant's rank among the active entrants, its ``bot.toml`` description, its online
+        rating after each block and its progress to a settled rating. Its decision times and
+        the reasons of its faults are its entrant's own page's (the portal's ``/me``)."""
+        shown = self.league()
+        versions: list[Version] = shown["versions"]
+        found = [v for v in versions if v.id == name]
+        if not found:
+            return None
+        version = found[0]
+        entrant_of = {v.id: v.entrant for v in versions}
+        return {
+            "entrant": version.entrant,
+            "standing": profile.entrant_standing(shown["table"], entrant_of, version.entrant),
+            "description": profile.description(version),
+            "p": profile.version_profile(self._store, version, shown["table"], own=False),
+        }
 
     def _refresh(self) -> None:
         version = self._store.block_count()

@@ -98,13 +98,24 @@ def _bars(
     value: Callable[[BotStanding], float | None],
     ci: Callable[[BotStanding], Interval | None],
 ) -> dict[str, Bar]:
-    points = []
+    items = []
     for line in lines:
-        v, c = value(line), ci(line)
+        c = ci(line)
+        items.append((line.bot, value(line), None if c is None else (c.low, c.high)))
+    return interval_bars(items, "too few deals")
+
+
+def interval_bars(
+    items: Sequence[tuple[str, float | None, tuple[float, float] | None]], missing: str
+) -> dict[str, Bar]:
+    """Each named estimate with its interval as a bar on one scale shared by all of them (an
+    estimate without an interval gets a mark, no bar, and ``missing`` in its text)."""
+    points = []
+    for _name, v, c in items:
         if v is not None:
             points.append(v)
         if c is not None:
-            points += [c.low, c.high]
+            points += list(c)
     if not points:
         return {}
     lo, hi = min(points), max(points)
@@ -114,15 +125,14 @@ def _bars(
         return round(2 + 96 * (x - lo) / span, 2)
 
     out = {}
-    for line in lines:
-        v, c = value(line), ci(line)
+    for name, v, c in items:
         if v is None:
             continue
         if c is None:
-            # No interval can be estimated (fewer than two deals): no bar that looks like one.
-            out[line.bot] = Bar(pos(v), pos(v), pos(v), f"{v:.2f} (too few deals)")
+            # No interval can be estimated: no bar that looks like one.
+            out[name] = Bar(pos(v), pos(v), pos(v), f"{v:.2f} ({missing})")
             continue
-        out[line.bot] = Bar(pos(c.low), pos(c.high), pos(v), f"{v:.2f} {interval_text(c.low, c.high)}")
+        out[name] = Bar(pos(c[0]), pos(c[1]), pos(v), f"{v:.2f} {interval_text(c[0], c[1])}")
     return out
 
 
@@ -205,7 +215,21 @@ class Site:
         league = getattr(self.source, "league", None)
         if league is not None:
             # A league has pages of its own: its official table, not a tournament's standings.
-            return self._render("league_body.html" if fragment else "league.html", links, **league())
+            shown = league()
+            bars = interval_bars(
+                [
+                    (
+                        r.version,
+                        r.strength,
+                        (r.low, r.high) if r.low is not None and r.high is not None else None,
+                    )
+                    for r in shown["table"]
+                ],
+                "no interval yet",
+            )
+            return self._render(
+                "league_body.html" if fragment else "league.html", links, strength_bars=bars, **shown
+            )
         standings = self.source.standings()
         sort = query.get("sort", "rank")
         if sort not in SORT_KEYS:
@@ -349,9 +373,11 @@ class Site:
             for other in [s.bot for s in standings.standings]
             if other != name
         ]
+        league = getattr(self.source, "profile", None)
         return self._render(
             "bot.html",
             links,
+            league=league(name) if league is not None else None,
             standings=standings,
             line=line,
             name=name,
