@@ -28,6 +28,7 @@ from hearts_tournaments.league import commands, profile
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.accounts import PortalStore
+from hearts_tournaments.portal.app import Limits, Portal
 from tests.helpers.portal import Client, bot_folder, played_league
 from tests.helpers.web_server import web_server
 from tests.helpers.web_store import play_league
@@ -252,3 +253,25 @@ def test_an_active_version_without_a_block_is_not_ranked_yet(tmp_path: Path) -> 
         assert _rank_text(client.get("/me").body) == (
             "Not ranked yet: newbie@v1 has played no block (7 active entrants)."
         )
+
+
+@pytest.mark.timeout(300)
+def test_me_refits_the_official_table_once_per_state_of_the_league(tmp_path: Path) -> None:
+    """Every visit to /me used to refit the official table (about a second at 22 entrants): the
+    portal keeps it until a block is stored or a version changes status."""
+    folder = tmp_path / "lg"
+    played_league(folder, bot_folder(tmp_path / "bot"), entrants=6, blocks=2)
+    portal = Portal(folder, Limits(), secure=False)
+    with LeagueStore.open(folder, read_only=True) as store:
+        first = portal.official_table(store)
+        assert portal.official_table(store) is first  # nothing changed: the same table
+    with LeagueStore.open(folder) as store:
+        play_league(store, 1)
+    with LeagueStore.open(folder, read_only=True) as store:
+        again = portal.official_table(store)
+        assert again is not first and again == league_table(store, everyone=True)
+    with LeagueStore.open(folder) as store:
+        commands.set_status(store, "e01@v1", "retire")
+    with LeagueStore.open(folder, read_only=True) as store:
+        retired = portal.official_table(store)
+        assert retired is not again and retired == league_table(store, everyone=True)

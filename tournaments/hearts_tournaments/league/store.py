@@ -551,6 +551,17 @@ class LeagueStore(MetaDatabase):
         ``PRAGMA data_version``): a reader's cheap look for "anything new?"."""
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])
 
+    def state(self) -> int:
+        """A number that changes whenever a block is stored, a command is given or a version
+        changes status: what the official table and the league's pages depend on. The same
+        for every connection (unlike :meth:`data_version`), so a reader can keep what it
+        computed from the league until the number changes."""
+        blocks, commands = self._db.execute(
+            "SELECT (SELECT COUNT(*) FROM blocks), (SELECT COALESCE(MAX(seq), 0) FROM commands)"
+        ).fetchone()
+        statuses = tuple((v.id, v.status) for v in self.versions())
+        return hash((int(blocks), int(commands), statuses)) & ((1 << 62) - 1)
+
     def block_count(self) -> int:
         """Blocks stored."""
         return int(self._db.execute("SELECT COUNT(*) FROM blocks").fetchone()[0])

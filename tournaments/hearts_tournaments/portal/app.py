@@ -71,6 +71,7 @@ from hearts_tournaments.arena.bots import BOT_NAME_PATTERN
 from hearts_tournaments.league import profile
 from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.play import league_table
+from hearts_tournaments.league.ratings import TableRow
 from hearts_tournaments.league.store import LeagueStore, Version, frozen_refusal
 from hearts_tournaments.portal import uploads
 from hearts_tournaments.portal.accounts import (
@@ -263,6 +264,9 @@ class Portal:
         self.worker = Worker(folder, self.spool, limits.entrant_bytes)
         #: Seconds since the epoch now: against the season's freeze (a test injects its own).
         self.clock: Callable[[], float] = time.time
+        #: The official table with the league's state it was fitted at (LeagueStore.state): /me
+        #: refits it once per stored block or status change, not once per visit.
+        self._table: tuple[int, list[TableRow]] | None = None
         self.env = Environment(
             loader=ChoiceLoader([FileSystemLoader(TEMPLATES), FileSystemLoader(WEB_TEMPLATES)]),
             autoescape=select_autoescape(["html"]),
@@ -448,7 +452,7 @@ class Portal:
         with LeagueStore.open(self.folder, read_only=True) as store:
             versions = store.versions(entrant=name)
             ids = {v.id for v in versions}
-            table = league_table(store, everyone=True) if versions else []
+            table = self.official_table(store) if versions else []
             rows = [r for r in table if r.version in ids]
             entrant_of = {v.id: v.entrant for v in store.versions()}
             standing = profile.entrant_standing(table, entrant_of, name)
@@ -473,6 +477,14 @@ class Portal:
             "description": profile.description(versions[-1]) if versions else "",
             "profiles": shown,
         }
+
+    def official_table(self, store: LeagueStore) -> list[TableRow]:
+        """The league's official table, fitted again only when the league's state changed."""
+        state = store.state()
+        kept = self._table
+        if kept is None or kept[0] != state:
+            kept = self._table = (state, league_table(store, everyone=True))
+        return kept[1]
 
     def own_version(self, name: str, vid: str) -> Version | None:
         """``vid`` if it is one of ``name``'s versions."""

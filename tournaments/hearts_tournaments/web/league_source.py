@@ -72,9 +72,7 @@ class LeagueSource:
         (looked at again only when the database has changed: every page asks for it)."""
         changed = self._store.data_version()
         if changed != self._version_of[0]:
-            statuses = tuple((v.id, v.status) for v in self._store.versions())
-            found = hash((self._store.block_count(), len(self._store.commands()), statuses)) & ((1 << 62) - 1)
-            self._version_of = (changed, found)
+            self._version_of = (changed, self._store.state())
         return self._version_of[1]
 
     def league(self) -> dict[str, Any]:
