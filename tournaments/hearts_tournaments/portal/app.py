@@ -13,6 +13,9 @@ logs at all: an entrant sees logs only of its own seats, logged in):
 * ``GET /me``: the entrant's versions and status, ratings with intervals, submissions, games
   (replays from its own seat), the upload form. ``POST /me/submit``: the form's upload.
 * ``GET /me/submissions/ID`` (and ``.json``): a submission's status, polled by the page.
+* ``GET /me/feed.atom``: the entrant's notifications (:mod:`.notify`) as an Atom feed;
+  ``POST /me/feed`` makes its feed URL, ``GET /feed/NAME/TOKEN.atom``, the same feed for a feed
+  reader without cookies (the token shown once, stored hashed; a new one ends the old one).
 * ``GET /me/log/KEY/SEAT``: its own bot's log of a stored game (a block is stored once every
   rotation of its deal is played); another seat's is refused. ``GET /me/files/VERSION[/PATH]``:
   its own version's files as stored.
@@ -69,7 +72,7 @@ from hearts_tournaments.arena.bots import BOT_NAME_PATTERN
 from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.store import LeagueStore, Version, frozen_refusal
-from hearts_tournaments.portal import uploads
+from hearts_tournaments.portal import notify, uploads
 from hearts_tournaments.portal.accounts import (
     ERROR,
     SESSION_S,
@@ -455,6 +458,21 @@ class Portal:
         closed = frozen_refusal(frozen_at, self.clock())
         return {"versions": versions, "table": rows, "games": games, "frozen_at": frozen_at, "closed": closed}
 
+    def feed(self, name: str, self_url: str, base: str) -> bytes:
+        """``name``'s notices as an Atom feed (run in a thread)."""
+        with LeagueStore.open(self.folder, read_only=True) as store:
+            found, _ = notify.notices(store, name)
+            league_id = store.meta("league_id")
+        account = self.db.account(name)
+        return notify.atom_feed(
+            found,
+            feed_id=f"urn:hearts:{league_id}:{name}",
+            title=f"{name}: notifications of the league",
+            self_url=self_url,
+            page_url=f"{base}/me",
+            updated=account.created if account is not None else 0.0,
+        )
+
     def own_version(self, name: str, vid: str) -> Version | None:
         """``vid`` if it is one of ``name``'s versions."""
         with LeagueStore.open(self.folder, read_only=True) as store:
@@ -572,7 +590,44 @@ def make_portal_app(
             return need_login(request)
         data = await asyncio.to_thread(portal.own, name)
         data["submissions"] = portal.db.submissions(name)  # the portal's connection: this thread only
+        data["feed_made"] = portal.db.feed_token_made(name)
         return portal.page("portal_me.html", request=request, title=f"{name} · portal", name=name, **data)
+
+    def base(request: Request) -> str:
+        return f"{request.url.scheme}://{request.url.netloc}"
+
+    def atom(body: bytes) -> Response:
+        return Response(
+            body,
+            media_type="application/atom+xml; charset=utf-8",
+            headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"},
+        )
+
+    async def own_feed(request: Request) -> Response:
+        name = portal.who(request)
+        if name is None:
+            return PlainTextResponse("sign in first, or use your feed URL (made on /me)\n", 401)
+        return atom(await asyncio.to_thread(portal.feed, name, str(request.url), base(request)))
+
+    async def secret_feed(request: Request) -> Response:
+        name, token = str(request.path_params["account"]), str(request.path_params["token"])
+        if not portal.db.feed_valid(name, token):
+            portal.db.refusal("?", "feed_refused", _address(request), {"account": name[:40]})
+            return PlainTextResponse(
+                "no such feed: its URL is wrong or was replaced by a new one (see /me)\n", 404
+            )
+        return atom(await asyncio.to_thread(portal.feed, name, str(request.url), base(request)))
+
+    async def new_feed(request: Request) -> Response:
+        fields = await form_of(request, "feed_form_refused")
+        if isinstance(fields, Response):
+            return fields
+        name = portal.who(request)
+        if name is None:
+            return portal.message(request, 401, "sign in first: your session ended or was never made")
+        token = portal.db.new_feed_token(name, _address(request))
+        url = f"{base(request)}/feed/{name}/{token}.atom"
+        return portal.page("portal_feed.html", request=request, title="Your feed URL", url=url)
 
     async def submit_form(request: Request) -> Response:
         name = portal.who(request)
@@ -737,6 +792,9 @@ def make_portal_app(
         Route("/register", register, methods=["POST"]),
         Route("/me", me, methods=["GET"]),
         Route("/me/submit", submit_form, methods=["POST"]),
+        Route("/me/feed.atom", own_feed, methods=["GET"]),
+        Route("/me/feed", new_feed, methods=["POST"]),
+        Route("/feed/{account}/{token}.atom", secret_feed, methods=["GET"]),
         Route("/me/submissions/{sid}.json", submission_json, methods=["GET"]),
         Route("/me/submissions/{sid}", submission_page, methods=["GET"]),
         Route("/me/log/{key}/{seat}", own_log, methods=["GET"]),

@@ -1,0 +1,113 @@
+"""Notifications an entrant subscribes to, against the real portal (``hearts web --submissions``)
+over a league whose versions the real ``hearts league run`` validated: the Atom feed (signed in,
+and by its secret URL without cookies), and a rival's feed out of reach."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from hearts_tournaments.league import commands
+from hearts_tournaments.league.store import LeagueStore
+from tests.helpers.cli import hearts
+from tests.helpers.portal import Client, make_league
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def league_with_versions(folder: Path) -> dict[str, str]:
+    """A league with accounts alice and bob, each with a built-in version validated by a real
+    ``hearts league run`` (one block), and the season frozen: their tokens."""
+    tokens = make_league(folder, ("alice", "bob"))
+    with LeagueStore.open(folder) as store:
+        commands.add_version(store, commands.make_spec("alice", None, "random"))
+        commands.add_version(store, commands.make_spec("bob", None, "random"))
+    done = hearts("league", "run", str(folder), "--blocks", "1", timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    frozen = hearts("league", "freeze", str(folder))
+    assert frozen.returncode == 0, frozen.stdout + frozen.stderr
+    return tokens
+
+
+def parse_feed(body: str) -> tuple[ET.Element, list[dict[str, str]]]:
+    """The feed's root and its entries (id, title, updated, link, content, category), checked
+    to hold what Atom 1.0 requires."""
+    root = ET.fromstring(body)
+    assert root.tag == f"{ATOM}feed"
+    for tag in ("id", "title", "updated"):
+        assert (root.findtext(f"{ATOM}{tag}") or "").strip(), tag
+    assert root.find(f"{ATOM}author/{ATOM}name") is not None
+    entries = []
+    for entry in root.findall(f"{ATOM}entry"):
+        link = entry.find(f"{ATOM}link")
+        category = entry.find(f"{ATOM}category")
+        found = {
+            "id": entry.findtext(f"{ATOM}id") or "",
+            "title": entry.findtext(f"{ATOM}title") or "",
+            "updated": entry.findtext(f"{ATOM}updated") or "",
+            "content": entry.findtext(f"{ATOM}content") or "",
+            "link": "" if link is None else link.get("href", ""),
+            "event": "" if category is None else category.get("term", ""),
+        }
+        assert all(found.values()), found
+        entries.append(found)
+    assert [e["updated"] for e in entries] == sorted((e["updated"] for e in entries), reverse=True)
+    assert len({e["id"] for e in entries}) == len(entries)
+    return root, entries
+
+
+@pytest.mark.timeout(900)
+def test_the_feed_lists_a_version_going_active_and_its_secret_url_needs_no_cookie(tmp_path: Path) -> None:
+    from tests.helpers.web_server import web_server
+
+    folder = tmp_path / "lg"
+    tokens = league_with_versions(folder)
+    with web_server(folder, "--submissions") as url:
+        anonymous = Client(url)
+        assert anonymous.get("/me/feed.atom").status == 401
+        alice = Client(url)
+        assert alice.login(tokens["alice"]).status == 303
+        answer = alice.get("/me/feed.atom")
+        assert answer.status == 200, answer.body
+        assert answer.headers["content-type"].startswith("application/atom+xml")
+        _root, entries = parse_feed(answer.body)
+        events = [(e["event"], e["title"]) for e in entries]
+        assert ("version.active", "alice@v1 is active: it plays") in events, events
+        assert events[0][0] == "season.frozen", events  # newest first: the freeze came after
+        assert not [e for e in entries if "bob" in e["title"] + e["content"]], entries
+        active = next(e for e in entries if e["event"] == "version.active")
+        assert "passed its validation game" in active["content"]
+        assert active["link"] == f"{url}/me"
+
+        # The feed URL: made by the form (CSRF), shown once, read without any cookie.
+        page = alice.get("/me").body
+        assert 'id="notifications"' in page and "Make a feed URL" in page
+        refused = alice.form("/me/feed", {"csrf": "wrong"})
+        assert refused.status == 403
+        made = alice.form("/me/feed", {"csrf": alice.csrf("/me")})
+        assert made.status == 200, made.body
+        feed_url = made.body.split('<pre id="feed-url">', 1)[1].split("</pre>", 1)[0]
+        assert feed_url.startswith(f"{url}/feed/alice/") and feed_url.endswith(".atom")
+        path = feed_url[len(url) :]
+        reader = Client(url)
+        read = reader.get(path)
+        assert read.status == 200 and reader.cookie is None, read.body
+        assert [e["id"] for e in parse_feed(read.body)[1]] == [e["id"] for e in entries]
+        assert "New feed URL" in alice.get("/me").body
+        token = path.removeprefix("/feed/alice/").removesuffix(".atom")
+        # A wrong token, or alice's token on bob's feed: 404, nothing of the feed.
+        assert reader.get(f"/feed/alice/{token[:-1]}x.atom").status == 404
+        rival = reader.get(f"/feed/bob/{token}.atom")
+        assert rival.status == 404 and "<feed" not in rival.body
+        assert reader.get("/feed/nobody/x.atom").status == 404
+        # Bob's own feed has his activation and not alice's.
+        bob = Client(url)
+        bob.login(tokens["bob"])
+        bob_events = [e["title"] for e in parse_feed(bob.get("/me/feed.atom").body)[1]]
+        assert "bob@v1 is active: it plays" in bob_events and not [t for t in bob_events if "alice" in t]
+        # A new feed URL ends the old one.
+        again = alice.form("/me/feed", {"csrf": alice.csrf("/me")})
+        assert again.status == 200
+        assert reader.get(path).status == 404
