@@ -1,16 +1,27 @@
 """Notifications without the portal: notices derived from a league's rows (one from before events
-had a time still opens and tells them), and the Atom feed of any text parses as XML."""
+had a time still opens and tells them), the Atom feed of any text parses as XML, webhook URLs
+refused, and deliveries to a real local receiver retried by an injected clock."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import hmac
+import json
+import socketserver
 import sqlite3
+import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+import pytest
 
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig
 from hearts_tournaments.league.store import LeagueStore
-from hearts_tournaments.portal import notify
+from hearts_tournaments.portal import notify, webhooks
+from hearts_tournaments.portal.accounts import PortalStore
+from tests.helpers.receiver import receiver
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
@@ -63,7 +74,7 @@ def test_a_league_from_before_events_had_a_time_opens_and_tells_them(tmp_path: P
 
 
 def test_the_feed_of_any_text_is_atom_that_parses(tmp_path: Path) -> None:
-    weird = "log: \x00\x07 <script>&amp; \ud800 \"quoted\" ]]>"
+    weird = 'log: \x00\x07 <script>&amp; \ud800 "quoted" ]]>'
     items = [
         notify.Notice("event-1", notify.VERSION_ERROR, "alice", "alice@v2", 10.0, "alice@v2 failed", weird),
         notify.Notice("event-2", notify.VERSION_ACTIVE, "alice", "alice@v3", 20.0, "alice@v3 active", ""),
@@ -82,3 +93,147 @@ def test_the_feed_of_any_text_is_atom_that_parses(tmp_path: Path) -> None:
         notify.atom_feed([], feed_id="urn:x", title="t", self_url="s", page_url="p", updated=86400.0)
     )
     assert empty.findtext(f"{ATOM}updated") == "1970-01-02T00:00:00Z" and not empty.findall(f"{ATOM}entry")
+
+
+def verified(secret: str, body: bytes, header: str) -> bool:
+    """What docs/COMPETITION.md tells a receiver to do with ``X-Hearts-Signature``."""
+    expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, header)
+
+
+def test_a_webhook_url_must_be_https_to_a_public_address() -> None:
+    refused = {
+        "ftp://example.com/x": "only https:// is accepted",
+        "http://example.com/x": "only https:// is accepted",
+        "http://127.0.0.1:9/x": "only https:// is accepted",
+        "https://10.1.2.3/x": "private, loopback or reserved address (10.1.2.3)",
+        "https://127.0.0.1/x": "private, loopback or reserved address (127.0.0.1)",
+        "https://[::1]/x": "private, loopback or reserved address (::1)",
+        "https://169.254.169.254/latest": "private, loopback or reserved address",
+        "https://localhost/x": "private, loopback or reserved address",
+        "https://user:pw@93.184.215.14/x": "holds a user name or password",
+        "https://host.invalid/x": "does not resolve",
+        "https://93.184.215.14:99999/x": "cannot be read",
+        "javascript:alert(1)": "only https:// is accepted",
+        "https:///x": "names no host",
+        "https://93.184.215.14/" + "x" * 600: "too long",
+    }
+    for url, why in refused.items():
+        answer = webhooks.target(url, dev=False)
+        assert isinstance(answer, str) and why in answer and "\n" not in answer, (url, answer)
+    public = webhooks.target("https://93.184.215.14/hook?a=1", dev=False)
+    assert public == webhooks.Target(True, "93.184.215.14", 443, "/hook?a=1", "93.184.215.14")
+    # With --dev-webhooks: http:// to loopback only, nothing private beyond it.
+    assert isinstance(webhooks.target("http://127.0.0.1:9/x", dev=True), webhooks.Target)
+    assert isinstance(webhooks.target("http://localhost:9/x", dev=True), webhooks.Target)
+    assert "only https://" in str(webhooks.target("http://93.184.215.14/x", dev=True))
+    assert "private" in str(webhooks.target("https://10.1.2.3/x", dev=True))
+
+
+def alice_goes_active(folder: Path, at: float) -> None:
+    with LeagueStore.open(folder) as store:
+        store.clock = lambda: at
+        store.execute({"op": "retire", "name": "alice@v1"})
+        store.execute({"op": "unretire", "name": "alice@v1"})
+        store.execute({"op": "retire", "name": "bob@v1"})
+        store.execute({"op": "unretire", "name": "bob@v1"})  # a rival's: never alice's to hear of
+
+
+@pytest.mark.timeout(120)
+def test_a_failing_receiver_gets_one_success_after_retries_by_the_clock(tmp_path: Path) -> None:
+    folder = tmp_path / "lg"
+    small_league(folder)
+    PortalStore(folder).close()
+    now = [10_000.0]
+    with receiver(500, 503, 200) as got, webhooks.Hooks(folder) as hooks:
+        secret = hooks.set("alice", got.url, now[0])
+        assert secret is not None
+        notifier = webhooks.Notifier(folder, dev=True, clock=lambda: now[0])
+        assert notifier.step() == []  # what happened before the webhook was set is not sent
+        alice_goes_active(folder, 10_001.0)
+        first = notifier.step()
+        assert [(d.attempts, d.status) for d in first] == [(1, "pending")]
+        assert first[0].due == now[0] + webhooks.BACKOFF_S
+        assert notifier.step() == []  # not due yet
+        # A restart: a new notifier (a connection of its own) goes on with the pending delivery.
+        notifier = webhooks.Notifier(folder, dev=True, clock=lambda: now[0])
+        now[0] += webhooks.BACKOFF_S
+        assert [(d.attempts, d.status) for d in notifier.step()] == [(2, "pending")]
+        now[0] += 2 * webhooks.BACKOFF_S - 1
+        assert notifier.step() == []
+        now[0] += 1
+        assert [(d.attempts, d.status) for d in notifier.step()] == [(3, "delivered")]
+        now[0] += 10_000
+        assert notifier.step() == []  # delivered once: never again
+        posts = got.wait(3)
+        assert len(posts) == 3
+        assert len({p.headers["x-hearts-delivery"] for p in posts}) == 1 and len({p.body for p in posts}) == 1
+        for post in posts:
+            assert verified(secret, post.body, post.headers["x-hearts-signature"])
+            assert not verified("whsec_wrong", post.body, post.headers["x-hearts-signature"])
+        payload = json.loads(posts[0].body)
+        assert payload == {
+            "event": "version.active",
+            "account": "alice",
+            "entrant": "alice",
+            "version": "alice@v1",
+            "at": "1970-01-01T02:46:41Z",
+            "detail": "unretire (command 7)",
+        }
+        assert [d.status for d in hooks.deliveries("alice")] == ["delivered"]
+        assert hooks.deliveries("bob") == []
+
+
+@pytest.mark.timeout(120)
+def test_a_receiver_that_never_succeeds_fails_after_the_last_attempt(tmp_path: Path) -> None:
+    folder = tmp_path / "lg"
+    small_league(folder)
+    now = [10_000.0]
+    with receiver(500) as got, webhooks.Hooks(folder) as hooks:
+        hooks.set("alice", got.url, now[0])
+        notifier = webhooks.Notifier(folder, dev=True, clock=lambda: now[0])
+        alice_goes_active(folder, 10_001.0)
+        states = []
+        for _ in range(webhooks.ATTEMPTS + 2):
+            states += [(d.attempts, d.status) for d in notifier.step()]
+            now[0] += 10_000
+        assert states == [(n, "pending") for n in range(1, webhooks.ATTEMPTS)] + [
+            (webhooks.ATTEMPTS, "failed")
+        ]
+        assert len(got.wait(webhooks.ATTEMPTS)) == webhooks.ATTEMPTS
+
+
+class Hostile(socketserver.BaseRequestHandler):
+    """Reads the request, then never answers, or answers without end."""
+
+    mode = "silent"
+
+    def handle(self) -> None:
+        self.request.recv(65536)
+        if self.server.mode == "silent":  # type: ignore[attr-defined]
+            self.server.release.wait(60)  # type: ignore[attr-defined]
+            return
+        with contextlib.suppress(OSError):
+            while True:
+                self.request.sendall(b"x" * 65536)  # no line end ever
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("mode", ["silent", "endless"])
+def test_a_hostile_receiver_is_bounded_by_the_timeout_and_the_answer_cap(tmp_path: Path, mode: str) -> None:
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Hostile)
+    server.daemon_threads = True
+    server.mode = mode  # type: ignore[attr-defined]
+    server.release = threading.Event()  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        to = webhooks.target(f"http://127.0.0.1:{server.server_address[1]}/x", dev=True)
+        assert isinstance(to, webhooks.Target)
+        status, line = webhooks.post(to, b"{}", {}, timeout=1.0)
+        assert status is None
+        assert line == ("no answer within 1 s" if mode == "silent" else f"not an HTTP answer: {'x' * 80!r}")
+    finally:
+        server.release.set()  # type: ignore[attr-defined]
+        server.shutdown()
+        server.server_close()

@@ -1,9 +1,13 @@
 """Notifications an entrant subscribes to, against the real portal (``hearts web --submissions``)
 over a league whose versions the real ``hearts league run`` validated: the Atom feed (signed in,
-and by its secret URL without cookies), and a rival's feed out of reach."""
+and by its secret URL without cookies), a webhook delivered to a real receiver on 127.0.0.1 with
+a signature the test checks, and a rival's feed and notices out of reach."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -13,6 +17,7 @@ from hearts_tournaments.league import commands
 from hearts_tournaments.league.store import LeagueStore
 from tests.helpers.cli import hearts
 from tests.helpers.portal import Client, make_league
+from tests.helpers.receiver import receiver
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
@@ -111,3 +116,66 @@ def test_the_feed_lists_a_version_going_active_and_its_secret_url_needs_no_cooki
         again = alice.form("/me/feed", {"csrf": alice.csrf("/me")})
         assert again.status == 200
         assert reader.get(path).status == 404
+
+        # Without --dev-webhooks, a webhook to this machine is refused (one line); a form
+        # without its CSRF token is refused before anything.
+        assert alice.form("/me/webhook", {"url": "https://93.184.215.14/x"}).status == 403
+        local = alice.form("/me/webhook", {"csrf": alice.csrf("/me"), "url": "http://127.0.0.1:9/hook"})
+        assert local.status == 400 and "only https:// is accepted" in local.body, local.body
+        private = alice.form("/me/webhook", {"csrf": alice.csrf("/me"), "url": "https://192.168.1.1/hook"})
+        assert private.status == 400 and "private, loopback or reserved address" in private.body
+        assert 'id="my-webhook"' not in alice.get("/me").body
+
+
+def verified(secret: str, body: bytes, header: str) -> bool:
+    """What docs/COMPETITION.md tells a receiver to do with ``X-Hearts-Signature``."""
+    expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, header)
+
+
+@pytest.mark.timeout(900)
+def test_a_webhook_gets_its_own_entrants_notices_signed(tmp_path: Path) -> None:
+    from tests.helpers.web_server import web_server
+
+    folder = tmp_path / "lg"
+    tokens = make_league(folder, ("alice", "bob"))
+    with LeagueStore.open(folder) as store:
+        commands.add_version(store, commands.make_spec("alice", None, "random"))
+        commands.add_version(store, commands.make_spec("bob", None, "random"))
+    with receiver() as got, web_server(folder, "--submissions", "--dev-webhooks") as url:
+        alice = Client(url)
+        alice.login(tokens["alice"])
+        made = alice.form("/me/webhook", {"csrf": alice.csrf("/me"), "url": got.url})
+        assert made.status == 200, made.body
+        secret = made.body.split('<pre id="webhook-secret">', 1)[1].split("</pre>", 1)[0]
+        assert secret.startswith("whsec_")
+        assert f'<code id="my-webhook">{got.url}</code>' in alice.get("/me").body
+        assert secret not in alice.get("/me").body  # shown once
+        # The real league validates both versions; then the season freezes.
+        done = hearts("league", "run", str(folder), "--blocks", "1", timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+        first = got.wait(1)
+        assert hearts("league", "freeze", str(folder)).returncode == 0
+        posts = got.wait(2)
+        assert posts[:1] == first
+        payloads = [json.loads(p.body) for p in posts]
+        assert [(p["event"], p["entrant"], p["version"]) for p in payloads] == [
+            ("version.active", "alice", "alice@v1"),
+            ("season.frozen", "alice", None),
+        ]
+        assert payloads[0]["detail"] == "passed its validation game" and payloads[0]["account"] == "alice"
+        for post in posts:
+            assert post.path == "/hook" and post.headers["content-type"] == "application/json"
+            assert verified(secret, post.body, post.headers["x-hearts-signature"])
+            assert post.headers["x-hearts-delivery"].startswith("alice:")
+        page = alice.get("/me").body
+        assert page.count('data-status="delivered"') == 2, page
+        # Bob has no webhook: his activation went nowhere, and alice's receiver got none of it.
+        bob = Client(url)
+        bob.login(tokens["bob"])
+        assert 'id="my-deliveries"' not in bob.get("/me").body
+        # Removing the webhook: nothing more is sent.
+        removed = alice.form("/me/webhook", {"csrf": alice.csrf("/me"), "url": ""})
+        assert removed.status == 303
+        assert 'id="my-webhook"' not in alice.get("/me").body
+    assert len(got.got) == 2
