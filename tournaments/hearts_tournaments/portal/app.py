@@ -795,6 +795,9 @@ def make_portal_app(
             },
             runtimes=[s.to_json() for s in runtimes.states(staleness=False)],
             base=f"{request.url.scheme}://{request.url.netloc}",
+            dev_webhooks=portal.dev_webhooks,
+            webhook_timeout=f"{webhooks.TIMEOUT_S:g}",
+            webhook_attempts=webhooks.ATTEMPTS,
         )
 
     async def api_unknown(request: Request) -> Response:

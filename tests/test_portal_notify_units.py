@@ -5,14 +5,15 @@ refused, and deliveries to a real local receiver retried by an injected clock.""
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
 import json
+import re
 import socketserver
 import sqlite3
+import textwrap
 import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,7 @@ from hearts_tournaments.portal import notify, webhooks
 from hearts_tournaments.portal.accounts import PortalStore
 from tests.helpers.receiver import receiver
 
+DOC = (Path(__file__).resolve().parent.parent / "docs" / "COMPETITION.md").read_text()
 ATOM = "{http://www.w3.org/2005/Atom}"
 
 
@@ -96,9 +98,13 @@ def test_the_feed_of_any_text_is_atom_that_parses(tmp_path: Path) -> None:
 
 
 def verified(secret: str, body: bytes, header: str) -> bool:
-    """What docs/COMPETITION.md tells a receiver to do with ``X-Hearts-Signature``."""
-    expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-    return hmac.compare_digest(expected, header)
+    """What docs/COMPETITION.md tells a receiver to do with ``X-Hearts-Signature``: its Python,
+    run as written."""
+    (code,) = re.findall(r"```python\n(.*?)```", DOC.split("### Notifications", 1)[1], flags=re.S)
+    assert len([line for line in code.splitlines() if line.strip()]) <= 5, code
+    space: dict[str, Any] = {}
+    exec(textwrap.dedent(code), space)
+    return bool(space["genuine"](secret, body, header))
 
 
 def test_a_webhook_url_must_be_https_to_a_public_address() -> None:
@@ -237,3 +243,15 @@ def test_a_hostile_receiver_is_bounded_by_the_timeout_and_the_answer_cap(tmp_pat
         server.release.set()  # type: ignore[attr-defined]
         server.shutdown()
         server.server_close()
+
+
+def test_the_documented_notification_bounds_are_the_codes() -> None:
+    competition = " ".join(DOC.split())
+    security = " ".join((Path(__file__).resolve().parent.parent / "docs" / "SECURITY.md").read_text().split())
+    backoff = ", ".join(f"{webhooks.BACKOFF_S * 2**n:g} s" for n in range(webhooks.ATTEMPTS - 2))
+    assert f"after {backoff} and {webhooks.BACKOFF_S * 2 ** (webhooks.ATTEMPTS - 2):g} s" in competition
+    assert f"({webhooks.ATTEMPTS} attempts in all)" in competition
+    assert f"No answer within {webhooks.TIMEOUT_S:g} seconds" in competition
+    assert f"the {notify.FEED_ENTRIES} newest" in competition
+    assert f"at most {webhooks.TIMEOUT_S:g} seconds in all and reads at most" in security
+    assert f"{webhooks.MAX_ANSWER_BYTES >> 10} KiB of the answer" in security
