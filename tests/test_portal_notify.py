@@ -19,7 +19,7 @@ import pytest
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.store import LeagueStore
 from tests.helpers.cli import hearts
-from tests.helpers.portal import Client, make_league
+from tests.helpers.portal import MANIFEST, Client, make_league, tar_gz, wait_status
 from tests.helpers.receiver import receiver
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "COMPETITION.md").read_text()
@@ -157,7 +157,11 @@ def test_a_webhook_gets_its_own_entrants_notices_signed(tmp_path: Path) -> None:
     with LeagueStore.open(folder) as store:
         commands.add_version(store, commands.make_spec("alice", None, "random"))
         commands.add_version(store, commands.make_spec("bob", None, "random"))
-    with receiver() as got, web_server(folder, "--submissions", "--dev-webhooks") as url:
+    with (
+        receiver() as got,
+        receiver() as rival,
+        web_server(folder, "--submissions", "--dev-webhooks") as url,
+    ):
         alice = Client(url)
         alice.login(tokens["alice"])
         made = alice.form("/me/webhook", {"csrf": alice.csrf("/me"), "url": got.url})
@@ -166,35 +170,56 @@ def test_a_webhook_gets_its_own_entrants_notices_signed(tmp_path: Path) -> None:
         assert secret.startswith("whsec_")
         assert f'<code id="my-webhook">{got.url}</code>' in alice.get("/me").body
         assert secret not in alice.get("/me").body  # shown once
+        bob = Client(url)
+        bob.login(tokens["bob"])
+        bob_made = bob.form("/me/webhook", {"csrf": bob.csrf("/me"), "url": rival.url})
+        bob_secret = bob_made.body.split('<pre id="webhook-secret">', 1)[1].split("</pre>", 1)[0]
+        assert bob_secret != secret
+        # A bot that cannot play fails the portal's check in the real sandbox: told.
+        broken = tar_gz([("bot.toml", MANIFEST.encode()), ("bot.py", b"import sys\nsys.exit(3)\n")])
+        sent = alice.api_upload(tokens["alice"], broken)
+        assert sent.status == 202, sent.body
+        wait_status(alice, tokens["alice"], sent.json()["id"], {"error"})
+        refused = got.wait(1)
         # The real league validates both versions; then the season freezes.
         done = hearts("league", "run", str(folder), "--blocks", "1", timeout=600)
         assert done.returncode == 0, done.stdout + done.stderr
-        first = got.wait(1)
+        got.wait(2)
         assert hearts("league", "freeze", str(folder)).returncode == 0
-        posts = got.wait(2)
-        assert posts[:1] == first
+        posts = got.wait(3)
+        assert posts[:1] == refused
         payloads = [json.loads(p.body) for p in posts]
         assert [(p["event"], p["entrant"], p["version"]) for p in payloads] == [
+            ("version.error", "alice", None),
             ("version.active", "alice", "alice@v1"),
             ("season.frozen", "alice", None),
         ]
-        assert payloads[0]["detail"] == "passed its validation game" and payloads[0]["account"] == "alice"
+        assert payloads[0]["detail"].startswith("it cannot play"), payloads[0]
+        assert payloads[1]["detail"] == "passed its validation game" and payloads[1]["account"] == "alice"
         for post in posts:
             assert post.path == "/hook" and post.headers["content-type"] == "application/json"
             assert verified(secret, post.body, post.headers["x-hearts-signature"])
             assert post.headers["x-hearts-delivery"].startswith("alice:")
         # The receiver has them; the portal records each once the answer is read: wait for that.
         deadline = time.monotonic() + 60
-        while (page := alice.get("/me").body).count('data-status="delivered"') < 2:
+        while (page := alice.get("/me").body).count('data-status="delivered"') < 3:
             assert time.monotonic() < deadline, page
             time.sleep(0.2)
-        assert page.count('data-status="delivered"') == 2
-        # Bob has no webhook: his activation went nowhere, and alice's receiver got none of it.
-        bob = Client(url)
-        bob.login(tokens["bob"])
-        assert 'id="my-deliveries"' not in bob.get("/me").body
+        assert page.count('data-status="delivered"') == 3
+        # The feed tells the refused submission too.
+        titles = [e["title"] for e in parse_feed(alice.get("/me/feed.atom").body)[1]]
+        assert f"submission {sent.json()['id']} failed its check: it was not added" in titles, titles
+        # Bob's receiver has his own, signed with his secret; nothing of alice's.
+        bobs = rival.wait(2)
+        assert [(json.loads(p.body)["event"], json.loads(p.body)["version"]) for p in bobs] == [
+            ("version.active", "bob@v1"),
+            ("season.frozen", None),
+        ]
+        assert all(json.loads(p.body)["account"] == "bob" for p in bobs)
+        assert all(verified(bob_secret, p.body, p.headers["x-hearts-signature"]) for p in bobs)
+        assert not verified(secret, bobs[0].body, bobs[0].headers["x-hearts-signature"])
         # Removing the webhook: nothing more is sent.
         removed = alice.form("/me/webhook", {"csrf": alice.csrf("/me"), "url": ""})
         assert removed.status == 303
         assert 'id="my-webhook"' not in alice.get("/me").body
-    assert len(got.got) == 2
+    assert len(got.got) == 3 and len(rival.got) == 2

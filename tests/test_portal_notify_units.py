@@ -30,7 +30,7 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 
 def small_league(folder: Path) -> None:
     """A league whose alice@v1 became active (retired while pending, then unretired) and whose
-    season froze, all by commands at known times (no game played)."""
+    season froze, all by commands at known times (no game played); alice and bob have accounts."""
     with commands.init_league(folder, LeagueConfig(table_size=6, seed="n"), bytes(32)) as store:
         store.clock = lambda: 1_000.0
         commands.add_version(store, commands.make_spec("alice", None, "random"))
@@ -41,6 +41,9 @@ def small_league(folder: Path) -> None:
         store.execute({"op": "unretire", "name": "alice@v1"})
         store.clock = lambda: 4_000.0
         store.execute({"op": "freeze", "at": 4_000.0})
+    with PortalStore(folder) as portal:
+        for name in ("alice", "bob"):
+            portal.add_account(name)
 
 
 def test_notices_are_derived_from_the_league_in_order(tmp_path: Path) -> None:
@@ -149,7 +152,6 @@ def alice_goes_active(folder: Path, at: float) -> None:
 def test_a_failing_receiver_gets_one_success_after_retries_by_the_clock(tmp_path: Path) -> None:
     folder = tmp_path / "lg"
     small_league(folder)
-    PortalStore(folder).close()
     now = [10_000.0]
     with receiver(500, 503, 200) as got, webhooks.Hooks(folder) as hooks:
         secret = hooks.set("alice", got.url, now[0])
@@ -255,3 +257,48 @@ def test_the_documented_notification_bounds_are_the_codes() -> None:
     assert f"the {notify.FEED_ENTRIES} newest" in competition
     assert f"at most {webhooks.TIMEOUT_S:g} seconds in all and reads at most" in security
     assert f"{webhooks.MAX_ANSWER_BYTES >> 10} KiB of the answer" in security
+
+
+@pytest.mark.timeout(120)
+def test_a_submission_refused_by_the_check_is_told_and_a_revoked_account_is_told_nothing(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "lg"
+    small_league(folder)
+    with PortalStore(folder) as portal:
+        refused = portal.add_submission("alice", 100, "127.0.0.1")
+        portal.set_submission(refused, "error", "it cannot play: it exits at once; fix: read stdin")
+        taken = portal.add_submission("alice", 100, "127.0.0.1")
+        portal.set_submission(taken, "validating", "pending its validation game", version="alice@v9")
+        portal.set_submission(taken, "error", "alice@v9 failed its validation game")  # the league's to tell
+        with LeagueStore.open(folder, read_only=True) as store:
+            found, cursor = notify.notices(store, "alice", portal=portal)
+            assert [
+                (n.key, n.event, n.version, n.title) for n in found if n.key.startswith("submission")
+            ] == [
+                (
+                    f"submission-{refused}",
+                    "version.error",
+                    None,
+                    f"submission {refused} failed its check: it was not added",
+                )
+            ]
+            assert next(n for n in found if n.key.startswith("submission")).detail.endswith("fix: read stdin")
+            assert notify.notices(store, "alice", cursor, portal)[0] == []
+            assert not [
+                n for n in notify.notices(store, "bob", portal=portal)[0] if n.key.startswith("submission")
+            ]
+    now = [10_000.0]
+    with receiver() as got, webhooks.Hooks(folder) as hooks, PortalStore(folder) as portal:
+        hooks.set("alice", got.url, now[0])
+        notifier = webhooks.Notifier(folder, dev=True, clock=lambda: now[0])
+        again = portal.add_submission("alice", 100, "127.0.0.1")
+        portal.set_submission(again, "error", "bot.toml is missing")
+        assert [(d.event, d.status) for d in notifier.step()] == [("version.error", "delivered")]
+        assert json.loads(got.wait(1)[0].body)["detail"] == "bot.toml is missing"
+        portal.revoke("alice")
+        alice_goes_active(folder, 10_002.0)
+        assert notifier.step() == []
+        portal.rotate("alice")  # back, with a new token: still nothing of the revoked time
+        assert notifier.step() == []
+    assert len(got.got) == 1

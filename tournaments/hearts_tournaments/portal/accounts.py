@@ -598,6 +598,23 @@ class PortalStore:
             args = (account,)
         return [Submission(*r) for r in self._db.execute(sql + " ORDER BY id DESC", args).fetchall()]
 
+    def check_failures(self, account: str, after: int = 0) -> list[tuple[int, float, int, str]]:
+        """``account``'s submissions that failed before becoming a version (the portal's check
+        refused them), by the audit row that said so after row ``after``: ``(seq, at, submission,
+        message)``, oldest first."""
+        rows = self._db.execute(
+            "SELECT a.seq, a.at, s.id, s.message FROM audit a JOIN submissions s "
+            "ON s.id = json_extract(a.detail, '$.submission') "
+            "WHERE a.action = ? AND a.actor = ? AND a.seq > ? AND s.account = a.actor "
+            "AND s.status = ? AND s.version IS NULL ORDER BY a.seq",
+            (f"submission_{ERROR}", account, after, ERROR),
+        ).fetchall()
+        return [(int(q), float(at), int(sid), str(message)) for q, at, sid, message in rows]
+
+    def last_audit(self) -> int:
+        """The last audit row's sequence number (0: none)."""
+        return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM audit").fetchone()[0])
+
     def unfinished(self) -> list[Submission]:
         """Submissions still ``pending`` or ``validating``, oldest first."""
         rows = self._db.execute(

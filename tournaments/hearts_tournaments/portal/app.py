@@ -467,7 +467,8 @@ class Portal:
     def feed(self, name: str, self_url: str, base: str) -> bytes:
         """``name``'s notices as an Atom feed (run in a thread)."""
         with LeagueStore.open(self.folder, read_only=True) as store:
-            found, _ = notify.notices(store, name)
+            with PortalStore(self.folder) as portal:  # this thread's own connection
+                found, _ = notify.notices(store, name, portal=portal)
             league_id = store.meta("league_id")
         account = self.db.account(name)
         return notify.atom_feed(

@@ -1,10 +1,12 @@
 """What an account's entrant is told: its notices, as an Atom feed and by webhook.
 
-A notice is derived from what the league already records (:class:`.LeagueStore`): one of the
-entrant's versions became ``active``, failed its check (``error``) or was ``quarantined`` (a row
-of ``events``); the season froze or opened again (a ``freeze`` or ``unfreeze`` command); the
-season's final ended (its report). Each has a key stable for the league's life (``event-SEQ``,
-``command-SEQ``, ``final``): the feed's entry ids and the webhook deliveries are made from it.
+A notice is derived from what the league and the portal already record: one of the entrant's
+versions became ``active``, failed its validation (``error``) or was ``quarantined`` (a row of the
+league's ``events``); a submission failed the portal's check before it became a version (its
+audit row); the season froze or opened again (a ``freeze`` or ``unfreeze`` command); the season's
+final ended (its report). Each has a key stable for the league's life (``event-SEQ``,
+``submission-ID``, ``command-SEQ``, ``final``): the feed's entry ids and the webhook deliveries are
+made from it.
 
 The feed (:func:`atom_feed`) is Atom 1.0, newest first, at most :data:`FEED_ENTRIES` entries.
 """
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hearts_tournaments.league.store import ACTIVE, ERROR, QUARANTINED, LeagueStore, utc_text
+from hearts_tournaments.portal.accounts import PortalStore
 
 #: Entries a feed holds at most (the newest).
 FEED_ENTRIES = 50
@@ -66,24 +69,30 @@ class Notice:
 
 @dataclass(frozen=True, slots=True)
 class Cursor:
-    """How far a reader of the notices has read: the last status event and command seen, and
-    whether the final's end was."""
+    """How far a reader of the notices has read: the last status event, command and portal audit
+    row seen, and whether the final's end was."""
 
     events: int = 0
     commands: int = 0
     final: bool = False
+    audit: int = 0
 
 
-def cursor_now(store: LeagueStore) -> Cursor:
-    """A cursor past everything the league holds now (a new webhook is told only what follows)."""
+def cursor_now(store: LeagueStore, portal: PortalStore | None = None) -> Cursor:
+    """A cursor past everything the league (and the portal) hold now (a new webhook is told only
+    what follows)."""
     events, given = store.last_seq()
-    return Cursor(events, given, store.final_ended() is not None)
+    audit = portal.last_audit() if portal is not None else 0
+    return Cursor(events, given, store.final_ended() is not None, audit)
 
 
-def notices(store: LeagueStore, entrant: str, after: Cursor = Cursor()) -> tuple[list[Notice], Cursor]:
-    """``entrant``'s notices after ``after``, oldest first, and the cursor past them."""
+def notices(
+    store: LeagueStore, entrant: str, after: Cursor = Cursor(), portal: PortalStore | None = None
+) -> tuple[list[Notice], Cursor]:
+    """``entrant``'s notices after ``after``, oldest first, and the cursor past them (with
+    ``portal``, its submissions refused by the portal's check too)."""
     out: list[Notice] = []
-    events, given = after.events, after.commands
+    events, given, audit = after.events, after.commands, after.audit
     for seq, at, vid, status, why in store.status_events(after.events):
         events = seq
         kind = _BY_STATUS.get(status)
@@ -107,6 +116,11 @@ def notices(store: LeagueStore, entrant: str, after: Cursor = Cursor()) -> tuple
             title = "the season is open again"
             detail = "new versions are accepted"
             out.append(Notice(f"command-{seq}", SEASON_REOPENED, entrant, None, at, title, detail))
+    if portal is not None:
+        for seq, at, sid, message in portal.check_failures(entrant, after.audit):
+            audit = seq
+            title = f"submission {sid} failed its check: it was not added"
+            out.append(Notice(f"submission-{sid}", VERSION_ERROR, entrant, None, at, title, message))
     final = after.final
     ended = store.final_ended()
     if ended is not None and not after.final:
@@ -115,7 +129,7 @@ def notices(store: LeagueStore, entrant: str, after: Cursor = Cursor()) -> tuple
         detail = _final_detail(report, entrant)
         out.append(Notice("final", FINAL_ENDED, entrant, None, at, "the final ended", detail))
     out.sort(key=lambda n: (n.at, n.key))
-    return out, Cursor(events, given, final)
+    return out, Cursor(events, given, final, audit)
 
 
 def _final_detail(report: dict[str, Any], entrant: str) -> str:

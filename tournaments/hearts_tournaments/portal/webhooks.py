@@ -68,7 +68,8 @@ CREATE TABLE IF NOT EXISTS webhooks (
     made REAL NOT NULL,
     events_after INTEGER NOT NULL,
     commands_after INTEGER NOT NULL,
-    final_seen INTEGER NOT NULL
+    final_seen INTEGER NOT NULL,
+    audit_after INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS deliveries (
     id TEXT PRIMARY KEY,
@@ -223,10 +224,12 @@ class Hooks:
         )
         self._db.execute("PRAGMA busy_timeout=30000")
         self._db.executescript(_SCHEMA)
+        self._portal = PortalStore(folder)
 
     def close(self) -> None:
-        """Closes the connection."""
+        """Closes the connections."""
         self._db.close()
+        self._portal.close()
 
     def __enter__(self) -> Hooks:
         return self
@@ -257,13 +260,13 @@ class Hooks:
                 return None
             try:
                 with LeagueStore.open(self.folder, read_only=True) as store:
-                    cursor = notify.cursor_now(store)
+                    cursor = notify.cursor_now(store, self._portal)
             except LeagueError:
                 cursor = notify.Cursor()
             secret = "whsec_" + secrets.token_urlsafe(32)
             db.execute(
-                "INSERT OR REPLACE INTO webhooks VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (account, url, secret, now, cursor.events, cursor.commands, int(cursor.final)),
+                "INSERT OR REPLACE INTO webhooks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (account, url, secret, now, cursor.events, cursor.commands, int(cursor.final), cursor.audit),
             )
             return secret
 
@@ -290,19 +293,34 @@ class Hooks:
         """Makes a pending delivery of each notice of a webhook's entrant it was not told yet;
         how many."""
         hooks = self._db.execute(
-            "SELECT account, events_after, commands_after, final_seen FROM webhooks"
+            "SELECT account, events_after, commands_after, final_seen, audit_after FROM webhooks"
         ).fetchall()
         if not hooks:
             return 0
         made = 0
         with LeagueStore.open(self.folder, read_only=True) as store:
-            for account, events, given, final in hooks:
-                found, cursor = notify.notices(store, account, notify.Cursor(events, given, bool(final)))
+            for account, events, given, final, audit in hooks:
+                after = notify.Cursor(events, given, bool(final), audit)
+                found, cursor = notify.notices(store, account, after, self._portal)
+                holder = self._portal.account(account)
+                if holder is None or holder.revoked is not None:
+                    found = []  # a revoked account is told nothing, then or later
                 with self._transaction() as db:
                     moved = db.execute(
-                        "UPDATE webhooks SET events_after = ?, commands_after = ?, final_seen = ? "
-                        "WHERE account = ? AND events_after = ? AND commands_after = ? AND final_seen = ?",
-                        (cursor.events, cursor.commands, int(cursor.final), account, events, given, final),
+                        "UPDATE webhooks SET events_after = ?, commands_after = ?, final_seen = ?, "
+                        "audit_after = ? WHERE account = ? AND events_after = ? AND commands_after = ? "
+                        "AND final_seen = ? AND audit_after = ?",
+                        (
+                            cursor.events,
+                            cursor.commands,
+                            int(cursor.final),
+                            cursor.audit,
+                            account,
+                            events,
+                            given,
+                            final,
+                            audit,
+                        ),
                     ).rowcount
                     if not moved:  # set again meanwhile: told from then on
                         continue
