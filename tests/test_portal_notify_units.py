@@ -19,7 +19,7 @@ import pytest
 
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig
-from hearts_tournaments.league.store import LeagueStore
+from hearts_tournaments.league.store import FINAL_ENDED_META, FINAL_REPORT_META, LeagueStore
 from hearts_tournaments.portal import notify, webhooks
 from hearts_tournaments.portal.accounts import PortalStore
 from tests.helpers.receiver import receiver
@@ -302,3 +302,26 @@ def test_a_submission_refused_by_the_check_is_told_and_a_revoked_account_is_told
         portal.rotate("alice")  # back, with a new token: still nothing of the revoked time
         assert notifier.step() == []
     assert len(got.got) == 1
+
+
+def test_the_finals_end_is_told_with_each_entrants_place(tmp_path: Path) -> None:
+    folder = tmp_path / "lg"
+    small_league(folder)
+    report = {
+        "decided": True,
+        "places": [
+            {"place": 1, "version": "bob@v1", "established": True},
+            {"place": 2, "version": "carol@v1", "established": False},
+        ],
+    }
+    with LeagueStore.open(folder) as store:
+        store.set_meta(FINAL_REPORT_META, json.dumps(report))  # a final from before its end was timed
+        # ... ended, at the latest, after the last command given (the freeze, at 4000)
+        assert [(n.event, n.at) for n in notify.notices(store, "bob")[0]][-1] == ("final.ended", 4000.0)
+        store.set_meta(FINAL_ENDED_META, "5000.0")
+        told = {name: notify.notices(store, name)[0][-1] for name in ("alice", "bob", "carol")}
+    assert {name: (n.event, n.at, n.detail) for name, n in told.items()} == {
+        "alice": ("final.ended", 5000.0, "decided: alice was not a finalist"),
+        "bob": ("final.ended", 5000.0, "decided: bob@v1 placed 1 of 2 (established)"),
+        "carol": ("final.ended", 5000.0, "decided: carol@v1 placed 2 of 2 (not separated from a neighbour)"),
+    }

@@ -658,14 +658,18 @@ class LeagueStore(MetaDatabase):
     def final_ended(self) -> tuple[float, dict[str, Any]] | None:
         """When the season's final ended and its report (``hearts league final``), or None: not yet.
 
-        A final from before its end was timed ends with its last block stored.
+        A final from before its end was timed ended with its last block stored (or the last
+        command given, if later).
         """
         report = self.meta_or(FINAL_REPORT_META, "")
         if not report:
             return None
         at = self.meta_or(FINAL_ENDED_META, "")
         if not at:
-            last = self._db.execute("SELECT COALESCE(MAX(finished), 0.0) FROM blocks").fetchone()[0]
+            last = self._db.execute(
+                "SELECT MAX((SELECT COALESCE(MAX(finished), 0.0) FROM blocks), "
+                "(SELECT COALESCE(MAX(given), 0.0) FROM commands))"
+            ).fetchone()[0]
             at = str(last)
         return float(at), json.loads(report)
 
