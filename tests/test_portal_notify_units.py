@@ -125,6 +125,9 @@ def test_a_webhook_url_must_be_https_to_a_public_address() -> None:
         "https://93.184.215.14:99999/x": "cannot be read",
         "javascript:alert(1)": "only https:// is accepted",
         "https:///x": "names no host",
+        "https://[::ffff:10.0.0.1]/x": "private, loopback or reserved address (10.0.0.1)",
+        "https://93.184.215.14/é": "beyond ASCII",
+        "https://bücher.example/x": "beyond ASCII",
         "https://93.184.215.14/" + "x" * 600: "too long",
     }
     for url, why in refused.items():

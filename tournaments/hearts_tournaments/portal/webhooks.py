@@ -115,9 +115,10 @@ def target(url: str, dev: bool) -> Target | str:
     except ValueError:
         return f"webhook URL {shown!r} cannot be read: give {rule}"
     host = parts.hostname or ""
-    if len(url) > MAX_URL or any(c.isspace() or ord(c) < 32 for c in url):
+    if len(url) > MAX_URL or not url.isascii() or any(c.isspace() or ord(c) < 32 for c in url):
         return (
-            f"webhook URL {shown!r} is too long or holds spaces: give {rule} of at most {MAX_URL} characters"
+            f"webhook URL {shown!r} is too long or holds spaces or letters beyond ASCII: give {rule} of at "
+            f"most {MAX_URL} characters, percent-encoded"
         )
     if not (parts.scheme == "https" or (parts.scheme == "http" and dev and host in LOCAL_HOSTS)):
         return (
@@ -134,7 +135,9 @@ def target(url: str, dev: bool) -> Target | str:
     except (OSError, UnicodeError):
         return f"webhook URL host {host[:80]!r} does not resolve: check its spelling"
     for address in sorted(found):
-        ip = ipaddress.ip_address(address.partition("%")[0])
+        ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(address.partition("%")[0])
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped  # ::ffff:10.0.0.1 is 10.0.0.1
         if not (ip.is_global and not ip.is_multicast) and not (dev and ip.is_loopback):
             return (
                 f"webhook URL host {host[:80]!r} is a private, loopback or reserved address ({ip}): "
@@ -421,7 +424,11 @@ class Notifier:
         for delivery in hooks.due(self.clock()):
             if self.stopping.is_set():
                 break
-            done.append(self.attempt(delivery))
+            try:
+                done.append(self.attempt(delivery))
+            except Exception as exc:  # counted as a failed attempt: the others still go
+                log.error("portal_webhook_failed", delivery=delivery.id, error=repr(exc))
+                done.append(hooks.attempted(delivery, False, f"the portal failed: {exc!r}", self.clock()))
         return done
 
     def attempt(self, delivery: Delivery) -> Delivery:
