@@ -469,8 +469,8 @@ class Portal:
         with LeagueStore.open(self.folder, read_only=True) as store:
             with PortalStore(self.folder) as portal:  # this thread's own connection
                 found, _ = notify.notices(store, name, portal=portal)
+                account = portal.account(name)
             league_id = store.meta("league_id")
-        account = self.db.account(name)
         return notify.atom_feed(
             found,
             feed_id=f"urn:hearts:{league_id}:{name}",
