@@ -81,6 +81,7 @@ TIERS: dict[str, tuple[str, ...]] = {
             "test_policy_options",
             "test_portal_accounts",
             "test_portal_hostile",
+            "test_portal_notify",
             "test_portal_resources",
             "test_portal_sessions",
             "test_portal_submit",

@@ -27,6 +27,7 @@ def serve_portal(
     per_address: int,
     body_timeout: float,
     storage_mb: int,
+    dev_webhooks: bool = False,
 ) -> None:
     """Serves the league in ``folder`` with the portal; one line and exit 2 for a bad argument."""
     from hearts_tournaments.portal.app import Limits, make_portal_app
@@ -46,13 +47,15 @@ def serve_portal(
     )
     try:
         LeagueStore.open(folder, read_only=True).close()
-        app, portal = make_portal_app(folder, limits, secure=not insecure)
+        app, portal = make_portal_app(folder, limits, secure=not insecure, dev_webhooks=dev_webhooks)
     except (LeagueError, PortalError) as exc:
         raise fail(f"--submissions serves a league: {exc}") from None
     portal.worker.start()
+    portal.notifier.start()
     try:
         serve(folder, host, port, _ready, app=app)
     except OSError as exc:
         raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     finally:
+        portal.notifier.stop()
         portal.worker.stop()

@@ -89,6 +89,14 @@ def serve_command(
             "--insecure-cookies", help="Portal session cookies without Secure (plain HTTP, not localhost)."
         ),
     ] = False,
+    dev_webhooks: Annotated[
+        bool,
+        typer.Option(
+            "--dev-webhooks",
+            help="Portal webhooks may also be http:// to 127.0.0.1 or localhost (testing a receiver; "
+            "never for the public).",
+        ),
+    ] = False,
     upload_limit: Annotated[
         int, typer.Option("--upload-limit", help="Portal uploads per entrant per hour.")
     ] = 12,
@@ -135,6 +143,7 @@ def serve_command(
             upload_address_limit,
             body_timeout,
             entrant_storage_mb,
+            dev_webhooks,
         )
         return
     if not (folder / "tournament.sqlite").is_file() and not (folder / "league.sqlite").is_file():

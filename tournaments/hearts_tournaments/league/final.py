@@ -34,7 +34,14 @@ from hearts_core.deal import derive_seed
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league.config import LeagueError
 from hearts_tournaments.league.play import FINAL_META, StopAfter, run_league
-from hearts_tournaments.league.store import ACTIVE, FINAL_REPORT_META, LeagueStore, Snapshot, utc_text
+from hearts_tournaments.league.store import (
+    ACTIVE,
+    FINAL_ENDED_META,
+    FINAL_REPORT_META,
+    LeagueStore,
+    Snapshot,
+    utc_text,
+)
 from hearts_tournaments.tournament.stats import Interval, bootstrap_plackett_luce, strength_difference
 
 #: The report written beside ``published.json`` (which holds it too, signed).
@@ -375,6 +382,7 @@ def run_final(
     done = status()
     report = final_report(store, settings, done, budget)
     store.set_meta(FINAL_REPORT_META, json.dumps(report, sort_keys=True))
+    store.set_meta(FINAL_ENDED_META, repr(store.clock()))
     store.publish(store.folder)  # published.json, signed, now holds the report
     (store.folder / FINAL_REPORT).write_text(json.dumps(report, indent=2) + "\n")
     return done, report

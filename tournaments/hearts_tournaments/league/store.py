@@ -6,8 +6,9 @@ then ``active``, ``error``, ``retired`` or ``quarantined``), ``commands`` (every
 in order), ``blocks`` (one row per stored block, with the last command it had seen), ``games``
 (summary and record of every game, rated or validation), ``results`` (one row per seat),
 ``ratings`` (the online rating of each version), ``rating_history`` and ``events`` (status
-changes, quarantines), and ``teams`` and ``links`` (who is kept apart at tables: each entrant's
-declared team, the organiser's links between entrants or accounts; docs/FAIR_PLAY.md).
+changes, quarantines, each with when it happened: ``at``, NULL in a league from before it), and
+``teams`` and ``links`` (who is kept apart at tables: each entrant's declared team, the
+organiser's links between entrants or accounts; docs/FAIR_PLAY.md).
 
 A block is stored in one transaction with its games, seat results and online rating update,
 with ``synchronous=FULL``: a ``kill -9`` loses at most the block being played, which the next
@@ -42,6 +43,8 @@ from hearts_tournaments.tournament.store import FILE_MODE, MetaDatabase, writing
 
 #: The meta key of the final's report (:mod:`.final`), published in ``published.json``.
 FINAL_REPORT_META = "final_report"
+#: The meta key of when the final ended (seconds since the epoch), written with its report.
+FINAL_ENDED_META = "final_ended_at"
 #: The database's file name inside the league folder.
 DB_NAME = "league.sqlite"
 SCHEMA_VERSION = 1
@@ -102,7 +105,7 @@ CREATE TABLE ratings (version TEXT PRIMARY KEY, mu REAL NOT NULL, sigma REAL NOT
 CREATE TABLE rating_history (block INTEGER NOT NULL, version TEXT NOT NULL, mu REAL NOT NULL,
                              sigma REAL NOT NULL, PRIMARY KEY (block, version));
 CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, block INTEGER NOT NULL,
-                     version TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL);
+                     version TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL, at REAL);
 """
     + signing.SCHEMA
     + ";"
@@ -290,6 +293,9 @@ class LeagueStore(MetaDatabase):
                 db.execute("CREATE INDEX IF NOT EXISTS games_block ON games(block)")
             with contextlib.suppress(sqlite3.Error):  # ... and from before teams and links, theirs
                 db.executescript(APART_SCHEMA)
+            with contextlib.suppress(sqlite3.Error):  # ... and from before events had a time, theirs
+                if "at" not in {row[1] for row in db.execute("PRAGMA table_info(events)")}:
+                    db.execute("ALTER TABLE events ADD COLUMN at REAL")
         return cls(folder, db)
 
     def _missing(self, key: str) -> Exception:
@@ -474,8 +480,8 @@ class LeagueStore(MetaDatabase):
     def _set_status(self, vid: str, status: str, note: str) -> None:
         self._db.execute("UPDATE versions SET status = ?, note = ? WHERE id = ?", (status, note, vid))
         self._db.execute(
-            "INSERT INTO events (block, version, kind, text) VALUES (?, ?, ?, ?)",
-            (self.block_count(), vid, status, note),
+            "INSERT INTO events (block, version, kind, text, at) VALUES (?, ?, ?, ?, ?)",
+            (self.block_count(), vid, status, note, self.clock()),
         )
 
     # ------------------------------------------------------------------ reading
@@ -660,6 +666,58 @@ class LeagueStore(MetaDatabase):
         """Status changes: block count at the time, version, new status, why."""
         rows = self._db.execute("SELECT block, version, kind, text FROM events ORDER BY seq").fetchall()
         return [(int(b), v, k, t) for b, v, k, t in rows if vid is None or v == vid]
+
+    def status_events(self, after: int = 0) -> list[tuple[int, float, str, str, str]]:
+        """Status changes after event ``after``, oldest first: ``(seq, at, version, status, why)``.
+
+        ``at`` is when it happened; an event from before events had a time takes it from what was
+        stored with it (the version's validation game, the block that quarantined it), else from
+        the last block stored before it (0.0: none).
+        """
+        timed = "at" in {row[1] for row in self._db.execute("PRAGMA table_info(events)")}
+        rows = self._db.execute(
+            "SELECT e.seq, COALESCE("
+            + ("e.at, " if timed else "")
+            + "CASE WHEN e.kind IN ('active', 'error') THEN "
+            "(SELECT MAX(g.finished) FROM games g WHERE g.validates = e.version) END, "
+            "(SELECT MAX(b.finished) FROM blocks b WHERE b.id < e.block), 0.0), "
+            "e.version, e.kind, e.text FROM events e WHERE e.seq > ? ORDER BY e.seq",
+            (after,),
+        ).fetchall()
+        return [(int(q), float(a), str(v), str(k), str(t)) for q, a, v, k, t in rows]
+
+    def season_commands(self, after: int = 0) -> list[tuple[int, float, dict[str, Any]]]:
+        """The freezes and unfreezes given after command ``after``: ``(seq, given, command)``."""
+        rows = self._db.execute(
+            "SELECT seq, given, body FROM commands WHERE seq > ? AND "
+            "json_extract(body, '$.op') IN ('freeze', 'unfreeze') ORDER BY seq",
+            (after,),
+        ).fetchall()
+        return [(int(q), float(g), json.loads(b)) for q, g, b in rows]
+
+    def last_seq(self) -> tuple[int, int]:
+        """The last status event's and the last command's sequence numbers (0: none yet)."""
+        events = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+        given = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM commands").fetchone()[0]
+        return int(events), int(given)
+
+    def final_ended(self) -> tuple[float, dict[str, Any]] | None:
+        """When the season's final ended and its report (``hearts league final``), or None: not yet.
+
+        A final from before its end was timed ended with its last block stored (or the last
+        command given, if later).
+        """
+        report = self.meta_or(FINAL_REPORT_META, "")
+        if not report:
+            return None
+        at = self.meta_or(FINAL_ENDED_META, "")
+        if not at:
+            last = self._db.execute(
+                "SELECT MAX((SELECT COALESCE(MAX(finished), 0.0) FROM blocks), "
+                "(SELECT COALESCE(MAX(given), 0.0) FROM commands))"
+            ).fetchone()[0]
+            at = str(last)
+        return float(at), json.loads(report)
 
     # ------------------------------------------------------------------ writing (the run loop)
     def store_validation(self, vid: str, outcome: GameOutcome, ok: bool, note: str) -> None:

@@ -17,6 +17,11 @@ A signed-in browser holds a session: a random id in its cookie, whose SHA-256 is
 so every copy of the cookie stops working; rotating or revoking the token ends all the
 account's sessions; a session lasts :data:`SESSION_S` from its sign-in.
 
+An account's feed token (the secret part of its feed URL, ``/feed/NAME/TOKEN.atom``, for a feed
+reader without cookies) is 256 random bits, stored as a salt and HMAC-SHA256 too: shown once,
+when the entrant makes it on ``/me``; making a new one ends the old one
+(:meth:`PortalStore.new_feed_token`).
+
 Every account change and every submission is a row of the ``audit`` table (``hearts league
 entrant audit LG``). Refusals that anyone can cause as often as they like (wrong tokens,
 forged forms, uploads over the rate limit) are counted, not listed: one row per kind, address
@@ -98,6 +103,12 @@ CREATE TABLE IF NOT EXISTS sessions (
     account TEXT NOT NULL,
     selector TEXT NOT NULL,
     created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS feed_tokens (
+    account TEXT PRIMARY KEY,
+    salt BLOB NOT NULL,
+    hash BLOB NOT NULL,
+    made REAL NOT NULL
 );
 """
 
@@ -428,6 +439,33 @@ class PortalStore:
             and hmac.compare_digest(account.selector, selector)
         )
 
+    # ------------------------------------------------------------------ feed tokens
+    def new_feed_token(self, name: str, address: str) -> str:
+        """A new feed token for ``name`` (shown once, stored hashed); the old one stops working."""
+        token = secrets.token_urlsafe(32)
+        salt = secrets.token_bytes(16)
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO feed_tokens VALUES (?, ?, ?, ?)",
+                (name, salt, _digest(salt, token), time.time()),
+            )
+            self.audit(name, "feed_token_made", "", address)
+        return token
+
+    def feed_token_made(self, name: str) -> float | None:
+        """When ``name``'s feed token was made, or None: it has none."""
+        row = self._db.execute("SELECT made FROM feed_tokens WHERE account = ?", (name,)).fetchone()
+        return None if row is None else float(row[0])
+
+    def feed_valid(self, name: str, token: str) -> bool:
+        """Whether ``token`` is the feed token of ``name``, a live (not revoked) account
+        (compared in constant time)."""
+        account = self.account(name)
+        row = self._db.execute("SELECT salt, hash FROM feed_tokens WHERE account = ?", (name,)).fetchone()
+        if account is None or account.revoked is not None or row is None or len(token) > 200:
+            return False
+        return hmac.compare_digest(_digest(row[0], token), row[1])
+
     # ------------------------------------------------------------------ invites
     def add_invite(self) -> str:
         """A single-use invite code that lets one entrant register (self-registration)."""
@@ -559,6 +597,23 @@ class PortalStore:
             sql += " WHERE account = ?"
             args = (account,)
         return [Submission(*r) for r in self._db.execute(sql + " ORDER BY id DESC", args).fetchall()]
+
+    def check_failures(self, account: str, after: int = 0) -> list[tuple[int, float, int, str]]:
+        """``account``'s submissions that failed before becoming a version (the portal's check
+        refused them), by the audit row that said so after row ``after``: ``(seq, at, submission,
+        message)``, oldest first."""
+        rows = self._db.execute(
+            "SELECT a.seq, a.at, s.id, s.message FROM audit a JOIN submissions s "
+            "ON s.id = json_extract(a.detail, '$.submission') "
+            "WHERE a.action = ? AND a.actor = ? AND a.seq > ? AND s.account = a.actor "
+            "AND s.status = ? AND s.version IS NULL ORDER BY a.seq",
+            (f"submission_{ERROR}", account, after, ERROR),
+        ).fetchall()
+        return [(int(q), float(at), int(sid), str(message)) for q, at, sid, message in rows]
+
+    def last_audit(self) -> int:
+        """The last audit row's sequence number (0: none)."""
+        return int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM audit").fetchone()[0])
 
     def unfinished(self) -> list[Submission]:
         """Submissions still ``pending`` or ``validating``, oldest first."""

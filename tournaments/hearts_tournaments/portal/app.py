@@ -15,6 +15,11 @@ logs at all: an entrant sees logs only of its own seats, logged in):
   (:mod:`hearts_tournaments.league.profile`), versions and status, ratings with intervals,
   submissions, games (replays from its own seat), the upload form. ``POST /me/submit``: the form's upload.
 * ``GET /me/submissions/ID`` (and ``.json``): a submission's status, polled by the page.
+* ``GET /me/feed.atom``: the entrant's notifications (:mod:`.notify`) as an Atom feed;
+  ``POST /me/feed`` makes its feed URL, ``GET /feed/NAME/TOKEN.atom``, the same feed for a feed
+  reader without cookies (the token shown once, stored hashed; a new one ends the old one).
+  ``POST /me/webhook`` sets (or, empty, removes) the entrant's webhook (:mod:`.webhooks`): its
+  secret shown once; the portal's notifier thread POSTs each notice to it, signed.
 * ``GET /me/log/KEY/SEAT``: its own bot's log of a stored game (a block is stored once every
   rotation of its deal is played); another seat's is refused. ``GET /me/files/VERSION[/PATH]``:
   its own version's files as stored.
@@ -73,7 +78,7 @@ from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.ratings import TableRow
 from hearts_tournaments.league.store import LeagueStore, Version, frozen_refusal
-from hearts_tournaments.portal import uploads
+from hearts_tournaments.portal import notify, uploads, webhooks
 from hearts_tournaments.portal.accounts import (
     ERROR,
     SESSION_S,
@@ -251,9 +256,13 @@ def _address(request: Request) -> str:
 class Portal:
     """The state behind the routes: the folder, the portal database, limits, the spool, the worker."""
 
-    def __init__(self, folder: Path, limits: Limits, secure: bool) -> None:
+    def __init__(self, folder: Path, limits: Limits, secure: bool, dev_webhooks: bool = False) -> None:
         self.folder = folder
         self.db = PortalStore(folder)
+        #: ``--dev-webhooks``: a webhook may also be http:// to 127.0.0.1 or localhost.
+        self.dev_webhooks = dev_webhooks
+        self.hooks = webhooks.Hooks(folder)
+        self.notifier = webhooks.Notifier(folder, dev_webhooks)
         self.limits = limits
         self.secure = secure
         self.failures = RateLimit(limits.logins_per_minute, 60.0)
@@ -486,6 +495,22 @@ class Portal:
             kept = self._table = (state, league_table(store, everyone=True))
         return kept[1]
 
+    def feed(self, name: str, self_url: str, base: str) -> bytes:
+        """``name``'s notices as an Atom feed (run in a thread)."""
+        with LeagueStore.open(self.folder, read_only=True) as store:
+            with PortalStore(self.folder) as portal:  # this thread's own connection
+                found, _ = notify.notices(store, name, portal=portal)
+                account = portal.account(name)
+            league_id = store.meta("league_id")
+        return notify.atom_feed(
+            found,
+            feed_id=f"urn:hearts:{league_id}:{name}",
+            title=f"{name}: notifications of the league",
+            self_url=self_url,
+            page_url=f"{base}/me",
+            updated=account.created if account is not None else 0.0,
+        )
+
     def own_version(self, name: str, vid: str) -> Version | None:
         """``vid`` if it is one of ``name``'s versions."""
         with LeagueStore.open(self.folder, read_only=True) as store:
@@ -513,11 +538,12 @@ class Portal:
 
 
 def make_portal_app(
-    folder: Path, limits: Limits | None = None, secure: bool = True
+    folder: Path, limits: Limits | None = None, secure: bool = True, dev_webhooks: bool = False
 ) -> tuple[Starlette, Portal]:
-    """The portal over the league in ``folder``, and its state (start its worker; stop it after)."""
+    """The portal over the league in ``folder``, and its state (start its worker and notifier;
+    stop them after)."""
     folder = folder.absolute()  # the snapshots' paths are bound into sandboxes from anywhere
-    portal = Portal(folder, limits or Limits(), secure)
+    portal = Portal(folder, limits or Limits(), secure, dev_webhooks)
     public = make_app(folder, LogPolicy.NEVER, portal=True)
 
     def need_login(request: Request) -> Response:
@@ -603,7 +629,70 @@ def make_portal_app(
             return need_login(request)
         data = await asyncio.to_thread(portal.own, name)
         data["submissions"] = portal.db.submissions(name)  # the portal's connection: this thread only
+        data["feed_made"] = portal.db.feed_token_made(name)
+        data["webhook"] = portal.hooks.webhook(name)
+        data["deliveries"] = portal.hooks.deliveries(name, 10)
+        data["dev_webhooks"] = portal.dev_webhooks
         return portal.page("portal_me.html", request=request, title=f"{name} · portal", name=name, **data)
+
+    def base(request: Request) -> str:
+        return f"{request.url.scheme}://{request.url.netloc}"
+
+    def atom(body: bytes) -> Response:
+        return Response(
+            body,
+            media_type="application/atom+xml; charset=utf-8",
+            headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"},
+        )
+
+    async def own_feed(request: Request) -> Response:
+        name = portal.who(request)
+        if name is None:
+            return PlainTextResponse("sign in first, or use your feed URL (made on /me)\n", 401)
+        return atom(await asyncio.to_thread(portal.feed, name, str(request.url), base(request)))
+
+    async def secret_feed(request: Request) -> Response:
+        name, token = str(request.path_params["account"]), str(request.path_params["token"])
+        if not portal.db.feed_valid(name, token):
+            portal.db.refusal("?", "feed_refused", _address(request), {"account": name[:40]})
+            return PlainTextResponse(
+                "no such feed: its URL is wrong or was replaced by a new one (see /me)\n", 404
+            )
+        return atom(await asyncio.to_thread(portal.feed, name, str(request.url), base(request)))
+
+    async def new_feed(request: Request) -> Response:
+        fields = await form_of(request, "feed_form_refused")
+        if isinstance(fields, Response):
+            return fields
+        name = portal.who(request)
+        if name is None:
+            return portal.message(request, 401, "sign in first: your session ended or was never made")
+        token = portal.db.new_feed_token(name, _address(request))
+        url = f"{base(request)}/feed/{name}/{token}.atom"
+        return portal.page("portal_feed.html", request=request, title="Your feed URL", url=url)
+
+    async def set_webhook(request: Request) -> Response:
+        fields = await form_of(request, "webhook_form_refused")
+        if isinstance(fields, Response):
+            return fields
+        name = portal.who(request)
+        if name is None:
+            return portal.message(request, 401, "sign in first: your session ended or was never made")
+        url = fields.get("url", "").strip()
+        if url:
+            to = await asyncio.to_thread(webhooks.target, url, portal.dev_webhooks)
+            if isinstance(to, str):
+                portal.db.audit(name, "webhook_refused", {"why": to}, _address(request))
+                return portal.message(request, 400, to)
+        secret = portal.hooks.set(name, url, time.time())
+        portal.db.audit(
+            name, "webhook_set" if url else "webhook_removed", {"url": url[:200]}, _address(request)
+        )
+        if secret is None:
+            return RedirectResponse("/me#notifications", 303)
+        return portal.page(
+            "portal_webhook.html", request=request, title="Your webhook", url=url, secret=secret
+        )
 
     async def submit_form(request: Request) -> Response:
         name = portal.who(request)
@@ -738,6 +827,9 @@ def make_portal_app(
             },
             runtimes=[s.to_json() for s in runtimes.states(staleness=False)],
             base=f"{request.url.scheme}://{request.url.netloc}",
+            dev_webhooks=portal.dev_webhooks,
+            webhook_timeout=f"{webhooks.TIMEOUT_S:g}",
+            webhook_attempts=webhooks.ATTEMPTS,
         )
 
     async def api_unknown(request: Request) -> Response:
@@ -768,6 +860,10 @@ def make_portal_app(
         Route("/register", register, methods=["POST"]),
         Route("/me", me, methods=["GET"]),
         Route("/me/submit", submit_form, methods=["POST"]),
+        Route("/me/feed.atom", own_feed, methods=["GET"]),
+        Route("/me/feed", new_feed, methods=["POST"]),
+        Route("/me/webhook", set_webhook, methods=["POST"]),
+        Route("/feed/{account}/{token}.atom", secret_feed, methods=["GET"]),
         Route("/me/submissions/{sid}.json", submission_json, methods=["GET"]),
         Route("/me/submissions/{sid}", submission_page, methods=["GET"]),
         Route("/me/log/{key}/{seat}", own_log, methods=["GET"]),
