@@ -8,6 +8,7 @@ and answers a browser that holds the same page with ``304 Not Modified``.
 from __future__ import annotations
 
 import gzip
+import os
 import re
 import urllib.error
 import urllib.request
@@ -20,7 +21,8 @@ from starlette.types import Scope
 
 from hearts_tournaments.arena.job import ScheduledGame
 from hearts_tournaments.web.app import PAGE_FRESH_S, PageCache
-from tests.helpers.web_server import get, web_server
+from tests.helpers.portal import make_league
+from tests.helpers.web_server import get, web_process, web_server
 from tests.helpers.web_store import add_games, config_text, create
 
 pytestmark = pytest.mark.timeout(300)
@@ -98,3 +100,33 @@ def test_the_leaderboard_answers_304_until_a_game_is_stored(tmp_path: Path) -> N
         # Pages that are not complete (an unknown bot) are never kept.
         missing = get(url + "/bot/nobody")
         assert missing.status == 404 and "etag" not in missing.headers
+
+
+def _niceness(pid: int) -> dict[int, int]:
+    """Each thread of ``pid``: its niceness (field 19 of /proc/PID/task/TID/stat)."""
+    out = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        stat = (task / "stat").read_text()
+        out[int(task.name)] = int(stat[stat.rindex(")") + 2 :].split()[16])
+    return out
+
+
+def test_the_server_yields_the_cpu_to_the_games_of_a_run(tmp_path: Path) -> None:
+    """Pages are served at niceness 15 (the referee runs at 0, bots at 10), so visitors never
+    slow a run on the same machine; the portal's checker thread, started before, keeps the
+    process's own priority (its checks time a bot as the competition will)."""
+    own = os.nice(0)  # this test's own niceness, which its servers start with (never less)
+    text = config_text(BUILTIN.items(), table_size=6, deals=2, duplicate=True, target_score=TARGET, seed="n")
+    add_games(tmp_path, create(tmp_path, text)[:6], BUILTIN, TARGET)
+    with web_process(tmp_path) as (url, process):
+        assert get(url + "/").status == 200
+        assert _niceness(process.pid)[process.pid] == max(15, own)  # the serving thread
+    with web_process(tmp_path, "--nice", "3") as (url, process):
+        assert get(url + "/").status == 200
+        assert _niceness(process.pid)[process.pid] == max(3, own)
+    league = tmp_path / "league"
+    make_league(league, ("alice",))
+    with web_process(league, "--submissions") as (url, process):
+        assert get(url + "/help").status == 200
+        threads = _niceness(process.pid)
+        assert threads[process.pid] == max(15, own) and own in threads.values(), threads

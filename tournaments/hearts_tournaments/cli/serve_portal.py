@@ -28,6 +28,7 @@ def serve_portal(
     body_timeout: float,
     storage_mb: int,
     dev_webhooks: bool = False,
+    nice: int = 0,
 ) -> None:
     """Serves the league in ``folder`` with the portal; one line and exit 2 for a bad argument."""
     from hearts_tournaments.portal.app import Limits, make_portal_app
@@ -53,7 +54,9 @@ def serve_portal(
     portal.worker.start()
     portal.notifier.start()
     try:
-        serve(folder, host, port, _ready, app=app)
+        # After the worker and the notifier started: they keep this process's priority (its
+        # submissions' checks time the bot, as the competition will), the requests yield.
+        serve(folder, host, port, _ready, app=app, nice=nice)
     except OSError as exc:
         raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     finally:

@@ -122,6 +122,16 @@ def serve_command(
             "--entrant-storage-mb", help="MiB of files one portal entrant's versions may keep in the league."
         ),
     ] = 256,
+    nice: Annotated[
+        int,
+        typer.Option(
+            "--nice",
+            min=0,
+            max=19,
+            help="The server's CPU niceness (0-19): at the default, the games of a run on this machine "
+            "(the referee at 0, bots at 10) come before page requests, so visitors never slow the league.",
+        ),
+    ] = 15,
 ) -> None:
     """Serve one tournament folder read-only; pages update live while games are played.
 
@@ -144,12 +154,15 @@ def serve_command(
             body_timeout,
             entrant_storage_mb,
             dev_webhooks,
+            nice,
         )
         return
     if not (folder / "tournament.sqlite").is_file() and not (folder / "league.sqlite").is_file():
         typer.echo(f"hearts web: {folder} holds no tournament yet; its pages appear once it does", err=True)
     try:
-        app.serve(folder, host, port, lambda url: typer.echo(f"web listening on {url}"), _policy(logs))
+        app.serve(
+            folder, host, port, lambda url: typer.echo(f"web listening on {url}"), _policy(logs), nice=nice
+        )
     except OSError as exc:
         raise _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 

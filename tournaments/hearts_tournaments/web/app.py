@@ -14,7 +14,10 @@ from __future__ import annotations
 import asyncio
 import gzip
 import hashlib
+import os
 import socket
+import sys
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -384,6 +387,7 @@ def serve(
     on_ready: Callable[[str], None],
     logs: LogPolicy = LogPolicy.RELEASED,
     app: Starlette | None = None,
+    nice: int = 0,
 ) -> None:
     """Serves ``folder`` until SIGINT or SIGTERM.
 
@@ -394,6 +398,8 @@ def serve(
         on_ready: Called with the base URL once the server accepts connections.
         logs: Whose bot logs the pages show.
         app: The app to serve instead of ``make_app(folder, logs)`` (the portal's).
+        nice: The CPU niceness of the thread that serves, and of the threads it starts (see
+            :func:`yield_cpu`): threads started before keep theirs.
 
     Raises:
         OSError: if the address cannot be bound (port in use, bad host).
@@ -424,5 +430,16 @@ def serve(
 
     # uvloop (with httptools, which uvicorn picks by itself) serves several times the requests
     # per second of asyncio's own loop: a shared leaderboard link is many visitors at once.
+    yield_cpu(nice)
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(main())
+
+
+def yield_cpu(nice: int) -> None:
+    """Lowers the calling thread's CPU priority to niceness ``nice``, never raises it (that
+    needs privileges). On Linux a niceness is a thread's, and a thread or process it starts
+    inherits it: the serving thread and the pages' worker threads yield to the games of a run
+    on the same machine, while threads started before (the portal's checker) keep theirs."""
+    tid = threading.get_native_id() if sys.platform == "linux" else 0
+    if nice > os.getpriority(os.PRIO_PROCESS, tid):
+        os.setpriority(os.PRIO_PROCESS, tid, nice)
