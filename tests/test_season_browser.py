@@ -83,10 +83,12 @@ def feed_entries(body: str) -> list[tuple[str, str, str]]:
 def test_a_season_from_submissions_to_its_final_in_the_browser(browser: Any, tmp_path: Path) -> None:
     folder = tmp_path / "lg"
     tokens = make_league(folder, ("alice", "bob"), house="heuristic")
-    assert HIGHEST != LOWEST
+    assert HIGHEST != LOWEST and "lowest legal card" in MANIFEST
     archives = {"alice": tmp_path / "alice.tar.gz", "bob": tmp_path / "bob.tar.gz"}
     archives["alice"].write_bytes(good_archive())
-    archives["bob"].write_bytes(tar_gz([("bot.toml", MANIFEST.encode()), ("bot.py", HIGHEST.encode())]))
+    bob_manifest = MANIFEST.replace("lowest legal card", "highest legal card")
+    archives["bob"].write_bytes(tar_gz([("bot.toml", bob_manifest.encode()), ("bot.py", HIGHEST.encode())]))
+    described = {"alice": "lowest legal card", "bob": "highest legal card"}
     shots = tmp_path / "screenshots"
     shots.mkdir()
     errors: list[str] = []
@@ -162,7 +164,7 @@ def test_a_season_from_submissions_to_its_final_in_the_browser(browser: Any, tmp
         report = json.loads((folder / "final.json").read_text())
         assert sorted(report["finalists"]) == ["alice@v1", "bob@v1", "house@v1"], report
         assert report["decided"] and report["established"] == [1], report
-        assert report["places"][0]["version"] == "house@v1" and report["deals"] <= BUDGET, report
+        assert report["places"][0]["version"] == "house@v1" and report["deals"] < BUDGET, report
         assert f"final decided after {report['deals']} deals" in done.stdout, done.stdout
         checked = hearts("league", "verify", str(folder), "--public-key", str(folder / "published.json"))
         assert checked.returncode == 0, checked
@@ -174,6 +176,7 @@ def test_a_season_from_submissions_to_its_final_in_the_browser(browser: Any, tmp
                 page.set_viewport_size({"width": width, "height": 900})
                 page.goto(url + "/me")
                 page.screenshot(path=str(shots / f"{name}-me-{width}.png"), full_page=True)
+                assert page.locator("#description").inner_text() == described[name]
                 rank = page.locator("#rank").inner_text()
                 assert re.match(r"^\d(st|nd|rd) of 3 among the league's active entrants", rank), rank
                 chart = page.locator(f'section.profile[data-version="{name}@v1"] svg.strength-chart')
