@@ -54,7 +54,14 @@ TIERS: dict[str, tuple[str, ...]] = {
     ),
     **dict.fromkeys(("test_ray", "test_league_ray"), ("ray",)),
     **dict.fromkeys(
-        ("test_entrant_browser", "test_portal_browser", "test_web_browser", "test_web_narrow"), ("browser",)
+        (
+            "test_entrant_browser",
+            "test_portal_browser",
+            "test_season_browser",
+            "test_web_browser",
+            "test_web_narrow",
+        ),
+        ("browser",),
     ),
     **dict.fromkeys(
         (

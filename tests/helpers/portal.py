@@ -4,6 +4,7 @@ send it over plain HTTP to 127.0.0.1, as a browser does)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import http.client
 import io
@@ -13,12 +14,15 @@ import socket
 import subprocess
 import sys
 import tarfile
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import uvicorn
 
 from hearts_core.defaults import TablePolicy
 from hearts_tournaments.league import commands
@@ -28,6 +32,9 @@ from hearts_tournaments.portal.accounts import PortalStore
 from hearts_tournaments.portal.client import multipart
 from tests.helpers.web_server import stop
 from tests.helpers.web_store import play_league
+
+if TYPE_CHECKING:
+    from hearts_tournaments.portal.app import Portal
 
 ROOT = Path(__file__).resolve().parents[2]
 LOWEST = (ROOT / "clients" / "stdio" / "lowest.py").read_text()
@@ -42,10 +49,13 @@ FAST = {
 }
 
 
-def make_league(folder: Path, entrants: tuple[str, ...] = ("alice", "bob")) -> dict[str, str]:
-    """A league with a built-in entrant ``house`` and accounts for ``entrants``; their tokens."""
+def make_league(
+    folder: Path, entrants: tuple[str, ...] = ("alice", "bob"), house: str = "random"
+) -> dict[str, str]:
+    """A league with a built-in entrant ``house`` (playing the built-in bot ``house``) and accounts
+    for ``entrants``; their tokens."""
     with commands.init_league(folder, LeagueConfig(**FAST), bytes(range(32))) as store:  # type: ignore[arg-type]
-        commands.add_version(store, commands.make_spec("house", None, "random"))
+        commands.add_version(store, commands.make_spec("house", None, house))
     with PortalStore(folder) as portal:
         return {name: portal.add_account(name) for name in entrants}
 
@@ -296,6 +306,40 @@ def wait_status(
 def blocks(folder: Path) -> int:
     with LeagueStore.open(folder, read_only=True) as store:
         return store.block_count()
+
+
+@contextlib.contextmanager
+def portal_in_process(folder: Path) -> Iterator[tuple[str, Portal]]:
+    """The portal over the league in ``folder`` served in this process, as ``hearts web FOLDER
+    --submissions`` serves it (uvicorn on 127.0.0.1, a free port; its worker and notifier
+    started): its base URL and its state, whose ``clock`` a test may replace. Stopped afterwards."""
+    from hearts_tournaments.portal.app import make_portal_app
+
+    app, portal = make_portal_app(folder)
+    sock = socket.create_server(("127.0.0.1", 0))
+    sock.setblocking(False)
+    config = uvicorn.Config(
+        app, log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=1
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
+    portal.worker.start()
+    portal.notifier.start()
+    thread.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not server.started:
+            assert thread.is_alive(), "the portal's server ended before it started"
+            assert time.monotonic() < deadline, "the portal's server did not start in 120 s"
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}", portal
+    finally:
+        server.should_exit = True
+        thread.join(timeout=60)
+        sock.close()
+        portal.notifier.stop()
+        portal.worker.stop()
+        assert not thread.is_alive(), "the portal's server did not stop"
 
 
 @contextlib.contextmanager
