@@ -89,6 +89,12 @@ def test_api_errors_public_links_and_the_help_page(tmp_path: Path) -> None:
             body = client.get(path).body
             for link in ('href="/login"', 'href="/register"', 'href="/help"'):
                 assert link in body, (path, link)
+        # Signed in, the portal's pages offer the entrant's own page instead, nowhere to sign in.
+        client.login(tokens["alice"])
+        for path in ("/me", "/runtimes", "/help"):
+            body = client.get(path).body
+            assert 'href="/me"' in body, path
+            assert 'href="/login"' not in body and 'href="/register"' not in body, path
 
         # The portal's own help page: what an entrant needs and has not got (the docs folder).
         page = client.get("/help")
@@ -118,8 +124,7 @@ def test_api_errors_public_links_and_the_help_page(tmp_path: Path) -> None:
         bad_toml = tar_gz([("bot.toml", b"command = ["), ("bot.py", LOWEST.encode())])
         why = _json_error(client.api_upload(tokens["alice"], bad_toml), 400)
         assert "/help" in why and "COMPETITION.md" not in why, why
-        # The form's refusal page links to it.
-        client.login(tokens["alice"])
+        # The form's refusal page links to it (alice signed in above).
         body, kind = upload_body(no_manifest, client.csrf("/me"))
         refused = client.request("POST", "/me/submit", body, {"Content-Type": kind})
         assert refused.status == 400 and 'href="/help"' in refused.body, refused.body
