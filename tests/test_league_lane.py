@@ -4,11 +4,14 @@ before anything else, and games per entrant stay as even over a season as withou
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeting_counts
+from hearts_tournaments.league.store import LeagueStore
+from tests.helpers.cli import hearts
 
 
 def settled(n: int, blocks: int = 30) -> list[Candidate]:
@@ -136,3 +139,14 @@ def test_lane_blocks_out_of_bounds_is_one_clear_line() -> None:
     assert LeagueConfig(provisional_blocks=3, lane_blocks=3).lane_blocks == 3
     with pytest.raises(LeagueError, match="lane-blocks"):
         LeagueConfig.from_json({**LeagueConfig().to_json(), "lane_blocks": 20})
+
+
+def test_init_refuses_a_lane_out_of_bounds_in_one_line(tmp_path: Path) -> None:
+    refused = hearts("league", "init", str(tmp_path / "l"), "--lane-blocks", "9")
+    assert refused.returncode != 0 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "lane-blocks must be 0 (no lane) to provisional-blocks (8), not 9" in refused.stderr
+    assert not (tmp_path / "l").exists() or not any((tmp_path / "l").iterdir())
+    made = hearts("league", "init", str(tmp_path / "ok"), "--lane-blocks", "0")
+    assert made.returncode == 0, made.stderr
+    with LeagueStore.open(tmp_path / "ok", read_only=True) as store:
+        assert store.config.lane_blocks == 0
