@@ -30,6 +30,14 @@ def test_a_new_version_sits_at_the_first_block(entrants: int, seed: int) -> None
     updated = Candidate("e005@v2", "e005", 0, 25.0, 25 / 3)
     rest = [c for c in league if c.entrant != "e005"]
     assert updated.id in choose_table([*rest, updated], 8, {}, random.Random(seed), lane_blocks=2)
+    # The fewest blocks seat a lone new version first anyway; the lane holds whatever the sigmas:
+    # in a young league (2 blocks each, ratings unsettled, so counted new_bonus blocks fewer), a
+    # version whose rating settled in its first block still takes its second block at once.
+    young = [Candidate(c.id, c.entrant, 2, c.mu, 8.0) for c in league]
+    quick = Candidate("late@v1", "late", 1, 25.0, 3.5)
+    assert quick.id in choose_table([*young, quick], 8, {}, random.Random(seed), lane_blocks=2)
+    off = [choose_table([*young, quick], 8, {}, random.Random(s), lane_blocks=0) for s in range(20)]
+    assert not any(quick.id in seats for seats in off)  # without the lane it waits
 
 
 def blocks_until(
