@@ -92,6 +92,7 @@ TIERS: dict[str, tuple[str, ...]] = {
             "test_portal_resources",
             "test_portal_sessions",
             "test_portal_submit",
+            "test_portal_token",
             "test_preflight",
             "test_record_cli",
             "test_referee_closed",

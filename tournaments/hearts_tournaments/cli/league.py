@@ -114,6 +114,14 @@ def init(
     provisional_blocks: Annotated[
         int, typer.Option("--provisional-blocks", help="Blocks before a rating can stop being provisional.")
     ] = 8,
+    lane_blocks: Annotated[
+        int,
+        typer.Option(
+            "--lane-blocks",
+            help="Priority lane: a new or updated version plays its first this many blocks before "
+            "anyone else (0: no lane; at most --provisional-blocks).",
+        ),
+    ] = 2,
     provisional_width: Annotated[
         float, typer.Option("--provisional-width", help="Interval width below which it stops.")
     ] = 1.0,
@@ -156,6 +164,7 @@ def init(
             sandbox=sandbox,
             reuse=reuse,
             provisional_blocks=provisional_blocks,
+            lane_blocks=lane_blocks,
             provisional_width=provisional_width,
             bootstrap=bootstrap,
             executor=executor.value,

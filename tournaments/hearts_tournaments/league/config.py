@@ -38,6 +38,9 @@ class LeagueConfig:
         reuse: Bot process reuse policy (``fresh``: one process per seat per game).
         provisional_blocks: A version is provisional until it played this many blocks ...
         provisional_width: ... and its official interval is at most this wide.
+        lane_blocks: The priority lane: a version that played fewer blocks than this (a new or
+            updated one) is seated in the next blocks before anything else, so that it has a
+            provisional rating within minutes (0: no lane; at most ``provisional_blocks``).
         new_bonus: Extra priority (in blocks) of a version whose online sigma is still above
             ``settled_sigma``: new versions get extra games until their rating settles.
         settled_sigma: The online sigma below which a rating counts as settled.
@@ -62,6 +65,7 @@ class LeagueConfig:
     reuse: str = "fresh"
     provisional_blocks: int = 8
     provisional_width: float = 1.0
+    lane_blocks: int = 2
     new_bonus: float = 3.0
     settled_sigma: float = 4.0
     spread: float = 1.0
@@ -81,6 +85,11 @@ class LeagueConfig:
         ):
             if getattr(self, name) < 1:
                 raise LeagueError(f"{name.replace('_', '-')} must be at least 1, not {getattr(self, name)}")
+        if not isinstance(self.lane_blocks, int) or not 0 <= self.lane_blocks <= self.provisional_blocks:
+            raise LeagueError(
+                f"lane-blocks must be 0 (no lane) to provisional-blocks ({self.provisional_blocks}), "
+                f"not {self.lane_blocks!r}"
+            )
         if self.sandbox not in tuple(SandboxKind):
             raise LeagueError(f'sandbox must be "bwrap" or "none", not {self.sandbox!r}')
         if self.reuse not in REUSE_POLICIES:

@@ -1,6 +1,12 @@
 """Who plays the next block, and in which seats: a pure, seeded function of the league's state.
 
-The table is built greedily. Its first entrant is the one with the fewest blocks (a new version
+The table is built greedily. First comes the *lane*: a version that played fewer than
+``lane_blocks`` blocks (a new or updated one) is seated before anything else, the one with the
+fewest blocks first, then the oldest upload (the candidates come in upload order); every other
+lane version that may sit with those seated follows in the same order, so a new version plays
+the very next block and has a provisional rating within minutes. The lane only reorders a
+version's first blocks: it plays them sooner, and no more of them. Then, or without lane
+versions, the first entrant is the one with the fewest blocks (a new version
 whose rating has not settled counts ``new_bonus`` blocks fewer, so it gets extra games); ties go
 to a seeded draw. Each next seat goes to the entrant with the lowest cost, a sum of:
 
@@ -72,17 +78,19 @@ def choose_table(
     new_bonus: float = 3.0,
     settled_sigma: float = 4.0,
     spread: float = 1.0,
+    lane_blocks: int = 0,
 ) -> tuple[str, ...]:
     """The versions at each seat of the next block.
 
     Args:
-        candidates: The active versions (of at least two entrants), in a fixed order.
+        candidates: The active versions (of at least two entrants), in upload order.
         table_size: Seats.
         meetings: Blocks shared so far by each pair of versions (keys sorted).
         rng: The block's seeded generator.
         new_bonus: Blocks of priority of a version whose sigma is above ``settled_sigma``.
         settled_sigma: See ``new_bonus``.
         spread: Scale of the random factor on the rating term.
+        lane_blocks: Versions that played fewer blocks than this are seated first (0: no lane).
 
     Raises:
         ValueError: fewer than two sides among the candidates, or a version listed twice.
@@ -98,9 +106,21 @@ def choose_table(
     jitter = {c.id: rng.random() for c in candidates}
     rating_weight = W_RATING * rng.uniform(max(0.0, 1 - spread), 1 + spread)
     floor = min(need(c) for c in candidates)
-    first = min(candidates, key=lambda c: (need(c), jitter[c.id]))
-    chosen = [first]
-    rest = [c for c in candidates if c.apart != first.apart]
+    chosen: list[Candidate] = []
+    rest = list(candidates)
+    lane = sorted(
+        (i for i, c in enumerate(candidates) if c.blocks < lane_blocks),
+        key=lambda i: (candidates[i].blocks, i),
+    )
+    for i in lane:
+        c = candidates[i]
+        if len(chosen) < table_size and any(r.id == c.id for r in rest):
+            chosen.append(c)
+            rest = [r for r in rest if r.apart != c.apart]
+    if not chosen:
+        first = min(candidates, key=lambda c: (need(c), jitter[c.id]))
+        chosen = [first]
+        rest = [c for c in candidates if c.apart != first.apart]
     while rest and len(chosen) < table_size:
         mean_mu = sum(c.mu for c in chosen) / len(chosen)
         met = {c.id: sum(meetings.get(_pair(c.id, s.id), 0) for s in chosen) for c in rest}

@@ -124,7 +124,14 @@ def plan_block(store: LeagueStore, snapshot: Snapshot) -> tuple[str, ...] | None
     meetings = meeting_counts([seats for _, _, seats, _ in store.block_rows()])
     rng = random.Random(derive_seed(config.seed, "match", number))
     return choose_table(
-        candidates, config.table_size, meetings, rng, config.new_bonus, config.settled_sigma, config.spread
+        candidates,
+        config.table_size,
+        meetings,
+        rng,
+        config.new_bonus,
+        config.settled_sigma,
+        config.spread,
+        config.lane_blocks,
     )
 
 

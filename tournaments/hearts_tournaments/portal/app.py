@@ -621,7 +621,14 @@ def make_portal_app(
             portal.failures.add(f"address:{address}")
             portal.db.refusal("?", "register_failed", address, {"why": str(exc)})
             return portal.message(request, 400, str(exc))
-        return portal.page("portal_token.html", request=request, title="Your token", token=token)
+        account = portal.db.authenticate(token)
+        if account is not None:  # signed in as the login route does: /me opens without the token
+            request.session.clear()
+            sid = portal.db.open_session(account)
+            request.session.update({"sid": sid, "csrf": secrets.token_urlsafe(32)})
+            portal.db.audit(account.name, "login", "registered", address)
+        base = f"{request.url.scheme}://{request.url.netloc}"
+        return portal.page("portal_token.html", request=request, title="Your token", token=token, base=base)
 
     async def me(request: Request) -> Response:
         name = portal.who(request)
