@@ -8,18 +8,22 @@ pair the pair's own interval would keep together.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import math
 import random
+from statistics import NormalDist
 
 import pytest
 
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league.final import final_status
-from hearts_tournaments.tournament.results import Standings, compute_standings
+from hearts_tournaments.tournament.results import Separation, Standings, compute_standings
 from hearts_tournaments.tournament.schedule import make_schedule
 from hearts_tournaments.tournament.stats import (
     CONFIDENCE,
     SEPARATION_FDR,
+    Interval,
     benjamini_hochberg,
     bootstrap_plackett_luce,
     holm,
@@ -231,3 +235,26 @@ def test_a_finals_boundaries_are_separated_by_the_same_rule() -> None:
     assert [b.separated for b in status.boundaries] == [False, False, True]
     assert status.established() == [] and status.contenders() == ["a", "b", "c"]
     assert not status.decided
+
+
+def test_more_deals_asks_for_the_level_benjamini_hochberg_would_separate_at() -> None:
+    # Interval 0.05..0.95 around 0.5: above zero, so the pair's own test would separate it, but
+    # Benjamini-Hochberg across four such pairs, none separated, asks p <= 0.05 / 4 of the next.
+    held = Separation("a", "b", 0.5, Interval(0.05, 0.95), False, 12, None, 0.03)
+    assert held.more_deals_factor() == pytest.approx((0.45 / 0.5) ** 2)
+    z = NormalDist().inv_cdf
+    level = SEPARATION_FDR / 4
+    factor = (0.45 * z(1 - level / 2) / z(1 - (1 - CONFIDENCE) / 2) / 0.5) ** 2
+    assert held.more_deals_factor(level) == pytest.approx(factor) and factor > 1
+    schedule = make_schedule(BOTS[:5], 4, 10, "1", duplicate=False)
+    base = compute_standings(
+        name="t",
+        schedule=schedule,
+        outcomes=[],
+        target_score=50,
+        quarantine_after=3,
+        balance=schedule.balance().to_json(),
+    )
+    played = dataclasses.replace(base, deals_played=10, separations=(held,) * 4)
+    # Four more deals (at the pair's own 95% the standings would have said one, the least).
+    assert played.more_deals() == math.ceil(10 * (factor - 1)) == 4

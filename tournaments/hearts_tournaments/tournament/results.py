@@ -59,6 +59,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
+from statistics import NormalDist
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -326,17 +327,20 @@ class Separation:
     paired: Pairing | None
     p_value: float | None = None
 
-    def more_deals_factor(self) -> float | None:
-        """How many times the deals played would bring the pair's own 95% interval above zero
-        if the measured difference held, with the interval narrowing as one over the square
-        root of the deals (None: separated, or no interval; infinity when the difference is
-        zero). The false discovery rate's correction across the ranking may ask a little more."""
+    def more_deals_factor(self, level: float = 1 - CONFIDENCE) -> float | None:
+        """How many times the deals played would bring the pair's p-value down to ``level``
+        (two-sided; by default the pair's own 95% interval above zero) if the measured
+        difference held, with the interval narrowing as one over the square root of the deals
+        and its half-width scaled from 95% to ``level`` by normal quantiles (None: separated, or
+        no interval; infinity when the difference is zero)."""
         if self.separated or self.interval is None or self.difference is None:
             return None
         half = self.difference - self.interval.low
         if self.difference <= 0 or half <= 0:
             return math.inf
-        return (half / self.difference) ** 2
+        normal = NormalDist()
+        scale = normal.inv_cdf(1 - level / 2) / normal.inv_cdf(1 - (1 - CONFIDENCE) / 2)
+        return (half * scale / self.difference) ** 2
 
     def to_json(self) -> dict[str, Any]:
         """The pair as published."""
@@ -505,9 +509,13 @@ class Standings:
     def more_deals(self) -> int | None:
         """About how many more deals would separate half of the neighbouring pairs not
         separated yet, at the differences measured so far (intervals narrowing as one over the
-        square root of the deals). None when every pair is separated or no deal was played;
-        -1 when half of them are ties that no number of deals separates at these estimates."""
-        factors = sorted(f for s in self.separations if (f := s.more_deals_factor()) is not None)
+        square root of the deals), each pair's p-value brought to the level at which
+        Benjamini-Hochberg would separate one more of the ``m`` pairs (``q * (R + 1) / m``, with
+        ``R`` separated now). None when every pair is separated or no deal was played; -1 when
+        half of them are ties that no number of deals separates at these estimates."""
+        pairs = self.separations
+        level = SEPARATION_FDR * (sum(s.separated for s in pairs) + 1) / max(1, len(pairs))
+        factors = sorted(f for s in pairs if (f := s.more_deals_factor(level)) is not None)
         if not factors or not self.deals_played:
             return None
         middle = factors[(len(factors) - 1) // 2]
