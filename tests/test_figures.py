@@ -240,3 +240,19 @@ def test_the_separation_row_quotes_the_json_the_bench_printed() -> None:
         f"of {total['per_pair_separated']}; paired view, equal neighbours differed "
         f"{total['paired_equal_differed']} of {total['paired_equal_pairs']}"
     ) in cell
+
+
+def test_the_close_field_separation_row_quotes_the_json_the_bench_printed() -> None:
+    assert "bench/separation.py --bots 16 --trials 40 --deals-per-bot 24 --field close --json" in command(
+        "Separation verdicts on a close field"
+    )
+    printed = json.loads((ROOT / "bench" / "figures" / "separation_16_close.json").read_text())
+    (field,) = printed["fields"]
+    (r,) = field["rows"]
+    assert (field["field"], r["deals_per_bot"], r["trials"], printed["bots"]) == ("close", 24, 40, 16)
+    assert (
+        f"wrong {r['wrong']} of {r['separated']} (each pair alone: {r['per_pair_wrong']} of "
+        f"{r['per_pair_separated']}); equal neighbours separated {r['equal_separated']} of "
+        f"{r['equal_pairs']}; power {r['power']:.0%} ({r['right_separated']} of {r['unequal_pairs']}); "
+        f"paired view, equal neighbours differed {r['paired_equal_differed']} of {r['paired_equal_pairs']}"
+    ) in row("Separation verdicts on a close field")
