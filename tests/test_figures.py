@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from bench.schedule import measure
 from bench.strength import Z95, pool
 from hearts_tournaments.tournament.schedule import SeatingMode
@@ -242,17 +244,35 @@ def test_the_separation_row_quotes_the_json_the_bench_printed() -> None:
     ) in cell
 
 
-def test_the_close_field_separation_row_quotes_the_json_the_bench_printed() -> None:
-    assert "bench/separation.py --bots 16 --trials 40 --deals-per-bot 24 --field close --json" in command(
-        "Separation verdicts on a close field"
-    )
-    printed = json.loads((ROOT / "bench" / "figures" / "separation_16_close.json").read_text())
+@pytest.mark.parametrize(
+    ("title", "arguments", "kept", "deals"),
+    [
+        (
+            "Separation verdicts on a close field",
+            "--trials 40 --deals-per-bot 24",
+            "separation_16_close",
+            [24],
+        ),
+        (
+            "Separation verdicts on a close field, more deals",
+            "--trials 10 --deals-per-bot 48 96",
+            "separation_16_close_more",
+            [48, 96],
+        ),
+    ],
+)
+def test_the_close_field_separation_rows_quote_the_json_the_bench_printed(
+    title: str, arguments: str, kept: str, deals: list[int]
+) -> None:
+    assert f"bench/separation.py --bots 16 {arguments} --field close --json" in command(title)
+    printed = json.loads((ROOT / "bench" / "figures" / f"{kept}.json").read_text())
     (field,) = printed["fields"]
-    (r,) = field["rows"]
-    assert (field["field"], r["deals_per_bot"], r["trials"], printed["bots"]) == ("close", 24, 40, 16)
+    rows = field["rows"]
+    assert (field["field"], [r["deals_per_bot"] for r in rows], printed["bots"]) == ("close", deals, 16)
+    power = " / ".join(f"{r['power']:.0%} ({r['right_separated']} of {r['unequal_pairs']})" for r in rows)
     assert (
-        f"wrong {r['wrong']} of {r['separated']} (each pair alone: {r['per_pair_wrong']} of "
-        f"{r['per_pair_separated']}); equal neighbours separated {r['equal_separated']} of "
-        f"{r['equal_pairs']}; power {r['power']:.0%} ({r['right_separated']} of {r['unequal_pairs']}); "
-        f"paired view, equal neighbours differed {r['paired_equal_differed']} of {r['paired_equal_pairs']}"
-    ) in row("Separation verdicts on a close field")
+        f"wrong {_shares(rows, 'wrong', 'separated')} (each pair alone: "
+        f"{_shares(rows, 'per_pair_wrong', 'per_pair_separated')}); equal neighbours separated "
+        f"{_shares(rows, 'equal_separated', 'equal_pairs')}; power {power}; paired view, equal "
+        f"neighbours differed {_shares(rows, 'paired_equal_differed', 'paired_equal_pairs')}"
+    ) in row(title)
