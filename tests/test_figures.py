@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from bench.schedule import measure
 from bench.strength import Z95, pool
 from hearts_tournaments.tournament.schedule import SeatingMode
@@ -209,3 +211,68 @@ def test_the_luck_correction_figure_quotes_the_json_the_bench_printed() -> None:
     cost = sorted(1000 * f["luck_cpu_s_per_game"]["mean"] for f in fields)
     assert f"{cost[0]:.0f}–{cost[1]:.0f} ms" in cell and f"{cost[2]:.0f}–{cost[3]:.0f} ms" in cell
     assert ("not reached" in cell) == all(r["strength_width_ratio"] > 0.5 for f in fields for r in f["rows"])
+
+
+def _shares(rows: list[dict[str, object]], part: str, whole: str) -> str:
+    return " / ".join(f"{r[part]} of {r[whole]}" for r in rows)
+
+
+def test_the_separation_row_quotes_the_json_the_bench_printed() -> None:
+    # Real games take minutes: the --json output of the section's command is kept in
+    # bench/figures/, and the row must quote its verdicts field by field and deal count by count.
+    assert "bench/separation.py --bots 16 --trials 10 --json" in command("Separation verdicts")
+    printed = json.loads((ROOT / "bench" / "figures" / "separation_16.json").read_text())
+    assert printed["bots"] == 16 and printed["bootstrap_samples"] == 1000
+    assert "benjamini-hochberg" in printed["rule"]
+    fields = {f["field"]: f["rows"] for f in printed["fields"]}
+    assert list(fields) == ["spread", "close", "equal"]
+    cell = row("Separation verdicts")
+    for name, rows in fields.items():
+        assert [r["deals_per_bot"] for r in rows] == [4, 12, 24] and {r["trials"] for r in rows} == {10}
+        power = " / ".join("-" if r["power"] is None else f"{r['power']:.0%}" for r in rows)
+        assert (
+            f"`{name}`: wrong {_shares(rows, 'wrong', 'separated')} (each pair alone: "
+            f"{_shares(rows, 'per_pair_wrong', 'per_pair_separated')}); equal neighbours separated "
+            f"{_shares(rows, 'equal_separated', 'equal_pairs')}; power {power}"
+        ) in cell, name
+    every = [r for rows in fields.values() for r in rows]
+    total = {k: sum(r[k] for r in every) for k in every[0] if isinstance(every[0][k], int)}
+    assert (
+        f"all: wrong {total['wrong']} of {total['separated']}, each pair alone {total['per_pair_wrong']} "
+        f"of {total['per_pair_separated']}; paired view, equal neighbours differed "
+        f"{total['paired_equal_differed']} of {total['paired_equal_pairs']}"
+    ) in cell
+
+
+@pytest.mark.parametrize(
+    ("title", "arguments", "kept", "deals"),
+    [
+        (
+            "Separation verdicts on a close field",
+            "--trials 40 --deals-per-bot 24",
+            "separation_16_close",
+            [24],
+        ),
+        (
+            "Separation verdicts on a close field, more deals",
+            "--trials 10 --deals-per-bot 48 96",
+            "separation_16_close_more",
+            [48, 96],
+        ),
+    ],
+)
+def test_the_close_field_separation_rows_quote_the_json_the_bench_printed(
+    title: str, arguments: str, kept: str, deals: list[int]
+) -> None:
+    assert f"bench/separation.py --bots 16 {arguments} --field close --json" in command(title)
+    printed = json.loads((ROOT / "bench" / "figures" / f"{kept}.json").read_text())
+    (field,) = printed["fields"]
+    rows = field["rows"]
+    assert (field["field"], [r["deals_per_bot"] for r in rows], printed["bots"]) == ("close", deals, 16)
+    power = " / ".join(f"{r['power']:.0%} ({r['right_separated']} of {r['unequal_pairs']})" for r in rows)
+    assert (
+        f"wrong {_shares(rows, 'wrong', 'separated')} (each pair alone: "
+        f"{_shares(rows, 'per_pair_wrong', 'per_pair_separated')}); equal neighbours separated "
+        f"{_shares(rows, 'equal_separated', 'equal_pairs')}; power {power}; paired view, equal "
+        f"neighbours differed {_shares(rows, 'paired_equal_differed', 'paired_equal_pairs')}"
+    ) in row(title)

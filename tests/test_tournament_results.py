@@ -259,7 +259,7 @@ def test_too_few_deals_are_warned_before_and_after_play() -> None:
     # Equal bots on three deals: the order is not established, and the standings say so.
     result = standings_of(few, simulated(few, random.Random(3), dict.fromkeys(BOTS, 0.0)))
     (warning,) = result.warnings()
-    assert "of 2 neighbouring pairs in the ranking separated at 95%" in warning
+    assert "of 2 neighbouring pairs in the ranking separated, at most 5% of" in warning
     assert any(line.startswith("Warning: ") for line in render_notes(result))
 
 

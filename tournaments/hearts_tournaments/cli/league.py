@@ -441,8 +441,9 @@ def final(
     """Play the frozen season's final: deals among the finalists (the versions active then),
     seated where the top K's order is not yet separated, until it is or --budget deals are played.
 
-    Separated as the standings separate neighbours: the interval of two strengths' difference
-    (a Plackett-Luce fit of the final's deals, bootstrapped over deals) lies above zero. Stopped,
+    Separated as the standings separate neighbours: a test of each boundary's strength difference
+    (a Plackett-Luce fit of the final's deals, bootstrapped over deals), Benjamini-Hochberg at 5%
+    across the top K boundaries (at most 5% of the separated ones wrong on average). Stopped,
     it goes on where it stopped when run again. Prints a line per deal and the verdict; the
     report (which places are established) is FOLDER/final.json and, signed, published.json.
     """

@@ -9,11 +9,14 @@ every seat rotation, stored, rated and signed as every block is), played by ``ru
 
 After each block, :func:`final_status` fits the final's blocks alone with the standings' own
 strength model (:func:`~hearts_tournaments.tournament.stats.bootstrap_plackett_luce`, a bootstrap
-over deals) and applies their separation rule to the neighbours in the ranking: place ``i`` and
-``i + 1`` are separated when the interval of their strength difference, taken resample by
-resample (:func:`~hearts_tournaments.tournament.stats.strength_difference`), lies above zero, as
-a tournament's tiers are. The final is decided when the ``top`` boundaries (1|2, ..., K|K+1) are
-separated. A place is established when the boundaries above and below it are.
+over deals) and applies their separation rule
+(:func:`~hearts_tournaments.tournament.stats.separate_neighbours`) to the ``top`` boundaries
+(1|2, ..., K|K+1): each is a two-sided test of a zero strength difference, taken resample by
+resample, and Benjamini-Hochberg at 5% across the K tests says which are separated, as a
+tournament's tiers are. The final is decided when the ``top`` boundaries are all separated (which
+is the same as every boundary's own 95% interval lying above zero: the correction only holds back
+some boundaries while others are in doubt). A place is established when the boundaries above and
+below it are.
 
 :func:`plan_final_block` seats the next deal: until every finalist has an interval, every
 finalist in turn (fewest deals first); then only the **contenders**, the finalists on either side
@@ -42,7 +45,7 @@ from hearts_tournaments.league.store import (
     Snapshot,
     utc_text,
 )
-from hearts_tournaments.tournament.stats import Interval, bootstrap_plackett_luce, strength_difference
+from hearts_tournaments.tournament.stats import Interval, bootstrap_plackett_luce, separate_neighbours
 
 #: The report written beside ``published.json`` (which holds it too, signed).
 FINAL_REPORT = "final.json"
@@ -162,20 +165,10 @@ def final_status(
             clusters.append(games)
     fit = bootstrap_plackett_luce(clusters, samples=samples, seed=seed)
     order = tuple(sorted(fit.strength, key=lambda v: (-fit.strength[v], v)))
-    boundaries = []
-    for i in range(min(top, len(order) - 1)):
-        a, b = order[i], order[i + 1]
-        interval = strength_difference(fit, a, b)
-        boundaries.append(
-            Boundary(
-                i + 1,
-                a,
-                b,
-                fit.strength[a] - fit.strength[b],
-                interval,
-                interval is not None and interval.low > 0,
-            )
-        )
+    tests = separate_neighbours(fit, order[: top + 1])
+    boundaries = [
+        Boundary(i + 1, t.a, t.b, t.difference, t.interval, t.separated) for i, t in enumerate(tests)
+    ]
     return FinalStatus(top, order, fit.strength, fit.interval, tuple(boundaries), len(clusters))
 
 

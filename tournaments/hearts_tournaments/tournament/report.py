@@ -24,6 +24,7 @@ from hearts_tournaments.tournament.results import (
     Standings,
 )
 from hearts_tournaments.tournament.schedule import Balance
+from hearts_tournaments.tournament.stats import SEPARATION_FDR
 
 
 class ReportFormat(enum.StrEnum):
@@ -234,10 +235,12 @@ def verdicts_note() -> str:
     return (
         f'Two verdicts, two questions. The tier answers "{TIER_QUESTION}": from the strength '
         "model, which weighs every game of both bots against every opponent, neighbours in the "
-        "ranking whose strength difference does not exclude zero at 95% share a tier (a rule "
-        "between rows in the table: the order across it is established). The paired line answers "
+        "ranking share a tier unless the model tells their order apart (a rule between rows in the "
+        "table: the order across it is established), by Benjamini-Hochberg across the neighbours' "
+        f"tests: on average at most {SEPARATION_FDR:.0%} of the rules are wrong. "
+        "The paired line answers "
         f'"{PAIRED_QUESTION}": from their places deal by deal over those deals alone, '
-        f"model-free, '{DIFFERED}' or '{NO_CLEAR_DIFFERENCE}' at 95%. The two "
+        f"model-free, '{DIFFERED}' or '{NO_CLEAR_DIFFERENCE}' at 95%, each pair on its own. The two "
         "may disagree without contradicting each other: two bots in one tier may have differed on "
         "the deals they shared, and bots in different tiers may show no clear difference on few "
         "shared deals."

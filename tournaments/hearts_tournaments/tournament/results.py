@@ -58,7 +58,8 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import combinations, pairwise
+from itertools import combinations
+from statistics import NormalDist
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -74,6 +75,7 @@ from hearts_tournaments.tournament.stats import (
     FULL_REFIT_CLUSTERS,
     MIN_CLUSTERS,
     PULL_PRIOR_SHARE,
+    SEPARATION_FDR,
     Estimate,
     Interval,
     PairedDifference,
@@ -86,8 +88,8 @@ from hearts_tournaments.tournament.stats import (
     bootstrap_plackett_luce,
     cluster_mean,
     paired_difference,
+    separate_neighbours,
     sprt,
-    strength_difference,
     t_quantile,
 )
 from hearts_tournaments.tournament.stats.luck import GameLuck, midranks
@@ -301,13 +303,19 @@ class Separation:
         a: The better ranked bot.
         b: The bot ranked just below it.
         difference: ``a``'s strength minus ``b``'s (zero or more: the ranking's order).
-        interval: The 95% interval of the difference, from the bootstrap over deals that gives
-            the strength intervals, taken resample by resample (the covariance of the two
-            strengths is kept); None when either bot has no interval.
-        separated: Whether the interval lies above zero: their order is established.
+        interval: The pair's own 95% interval of the difference, from the bootstrap over deals
+            that gives the strength intervals, taken resample by resample (the covariance of the
+            two strengths is kept); None when either bot has no interval.
+        separated: Whether their order is established: Benjamini-Hochberg at
+            :data:`~hearts_tournaments.tournament.stats.SEPARATION_FDR` across the ranking's
+            neighbour tests rejects a zero difference
+            (:func:`~hearts_tournaments.tournament.stats.separate_neighbours`). Then the
+            interval lies above zero too, but not every pair whose interval does is separated.
         shared_deals: Deals both played.
         paired: The paired difference of mean place over the shared deals (the model-free
             view), where they share at least :data:`PAIRED_MIN_DEALS` deals; else None.
+        p_value: The two-sided p-value of a zero strength difference, from the same bootstrap
+            (None without an interval, and in a report published before it was kept).
     """
 
     a: str
@@ -317,17 +325,22 @@ class Separation:
     separated: bool
     shared_deals: int
     paired: Pairing | None
+    p_value: float | None = None
 
-    def more_deals_factor(self) -> float | None:
-        """How many times the deals played would separate the pair if the measured difference
-        held, with the interval narrowing as one over the square root of the deals (None:
-        separated, or no interval; infinity when the difference is zero)."""
+    def more_deals_factor(self, level: float = 1 - CONFIDENCE) -> float | None:
+        """How many times the deals played would bring the pair's p-value down to ``level``
+        (two-sided; by default the pair's own 95% interval above zero) if the measured
+        difference held, with the interval narrowing as one over the square root of the deals
+        and its half-width scaled from 95% to ``level`` by normal quantiles (None: separated, or
+        no interval; infinity when the difference is zero)."""
         if self.separated or self.interval is None or self.difference is None:
             return None
         half = self.difference - self.interval.low
         if self.difference <= 0 or half <= 0:
             return math.inf
-        return (half / self.difference) ** 2
+        normal = NormalDist()
+        scale = normal.inv_cdf(1 - level / 2) / normal.inv_cdf(1 - (1 - CONFIDENCE) / 2)
+        return (half * scale / self.difference) ** 2
 
     def to_json(self) -> dict[str, Any]:
         """The pair as published."""
@@ -337,6 +350,7 @@ class Separation:
             "b": self.b,
             "strength_difference": _num(self.difference),
             "ci95": _interval(self.interval),
+            "p_value": _num(self.p_value),
             "separated": self.separated,
             "shared_deals": self.shared_deals,
             "paired_mean_place_difference": _num(paired.difference.mean) if paired else None,
@@ -355,6 +369,7 @@ class Separation:
             separated=data["separated"],
             shared_deals=data["shared_deals"],
             paired=pairings[(data["a"], data["b"])] if data["paired_separated"] is not None else None,
+            p_value=data.get("p_value"),
         )
 
 
@@ -494,9 +509,13 @@ class Standings:
     def more_deals(self) -> int | None:
         """About how many more deals would separate half of the neighbouring pairs not
         separated yet, at the differences measured so far (intervals narrowing as one over the
-        square root of the deals). None when every pair is separated or no deal was played;
-        -1 when half of them are ties that no number of deals separates at these estimates."""
-        factors = sorted(f for s in self.separations if (f := s.more_deals_factor()) is not None)
+        square root of the deals), each pair's p-value brought to the level at which
+        Benjamini-Hochberg would separate one more of the ``m`` pairs (``q * (R + 1) / m``, with
+        ``R`` separated now). None when every pair is separated or no deal was played; -1 when
+        half of them are ties that no number of deals separates at these estimates."""
+        pairs = self.separations
+        level = SEPARATION_FDR * (sum(s.separated for s in pairs) + 1) / max(1, len(pairs))
+        factors = sorted(f for s in pairs if (f := s.more_deals_factor(level)) is not None)
         if not factors or not self.deals_played:
             return None
         middle = factors[(len(factors) - 1) // 2]
@@ -508,12 +527,13 @@ class Standings:
         """One line on how many neighbours in the ranking the strength model separates."""
         pairs = self.separations
         separated = sum(s.separated for s in pairs)
-        level = f"{CONFIDENCE:.0%}"
         if not pairs:
             return "no two ranked bots to separate yet"
         line = (
-            f"{separated} of {len(pairs)} neighbouring pairs in the ranking separated at {level} "
-            "(strength difference from the bootstrap over deals; the tier column groups the rest)"
+            f"{separated} of {len(pairs)} neighbouring pairs in the ranking separated, at most "
+            f"{SEPARATION_FDR:.0%} of such verdicts wrong on average (strength difference from the "
+            "bootstrap over deals, Benjamini-Hochberg across the neighbours; the tier column groups "
+            "the rest)"
         )
         rest = len(pairs) - separated
         more = self.more_deals()
@@ -526,7 +546,8 @@ class Standings:
             differed = sum(p.separated for p in paired)
             line += (
                 f"; on the deals they shared (at least {PAIRED_MIN_DEALS}), {differed} of {len(paired)} "
-                f"{DIFFERED} (paired differences: {PAIRED_QUESTION})"
+                f"{DIFFERED} (paired differences: {PAIRED_QUESTION}), each pair at {CONFIDENCE:.0%} on its "
+                "own: about 1 in 20 pairs of equal bots differs by chance"
             )
         return line
 
@@ -594,6 +615,8 @@ class Standings:
             "paired": [p.to_json() for p in self.pairings],
             "separation": {
                 "model": "strength",
+                "rule": "benjamini-hochberg across the neighbouring pairs' two-sided tests",
+                "false_discovery_rate": SEPARATION_FDR,
                 "confidence": CONFIDENCE,
                 "paired_min_deals": PAIRED_MIN_DEALS,
                 "separated": sum(s.separated for s in self.separations),
@@ -851,21 +874,22 @@ def _separations(
     lines: Sequence[BotStanding], fit: PlackettLuceFit, pairings: Mapping[tuple[str, str], Pairing]
 ) -> tuple[Separation, ...]:
     """Each pair of bots ranked next to each other (among those with a strength interval):
-    their strength difference and whether it is separated from zero."""
+    their strength difference and whether it is separated from zero, by the one rule of
+    :func:`~hearts_tournaments.tournament.stats.separate_neighbours`."""
     ranked = [line.bot for line in lines if line.strength_ci is not None]
     out = []
-    for a, b in pairwise(ranked):
-        interval = strength_difference(fit, a, b)
-        pair = pairings[(a, b)]
+    for test in separate_neighbours(fit, ranked):
+        pair = pairings[(test.a, test.b)]
         out.append(
             Separation(
-                a=a,
-                b=b,
-                difference=fit.strength[a] - fit.strength[b],
-                interval=interval,
-                separated=interval is not None and interval.low > 0,
+                a=test.a,
+                b=test.b,
+                difference=test.difference,
+                interval=test.interval,
+                separated=test.separated,
                 shared_deals=pair.difference.clusters,
                 paired=pair if pair.difference.clusters >= PAIRED_MIN_DEALS else None,
+                p_value=test.p_value,
             )
         )
     return tuple(out)

@@ -43,9 +43,10 @@ from hearts_tournaments.tournament.luck_correction import LuckCorrection
 from hearts_tournaments.tournament.results import Standings, compute_standings
 from hearts_tournaments.tournament.store import Store
 
-#: Bumped when the snapshot's form changes (2: the report's verdicts named by their questions);
+#: Bumped when the snapshot's form changes (2: the report's verdicts named by their questions; 3:
+#: separation by Benjamini-Hochberg across the neighbours, each neighbour's p-value kept);
 #: a snapshot of another version is ignored.
-SNAPSHOT_VERSION = 2
+SNAPSHOT_VERSION = 3
 #: After a background computation that took T seconds, the next starts no sooner than this
 #: many times T later: snapshots take at most about 1 / (1 + REST) of one core.
 REST = 3.0

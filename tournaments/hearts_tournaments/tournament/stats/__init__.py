@@ -14,7 +14,11 @@ knowledge of the tournament store, so that tournaments, leagues and benchmarks s
   survival models), with a weak prior so that it always converges, and intervals from a
   bootstrap over clusters. The fit depends on the set of games only, never on their order.
   :func:`strength_difference` is the interval of two bots' difference from the same
-  resamples (the covariance kept): whether two bots are separated by the model.
+  resamples (the covariance kept), and :func:`strength_difference_p` its two-sided p-value.
+* :func:`separate_neighbours`: which bots ranked next to each other are separated, the one rule
+  of every such verdict: a test per neighbouring pair, read together by
+  :func:`benjamini_hochberg` at :data:`SEPARATION_FDR` (the expected share of wrong "separated"
+  verdicts among those made is at most 5%).
   Given luck-corrected places (which order nothing) as ``corrections``, every fit is moved by
   one Newton step of the pairwise likelihood to them.
 * :func:`score_test` and :func:`holm`: whether an outcome depends on a marker beyond its
@@ -61,6 +65,13 @@ from hearts_tournaments.tournament.stats.plackett_luce import (
     fit_plackett_luce,
     percentile_interval,
     strength_difference,
+    strength_difference_p,
+)
+from hearts_tournaments.tournament.stats.separation import (
+    SEPARATION_FDR,
+    NeighbourTest,
+    benjamini_hochberg,
+    separate_neighbours,
 )
 from hearts_tournaments.tournament.stats.sprt import (
     VARIANCE_FLOOR,
@@ -72,7 +83,7 @@ from hearts_tournaments.tournament.stats.sprt import (
 )
 
 #: The statistics' public names; their parts are :mod:`.intervals`, :mod:`.plackett_luce`,
-#: :mod:`.association` and :mod:`.sprt`.
+#: :mod:`.association`, :mod:`.separation` and :mod:`.sprt`.
 __all__ = [
     "CONFIDENCE",
     "FULL_REFIT_CLUSTERS",
@@ -80,10 +91,12 @@ __all__ = [
     "MIN_CLUSTERS",
     "PRIOR_GAMES",
     "PULL_PRIOR_SHARE",
+    "SEPARATION_FDR",
     "TOLERANCE",
     "VARIANCE_FLOOR",
     "Estimate",
     "Interval",
+    "NeighbourTest",
     "PairedDifference",
     "PlacedGame",
     "PlackettLuceFit",
@@ -92,6 +105,7 @@ __all__ = [
     "SprtResult",
     "SprtSettings",
     "SprtVerdict",
+    "benjamini_hochberg",
     "bootstrap_plackett_luce",
     "cluster_mean",
     "fit_plackett_luce",
@@ -99,9 +113,11 @@ __all__ = [
     "paired_difference",
     "percentile_interval",
     "score_test",
+    "separate_neighbours",
     "sprt",
     "sprt_llr",
     "strength_difference",
+    "strength_difference_p",
     "t_cdf",
     "t_quantile",
     "t_two_sided_p",

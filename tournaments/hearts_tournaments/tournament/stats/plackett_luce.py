@@ -8,7 +8,13 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from hearts_tournaments.tournament.stats.intervals import CONFIDENCE, MIN_CLUSTERS, Interval, t_quantile
+from hearts_tournaments.tournament.stats.intervals import (
+    CONFIDENCE,
+    MIN_CLUSTERS,
+    Interval,
+    t_quantile,
+    t_two_sided_p,
+)
 
 #: Clusters up to which a bootstrap resample is refitted in full rather than by one Newton
 #: step: there the one-step standard errors are too small (coverage 91.9% / 92.6% at 2 / 4 deals
@@ -436,30 +442,77 @@ def strength_difference(
     """
     if a not in fit.strength or b not in fit.strength:
         return None
+    estimate, draws, clusters, pulled = _difference_draws(fit, a, b)
+    return _bootstrap_t_interval(estimate, draws, clusters, confidence, pulled)
+
+
+def strength_difference_p(fit: PlackettLuceFit, a: str, b: str) -> float | None:
+    """The two-sided p-value of ``strength[a] - strength[b] == 0``, from the same bootstrap and
+    the same t model as :func:`strength_difference`.
+
+    It is the least ``1 - confidence`` at which that interval would contain zero: zero lies
+    outside the interval at level ``1 - alpha`` exactly when the p-value is below ``alpha``.
+    The distance from zero to the nearer of the fit and the fit with less of the prior (both
+    when zero lies between them: p-value 1) is taken in standard errors and read on Student's t
+    with ``C - 1`` degrees of freedom, ``C`` the fewer of the two bots' clusters.
+
+    Returns:
+        None where :func:`strength_difference` gives no interval.
+    """
+    if a not in fit.strength or b not in fit.strength:
+        return None
+    estimate, draws, clusters, pulled = _difference_draws(fit, a, b)
+    se = _bootstrap_se(draws, clusters)
+    if se is None:
+        return None
+    low = estimate if pulled is None else min(estimate, pulled)
+    high = estimate if pulled is None else max(estimate, pulled)
+    gap = low if low > 0 else -high if high < 0 else 0.0
+    if gap == 0.0:
+        return 1.0
+    if se == 0.0:
+        return 0.0
+    return t_two_sided_p(gap / se, clusters - 1)
+
+
+def _difference_draws(fit: PlackettLuceFit, a: str, b: str) -> tuple[float, list[float], int, float | None]:
+    """The difference's estimate, its resampled values, the fewer clusters of the two bots and
+    the difference with less of the prior (None without it)."""
     draws = [r[a] - r[b] for r in fit.replicates if a in r and b in r]
     clusters = min(fit.clusters.get(a, 0), fit.clusters.get(b, 0))
     pulled = None
     if a in fit.pulled and b in fit.pulled:
         pulled = fit.pulled[a] - fit.pulled[b]
-    return _bootstrap_t_interval(fit.strength[a] - fit.strength[b], draws, clusters, confidence, pulled)
+    return fit.strength[a] - fit.strength[b], draws, clusters, pulled
 
 
-def _bootstrap_t_interval(
-    estimate: float, draws: Sequence[float], clusters: int, confidence: float, pulled: float | None = None
-) -> Interval | None:
-    """``estimate -+ t(C - 1) * se``, the standard error taken from the bootstrap draws, and
-    reaching ``t(C - 1) * se`` beyond ``pulled`` too (the estimate with less of the prior).
+def _bootstrap_se(draws: Sequence[float], clusters: int) -> float | None:
+    """The standard error of a mean over ``clusters`` clusters from its bootstrap draws (None
+    with fewer than :data:`MIN_CLUSTERS` clusters or two draws).
 
     The bootstrap variance of a mean over ``C`` clusters is ``(C - 1) / C`` times the usual
-    estimate, so it is scaled back; and the t quantile (rather than the draws' percentiles,
-    which at two clusters span little more than the two clusters' values) keeps the coverage
-    near nominal when clusters are few.
+    estimate, so it is scaled back.
     """
     if clusters < MIN_CLUSTERS or len(draws) < 2:
         return None
     mean = sum(draws) / len(draws)
     variance = sum((x - mean) ** 2 for x in draws) / (len(draws) - 1)
-    se = math.sqrt(variance * clusters / (clusters - 1))
+    return math.sqrt(variance * clusters / (clusters - 1))
+
+
+def _bootstrap_t_interval(
+    estimate: float, draws: Sequence[float], clusters: int, confidence: float, pulled: float | None = None
+) -> Interval | None:
+    """``estimate -+ t(C - 1) * se``, the standard error taken from the bootstrap draws
+    (:func:`_bootstrap_se`), and reaching ``t(C - 1) * se`` beyond ``pulled`` too (the estimate
+    with less of the prior).
+
+    The t quantile (rather than the draws' percentiles, which at two clusters span little more
+    than the two clusters' values) keeps the coverage near nominal when clusters are few.
+    """
+    se = _bootstrap_se(draws, clusters)
+    if se is None:
+        return None
     half = t_quantile(1 - (1 - confidence) / 2, clusters - 1) * se
     low = estimate if pulled is None else min(estimate, pulled)
     high = estimate if pulled is None else max(estimate, pulled)
