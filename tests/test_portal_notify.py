@@ -12,7 +12,6 @@ import textwrap
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,7 +19,7 @@ from hearts_tournaments.league import commands
 from hearts_tournaments.league.store import LeagueStore
 from tests.helpers.cli import hearts
 from tests.helpers.portal import MANIFEST, Client, make_league, tar_gz, wait_status
-from tests.helpers.receiver import receiver
+from tests.helpers.receiver import receiver, verified
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "COMPETITION.md").read_text()
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -136,16 +135,6 @@ def test_the_feed_lists_a_version_going_active_and_its_secret_url_needs_no_cooki
             re.findall(r"```python\n(.*?)```", DOC.split("### Notifications", 1)[1], flags=re.S)[0]
         )
         assert code.strip() in html.unescape(help_page)
-
-
-def verified(secret: str, body: bytes, header: str) -> bool:
-    """What docs/COMPETITION.md tells a receiver to do with ``X-Hearts-Signature``: its Python,
-    run as written."""
-    (code,) = re.findall(r"```python\n(.*?)```", DOC.split("### Notifications", 1)[1], flags=re.S)
-    assert len([line for line in code.splitlines() if line.strip()]) <= 5, code
-    space: dict[str, Any] = {}
-    exec(textwrap.dedent(code), space)
-    return bool(space["genuine"](secret, body, header))
 
 
 @pytest.mark.timeout(900)

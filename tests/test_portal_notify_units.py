@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import socketserver
 import sqlite3
-import textwrap
 import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,7 +19,7 @@ from hearts_tournaments.league.config import LeagueConfig
 from hearts_tournaments.league.store import FINAL_ENDED_META, FINAL_REPORT_META, LeagueStore
 from hearts_tournaments.portal import notify, webhooks
 from hearts_tournaments.portal.accounts import PortalStore
-from tests.helpers.receiver import receiver
+from tests.helpers.receiver import receiver, verified
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "COMPETITION.md").read_text()
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -98,16 +95,6 @@ def test_the_feed_of_any_text_is_atom_that_parses(tmp_path: Path) -> None:
         notify.atom_feed([], feed_id="urn:x", title="t", self_url="s", page_url="p", updated=86400.0)
     )
     assert empty.findtext(f"{ATOM}updated") == "1970-01-02T00:00:00Z" and not empty.findall(f"{ATOM}entry")
-
-
-def verified(secret: str, body: bytes, header: str) -> bool:
-    """What docs/COMPETITION.md tells a receiver to do with ``X-Hearts-Signature``: its Python,
-    run as written."""
-    (code,) = re.findall(r"```python\n(.*?)```", DOC.split("### Notifications", 1)[1], flags=re.S)
-    assert len([line for line in code.splitlines() if line.strip()]) <= 5, code
-    space: dict[str, Any] = {}
-    exec(textwrap.dedent(code), space)
-    return bool(space["genuine"](secret, body, header))
 
 
 def test_a_webhook_url_must_be_https_to_a_public_address() -> None:

@@ -21,6 +21,7 @@ from hearts_client.bots import make_bot
 from hearts_core.local import play_game
 from hearts_core.record import record_json, state_to_record
 from hearts_core.rules import Rules
+from hearts_core.state import State
 from hearts_tournaments.arena.job import ScheduledGame
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league.play import block_game, plan_block
@@ -70,11 +71,20 @@ def play(game: ScheduledGame, builtin: dict[str, str], target_score: int, faults
     rules = Rules(players=len(game.seats), target_score=target_score)
     players = [make_bot(builtin[bot], seed) for bot, seed in zip(game.seats, game.bot_seeds, strict=True)]
     state = play_game(rules, game.seed, players)
-    totals = tuple(state.totals)
-    places = tuple(1 + sum(1 for other in totals if other < mine) for mine in totals)
     fault_list = [
         {"seat": 0, "kind": "timeout", "detail": "no answer within 1000 ms", "hand": 0} for _ in range(faults)
     ]
+    return _stored(game, state, [], fault_list, (faults,) + (0,) * (len(game.seats) - 1))
+
+
+def _stored(
+    game: ScheduledGame,
+    state: State,
+    decisions: list[dict[str, Any]],
+    fault_list: list[dict[str, Any]],
+    faults: tuple[int, ...],
+) -> GameOutcome:
+    """The outcome of an in-process game as the runner stores it, its record included."""
     record = state_to_record(
         state,
         game_id=f"g-{game.key}",
@@ -83,19 +93,20 @@ def play(game: ScheduledGame, builtin: dict[str, str], target_score: int, faults
         decision_ms=1000,
         time_bank_ms=60000,
         max_faults=5,
-        decisions=[],
+        decisions=decisions,
         faults=fault_list,
     )
+    totals = tuple(state.totals)
     n = len(game.seats)
     return GameOutcome(
         key=game.key,
         game_id=f"g-{game.key}",
         seats=game.seats,
         totals=totals,
-        places=places,
+        places=tuple(1 + sum(1 for other in totals if other < mine) for mine in totals),
         winners=tuple(state.winners),
         hands=len(state.results),
-        faults=(faults,) + (0,) * (n - 1),
+        faults=faults,
         retired=(False,) * n,
         absent=(False,) * n,
         crashed=(False,) * n,
@@ -179,7 +190,6 @@ def league_game(
     seat hand by hand); a version in ``faults`` has that many timeout faults at each of its seats."""
     players = [make_bot(builtin[bot], seed) for bot, seed in zip(game.seats, game.bot_seeds, strict=True)]
     state = play_game(rules, game.seed, players)
-    totals = tuple(state.totals)
     n = len(game.seats)
     decisions: list[dict[str, Any]] = []
     for h in range(len(state.results)):
@@ -196,32 +206,7 @@ def league_game(
         for s, bot in enumerate(game.seats)
         for _ in range(faults.get(bot, 0))
     ]
-    record = state_to_record(
-        state,
-        game_id=f"g-{game.key}",
-        bots=list(game.seats),
-        seed=game.seed,
-        decision_ms=1000,
-        time_bank_ms=60000,
-        max_faults=5,
-        decisions=decisions,
-        faults=fault_list,
-    )
-    return GameOutcome(
-        key=game.key,
-        game_id=f"g-{game.key}",
-        seats=game.seats,
-        totals=totals,
-        places=tuple(1 + sum(1 for other in totals if other < mine) for mine in totals),
-        winners=tuple(state.winners),
-        hands=len(state.results),
-        faults=tuple(faults.get(bot, 0) for bot in game.seats),
-        retired=(False,) * n,
-        absent=(False,) * n,
-        crashed=(False,) * n,
-        never_answered=(False,) * n,
-        record_json=record_json(record),
-    )
+    return _stored(game, state, decisions, fault_list, tuple(faults.get(bot, 0) for bot in game.seats))
 
 
 def play_league(

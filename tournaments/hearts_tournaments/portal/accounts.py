@@ -249,15 +249,8 @@ class PortalStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+    def _transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return immediate(self._db)
 
     # ------------------------------------------------------------------ meta
     def session_key(self) -> str:
@@ -623,3 +616,16 @@ class PortalStore:
             (PENDING, VALIDATING),
         ).fetchall()
         return [Submission(*r) for r in rows]
+
+
+@contextlib.contextmanager
+def immediate(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A write transaction on ``db`` (``BEGIN IMMEDIATE``: the write lock at once), committed at
+    the end of the block, rolled back if it raises; yields ``db``."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")

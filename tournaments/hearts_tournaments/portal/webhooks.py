@@ -32,7 +32,7 @@ import ssl
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +41,7 @@ import structlog
 from hearts_tournaments.league.config import LeagueError
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal import notify
-from hearts_tournaments.portal.accounts import PORTAL_DB, PortalStore
+from hearts_tournaments.portal.accounts import PORTAL_DB, PortalStore, immediate
 
 log = structlog.get_logger(__name__)
 
@@ -240,15 +240,8 @@ class Hooks:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+    def _transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return immediate(self._db)
 
     def set(self, account: str, url: str, now: float) -> str | None:
         """Sets ``account``'s webhook to ``url`` (checked already), told what happens from now on;
