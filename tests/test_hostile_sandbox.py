@@ -383,7 +383,7 @@ def test_killing_the_runner_kills_every_sandbox_and_its_children(tmp_path: Path)
     bots = "".join(f'[[bots]]\nname = "hang{i}"\ncommand = {command}\n' for i in range(2))
     config.write_text(
         f'[tournament]\nname = "killed"\ntable_size = 6\ndeals = 1\nduplicate = false\n'
-        f'output = "{folder / "out"}"\ndecision_ms = 60000\n{bots}'
+        f'output = "{folder / "out"}"\ndecision_ms = 5000\ntime_bank_ms = 10000\n{bots}'
     )
     # --allow-broken: the pre-flight check finds them never answering (in one time bank). The
     # runner shares this test's process group: killing the runner alone must end its bots.
