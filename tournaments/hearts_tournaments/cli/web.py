@@ -131,7 +131,7 @@ def serve_command(
             help="The server's CPU niceness (0-19): at the default, the games of a run on this machine "
             "(the referee at 0, bots at 10) come before page requests, so visitors never slow the league.",
         ),
-    ] = 15,
+    ] = 19,
 ) -> None:
     """Serve one tournament folder read-only; pages update live while games are played.
 
