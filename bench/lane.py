@@ -43,10 +43,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.final import outcome
 from bench.league import sample_places
 from hearts_core.deal import derive_seed
 from hearts_server.logs import LogFormat, configure_logging
-from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig
 from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeting_counts
@@ -54,12 +54,6 @@ from hearts_tournaments.league.play import StopAfter, run_league
 from hearts_tournaments.league.ratings import online_update
 
 BUILTINS = ("heuristic", "random")
-
-
-def outcome(key: str, seats: tuple[str, ...], places: tuple[int, ...]) -> GameOutcome:
-    n = len(seats)
-    no = (False,) * n
-    return GameOutcome(key, "", seats, (0,) * n, places, (), 1, (0,) * n, no, no, no, no, "{}")
 
 
 class League:

@@ -560,8 +560,9 @@ class LeagueStore(MetaDatabase):
     def state(self) -> int:
         """A number that changes whenever a block is stored, a command is given or a version
         changes status: what the official table and the league's pages depend on. The same
-        for every connection (unlike :meth:`data_version`), so a reader can keep what it
-        computed from the league until the number changes."""
+        for every connection of this process (unlike :meth:`data_version`, which is each
+        connection's own; it is a ``hash``, so not across processes), so a reader can keep what
+        it computed from the league until the number changes."""
         blocks, commands = self._db.execute(
             "SELECT (SELECT COUNT(*) FROM blocks), (SELECT COALESCE(MAX(seq), 0) FROM commands)"
         ).fetchone()
