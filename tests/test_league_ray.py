@@ -39,7 +39,16 @@ from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
 from hearts_tournaments.league.store import LeagueStore
 from tests.helpers.cli import hearts
-from tests.helpers.ray_cluster import NODE, alive, cluster, open_files, ray_module, raylet_pid, same_games
+from tests.helpers.ray_cluster import (
+    NODE,
+    alive,
+    cluster,
+    open_files,
+    ray_module,
+    raylet_pid,
+    same_games,
+    seat_logs,
+)
 
 __all__ = ["cluster", "ray_module"]  # fixtures
 
@@ -144,7 +153,7 @@ def test_league_run_on_ray_stores_the_blocks_a_local_run_stores(
     # The driver wrote the bots' logs the nodes sent back, the command entrant's included.
     logs = folder / "logs" / "shipped@v1"
     seats = sum(r[2].count("shipped@v1") for key, r in local_results.items() if not key.startswith("block"))
-    assert len(list(logs.glob("*.log"))) == seats
+    assert seat_logs(logs) == seats
     assert ((folder / "logs").stat().st_mode & 0o777) == 0o700
 
 

@@ -32,7 +32,16 @@ from hearts_tournaments.tournament.folder import create_tournament
 from hearts_tournaments.tournament.runner import run_tournament
 from hearts_tournaments.tournament.store import DB_NAME
 from tests.helpers.cli import hearts
-from tests.helpers.ray_cluster import MB, alive, cluster, command_name, ray_module, raylet_pid, same_games
+from tests.helpers.ray_cluster import (
+    MB,
+    alive,
+    cluster,
+    command_name,
+    ray_module,
+    raylet_pid,
+    same_games,
+    seat_logs,
+)
 from tests.helpers.shared import CAREFUL_AND_DICE
 
 __all__ = ["cluster", "ray_module"]  # fixtures
@@ -132,9 +141,7 @@ def test_ray_plays_the_same_games_as_local(
     assert same_games(played, local_results) == {}
     # The driver wrote the bots' logs the nodes sent back, the shipped bot's included.
     logs = tmp_path / "out" / "logs"
-    assert len(list((logs / "shipped").glob("*.log"))) == sum(
-        seats.count("shipped") for seats, *_ in played.values()
-    )
+    assert seat_logs(logs / "shipped") == sum(seats.count("shipped") for seats, *_ in played.values())
     assert (logs.stat().st_mode & 0o777) == 0o700
 
 

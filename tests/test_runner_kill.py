@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from hearts_core import lifetime
 from hearts_tournaments.tournament.config import parse_config
 from hearts_tournaments.tournament.folder import create_tournament, open_tournament
 from hearts_tournaments.tournament.schedule import make_schedule
@@ -253,3 +254,24 @@ def test_a_tied_child_dies_with_its_parent(launcher: str) -> None:
             os.kill(child, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(parent.pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("launcher", ["default", "python"])
+def test_a_tied_child_whose_parent_died_before_the_signal_was_set_runs_nothing(
+    launcher: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Started by this process but told its parent was another one: as if the parent had died
+    # (and the child been adopted) between the fork and the prctl.
+    if launcher == "python":
+        monkeypatch.setattr(lifetime, "SETPRIV", None)
+    elif lifetime.SETPRIV is None:
+        pytest.skip("no setpriv here")
+    marker = tmp_path / "ran"
+    argv = lifetime.tied_argv(["touch", str(marker)], parent=os.getppid())
+    assert argv[0] == (sys.executable if launcher == "python" else lifetime.SETPRIV)
+    done = subprocess.run(argv, capture_output=True, timeout=60)
+    assert done.returncode != 0
+    assert not marker.exists()
+    # Given its real parent, the same launcher runs the command.
+    assert subprocess.run(lifetime.tied_argv(["touch", str(marker)]), timeout=60).returncode == 0
+    assert marker.exists()

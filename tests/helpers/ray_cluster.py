@@ -84,3 +84,12 @@ def same_games(played: dict[str, Any], reference: dict[str, Any]) -> dict[str, t
         for key in sorted(played.keys() | reference.keys())
         if played.get(key) != reference.get(key)
     }
+
+
+def seat_logs(folder: Path) -> int:
+    """How many seats of games left a bot log in `folder`.
+
+    A bot killed by a signal before it joins is started once more (docs/TOURNAMENTS.md, Faulty
+    bots); its second process writes `...-again.log` beside the first, for the same seat.
+    """
+    return len({p.name.removesuffix(".log").removesuffix("-again") for p in folder.glob("*.log")})

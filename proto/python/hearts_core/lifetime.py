@@ -5,8 +5,11 @@ outlive them: after a ``kill -9`` of the runner alone nothing else would stop it
 kernel does it (``prctl(PR_SET_PDEATHSIG, SIGKILL)``, kept across ``exec``): :func:`tied_argv`
 prefixes a command with a launcher that sets it on itself and then execs the command in the
 same process, util-linux's ``setpriv --pdeathsig KILL --`` where it exists, else
-``python -m hearts_core.lifetime``. Sandboxed bots get the same from bubblewrap's
-``--die-with-parent``. Elsewhere the command is left as it is.
+``python -m hearts_core.lifetime``. Both check, once the signal is set, that the parent is
+still the one that started them, and run nothing if it died in between. Sandboxed bots are
+launched the same way: bubblewrap's ``--die-with-parent`` ties the sandbox to the outer
+``bwrap`` only, and an outer ``bwrap`` still starting up when a Ray node was killed was seen to
+outlive it. Elsewhere the command is left as it is.
 
 Not a ``preexec_fn``: that makes Python fork the whole parent, which breaks a process that runs
 gRPC (its fork handlers), and it is slower than the spawn Python uses otherwise.
@@ -31,13 +34,23 @@ PR_SET_PDEATHSIG = 1
 SETPRIV = shutil.which("setpriv") if sys.platform.startswith("linux") else None
 
 
-def tied_argv(command: Sequence[str]) -> list[str]:
-    """``command`` run so that it is killed (SIGKILL) the moment this process ends."""
+#: Run by ``sh`` after setpriv has set the signal: exec the command only if the parent that
+#: started it (``$1``) is still its parent, else it died before the signal was set.
+_CHECK_PARENT = '[ "$PPID" = "$1" ] || exit 137; shift; exec "$@"'
+
+
+def tied_argv(command: Sequence[str], parent: int | None = None) -> list[str]:
+    """``command`` run so that it is killed (SIGKILL) the moment this process ends.
+
+    ``parent`` is the process that will start it (this one unless a test says otherwise).
+    """
     if not sys.platform.startswith("linux"):
         return list(command)
-    if SETPRIV is not None:
-        return [SETPRIV, "--pdeathsig", "KILL", "--", *command]
-    return [sys.executable, "-m", "hearts_core.lifetime", str(os.getpid()), *command]
+    pid = str(os.getpid() if parent is None else parent)
+    sh = shutil.which("sh")
+    if SETPRIV is not None and sh is not None:
+        return [SETPRIV, "--pdeathsig", "KILL", "--", sh, "-c", _CHECK_PARENT, "tied", pid, *command]
+    return [sys.executable, "-m", "hearts_core.lifetime", pid, *command]
 
 
 def _exec_tied(parent: int, command: Sequence[str]) -> None:

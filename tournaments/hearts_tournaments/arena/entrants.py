@@ -456,10 +456,11 @@ class BotProcess:
                 hidden=runtime.hidden if runtime is not None else (),
                 limits=limits,
             )
-            argv = [*rlimit_prefix(limits), *bwrap_argv(bwrap, confined)]
+            # bwrap's --die-with-parent ties the sandbox to the outer bwrap; tied_argv ties that
+            # one to the runner, even while it is still starting (hearts_core.lifetime).
+            argv = tied_argv([*rlimit_prefix(limits), *bwrap_argv(bwrap, confined)])
         else:
-            # Killed by the kernel if the runner dies (even by SIGKILL) before stopping it (a
-            # sandboxed bot has bwrap's --die-with-parent instead).
+            # Killed by the kernel if the runner dies (even by SIGKILL) before stopping it.
             argv = tied_argv([*rlimit_prefix(limits), *launch.command])
         # A stdio bot's stdin and stdout are the bridge's pipes; anything else it writes is logged.
         child_stdin: int | None = None
