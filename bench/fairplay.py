@@ -58,19 +58,13 @@ def _store_games(folder: Path, games: int, signed: bool) -> tuple[float, float]:
             store.sign_with(signing.load_signing_key(folder / "key"))
         scheduled = store.schedule().games
         outcomes = [
-            GameOutcome(
-                key=g.key,
-                game_id=f"{g.index:012x}",
-                seats=g.seats,
-                totals=totals,
+            GameOutcome.clean(
+                g.key,
+                g.seats,
+                totals,
                 places=tuple(range(1, 9)),
-                winners=(0,),
+                game_id=f"{g.index:012x}",
                 hands=10,
-                faults=(0,) * 8,
-                retired=(False,) * 8,
-                absent=(False,) * 8,
-                crashed=(False,) * 8,
-                never_answered=(False,) * 8,
                 record_json=record,
             )
             for g in scheduled

@@ -55,9 +55,7 @@ Places = Callable[[tuple[str, ...], str], tuple[int, ...]]
 
 
 def outcome(key: str, seats: tuple[str, ...], places: tuple[int, ...]) -> GameOutcome:
-    n = len(seats)
-    no = (False,) * n
-    return GameOutcome(key, "", seats, (0,) * n, places, (), 1, (0,) * n, no, no, no, no, "{}")
+    return GameOutcome.clean(key, seats, (0,) * len(seats), places=places)
 
 
 def play_final(

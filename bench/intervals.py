@@ -97,23 +97,7 @@ def places_of(totals: Sequence[float]) -> tuple[int, ...]:
 
 def outcome_of(schedule: Schedule, index: int, totals: Sequence[int], hands: int) -> GameOutcome:
     game = schedule.games[index]
-    low = min(totals)
-    n = len(totals)
-    return GameOutcome(
-        key=game.key,
-        game_id=f"g{index}",
-        seats=game.seats,
-        totals=tuple(totals),
-        places=places_of(totals),
-        winners=tuple(s for s, t in enumerate(totals) if t == low),
-        hands=hands,
-        faults=(0,) * n,
-        retired=(False,) * n,
-        absent=(False,) * n,
-        crashed=(False,) * n,
-        never_answered=(False,) * n,
-        record_json="{}",
-    )
+    return GameOutcome.clean(game.key, game.seats, totals, game_id=f"g{index}", hands=hands)
 
 
 # --- The synthetic model ------------------------------------------------------------------

@@ -115,24 +115,8 @@ def play(schedule: Schedule, target: int, levels: Sequence[float]) -> list[GameO
             for bot, seed in zip(game.seats, game.bot_seeds, strict=True)
         ]
         state = play_game(rules, game.seed, players)
-        totals = tuple(state.totals)
-        n = len(totals)
         out.append(
-            GameOutcome(
-                key=game.key,
-                game_id=game.key,
-                seats=game.seats,
-                totals=totals,
-                places=tuple(1 + sum(1 for o in totals if o < t) for t in totals),
-                winners=tuple(state.winners),
-                hands=len(state.results),
-                faults=(0,) * n,
-                retired=(False,) * n,
-                absent=(False,) * n,
-                crashed=(False,) * n,
-                never_answered=(False,) * n,
-                record_json="",
-            )
+            GameOutcome.clean(game.key, game.seats, state.totals, hands=len(state.results), record_json="")
         )
     return out
 

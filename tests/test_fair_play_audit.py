@@ -189,19 +189,5 @@ def test_the_league_audit_reads_the_stored_blocks_by_entrant(tmp_path: Path) -> 
 
 def _outcome(key: str, seats: tuple[str, ...], places: tuple[int, ...], record: str) -> GameOutcome:
     totals = tuple(replay(json.loads(record))["totals"])
-    n = len(seats)
-    return GameOutcome(
-        key=key,
-        game_id=key,
-        seats=seats,
-        totals=totals,
-        places=places,
-        winners=tuple(s for s in range(n) if places[s] == 1),
-        hands=len(json.loads(record)["hands"]),
-        faults=(0,) * n,
-        retired=(False,) * n,
-        absent=(False,) * n,
-        crashed=(False,) * n,
-        never_answered=(False,) * n,
-        record_json=record,
-    )
+    hands = len(json.loads(record)["hands"])
+    return GameOutcome.clean(key, seats, totals, places=places, hands=hands, record_json=record)

@@ -7,6 +7,7 @@ import json
 import random
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -140,21 +141,8 @@ sandbox = "none"
 def _outcome(schedule: Schedule, index: int, failing: set[str]) -> GameOutcome:
     game = schedule.games[index]
     n = len(game.seats)
-    return GameOutcome(
-        key=game.key,
-        game_id=f"g{index}",
-        seats=game.seats,
-        totals=tuple(range(n)),
-        places=tuple(range(1, n + 1)),
-        winners=(0,),
-        hands=1,
-        faults=(0,) * n,
-        retired=tuple(bot in failing for bot in game.seats),
-        absent=(False,) * n,
-        crashed=(False,) * n,
-        never_answered=(False,) * n,
-        record_json="{}",
-    )
+    clean = GameOutcome.clean(game.key, game.seats, tuple(range(n)), game_id=f"g{index}")
+    return replace(clean, retired=tuple(bot in failing for bot in game.seats))
 
 
 def _play(

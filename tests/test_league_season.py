@@ -102,9 +102,7 @@ def test_the_portal_refuses_submissions_once_frozen_and_says_since_when(tmp_path
 
 
 def _outcome(key: str, seats: tuple[str, ...], places: tuple[int, ...]) -> GameOutcome:
-    n = len(seats)
-    no = (False,) * n
-    return GameOutcome(key, "", seats, (0,) * n, places, (), 1, (0,) * n, no, no, no, no, "{}")
+    return GameOutcome.clean(key, seats, (0,) * len(seats), places=places)
 
 
 def _deal(

@@ -199,22 +199,7 @@ def _final_game(key: str, seats: list[str], rng: random.Random, strengths: dict[
     places = [0] * len(seats)
     for place, seat in enumerate(order):
         places[seat] = place + 1
-    n = len(seats)
-    return GameOutcome(
-        key=key,
-        game_id=key,
-        seats=tuple(seats),
-        totals=tuple(places),
-        places=tuple(places),
-        winners=(order[0],),
-        hands=1,
-        faults=(0,) * n,
-        retired=(False,) * n,
-        absent=(False,) * n,
-        crashed=(False,) * n,
-        never_answered=(False,) * n,
-        record_json="",
-    )
+    return GameOutcome.clean(key, seats, places)
 
 
 def test_a_finals_boundaries_are_separated_by_the_same_rule() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from hearts_client.bot import Bot
@@ -42,22 +43,12 @@ def outcome(
     """The outcome of the schedule's game ``index`` as if played to ``totals`` (lowest wins),
     the seats in ``retired`` retired (five faults each)."""
     game = schedule.games[index]
-    low = min(totals)
-    return GameOutcome(
-        key=game.key,
-        game_id=f"g{index}",
-        seats=game.seats,
-        totals=tuple(totals),
-        places=tuple(1 + sum(1 for o in totals if o < t) for t in totals),
-        winners=tuple(s for s, t in enumerate(totals) if t == low),
-        hands=hands,
-        faults=tuple(5 if s in retired else 0 for s in range(len(totals))),
-        retired=tuple(s in retired for s in range(len(totals))),
-        absent=(False,) * len(totals),
-        crashed=(False,) * len(totals),
-        never_answered=(False,) * len(totals),
-        record_json="{}",
-    )
+    outcome = GameOutcome.clean(game.key, game.seats, totals, game_id=f"g{index}", hands=hands)
+    if not retired:
+        return outcome
+    seats = range(len(totals))
+    faults = tuple(5 if s in retired else 0 for s in seats)
+    return replace(outcome, faults=faults, retired=tuple(s in retired for s in seats))
 
 
 #: A bot process that joins and then never answers (its script's source).

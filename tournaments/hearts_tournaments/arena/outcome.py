@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +81,50 @@ class GameOutcome:
             "never_answered": list(self.never_answered),
             "bot_errors": list(self.bot_errors),
         }
+
+    @classmethod
+    def clean(
+        cls,
+        key: str,
+        seats: Sequence[str],
+        totals: Sequence[int],
+        *,
+        places: Sequence[int] | None = None,
+        game_id: str | None = None,
+        hands: int = 1,
+        record_json: str = "{}",
+    ) -> GameOutcome:
+        """A game every seat played to the end on its own: no fault, retirement, absence or
+        crash (benches and tests that make outcomes without a referee).
+
+        Args:
+            key: The game's key (also its id unless ``game_id`` is given).
+            seats: The bot at each seat.
+            totals: Final totals per seat.
+            places: Places per seat; by default from ``totals`` (lowest first, ties share).
+            game_id: The referee's id of the game.
+            hands: Hands played.
+            record_json: Its record.
+        """
+        n = len(seats)
+        if places is None:
+            places = tuple(1 + sum(1 for o in totals if o < t) for t in totals)
+        no = (False,) * n
+        return cls(
+            key=key,
+            game_id=key if game_id is None else game_id,
+            seats=tuple(seats),
+            totals=tuple(totals),
+            places=tuple(places),
+            winners=tuple(s for s in range(n) if places[s] == 1),
+            hands=hands,
+            faults=(0,) * n,
+            retired=no,
+            absent=no,
+            crashed=no,
+            never_answered=no,
+            record_json=record_json,
+        )
 
     @staticmethod
     def from_json(summary: dict[str, Any], record_json: str) -> GameOutcome:
