@@ -92,6 +92,34 @@ def test_the_strength_coverage_row_quotes_the_json_the_bench_printed() -> None:
     assert all(93.0 <= x <= 97.0 for x in measured), measured
 
 
+def test_the_strength_coverage_on_other_fields_quotes_the_json_the_bench_printed() -> None:
+    title = "Coverage of the strength intervals on other fields"
+    fields = ["heuristic,random,heuristic"]
+    shown: dict[str, list[float]] = {}
+    for item in row(title).split("; "):
+        named = re.match(r"`([a-z,]+)`: (.*)", item)
+        if named:
+            fields.append(named.group(1))
+            shown[named.group(1)] = [float(x) for x in re.findall(r"(\d+\.\d)%", named.group(2))]
+    assert fields[1:] == ["heuristic,random,random", "random,random,random"]
+    measured: dict[str, list[float]] = {}
+    for field in fields:
+        name = "" if field == fields[0] else "_" + field.replace(",", "-")
+        kept = ROOT / "bench" / "figures" / f"intervals_engine_strength{name}.json"
+        printed = json.loads(kept.read_text())
+        assert (printed["model"], printed["measure"]) == ("engine", "strength")
+        assert ",".join(printed["bots"]) == field
+        assert [(c["deals"], c["trials"]) for c in printed["coverage"]] == [(d, 300) for d in (2, 4, 6, 12)]
+        measured[field] = [round(100 * c["new_coverage"], 1) for c in printed["coverage"]]
+        assert field == fields[0] or shown[field] == measured[field]
+        assert field == fields[0] or f"--bots {field}" in command(title)
+    spread = re.search(r"spread over the three fields: (.*?): within", row(title))
+    assert spread is not None
+    columns = list(zip(*measured.values(), strict=True))
+    expected = " / ".join(f"{min(c):.1f}–{max(c):.1f}%" for c in columns)
+    assert spread.group(1) == expected
+
+
 def test_the_scheduled_position_bias_row_quotes_the_json_the_bench_printed() -> None:
     assert "bench/seating.py --deals 40 --scheduled" in command("Position bias as scheduled")
     printed = json.loads((ROOT / "bench" / "figures" / "seating_scheduled.json").read_text())
