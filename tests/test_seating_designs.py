@@ -12,16 +12,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 import pytest
 
 from hearts_tournaments.tournament.schedule import (
+    SEATING_DESIGNS,
     SeatingMode,
     game_positions,
     make_schedule,
     per_deal_neighbours,
+    seating_design,
 )
+from tests.conftest import ROOT
 
 #: ``mode table_size bots deals duplicate design``: the digest of the stored schedule and its games.
 SCHEDULES = {
@@ -96,3 +100,27 @@ def test_every_mode_lays_out_a_deal_and_reports_it_as_before(mode: SeatingMode) 
     positions = [game_positions(n, d, mode) for n in range(2, 13) for d in (True, False)]
     assert _digest(positions) == POSITIONS[mode.value]
     assert _digest([per_deal_neighbours(n, mode) for n in range(3, 12)]) == NOTES[mode.value]
+
+
+def test_every_mode_has_a_design_registered_under_its_name() -> None:
+    assert set(SEATING_DESIGNS) == set(SeatingMode)
+    for mode, design in SEATING_DESIGNS.items():
+        assert design.mode is mode and seating_design(mode) is design
+        assert type(design).__doc__, f"{type(design).__name__}: say what the {mode.value} seating does"
+
+
+@pytest.mark.parametrize("mode", list(SeatingMode))
+def test_every_design_is_a_latin_square_of_positions(mode: SeatingMode) -> None:
+    for n in range(2, 13):
+        games = seating_design(mode).positions(n)
+        assert len(games) == n, (mode, n)
+        for game in games:  # every game seats every position once
+            assert sorted(game) == list(range(n)), (mode, n, game)
+        for seat in range(n):  # every position holds every seat once over the deal
+            assert sorted(game[seat] for game in games) == list(range(n)), (mode, n, seat)
+
+
+def test_the_docs_describe_every_seating_mode() -> None:
+    text = (ROOT / "docs" / "TOURNAMENTS.md").read_text(encoding="utf-8")
+    described = set(re.findall(r'^- `seating = "([a-z_]+)"`', text, flags=re.M))
+    assert described == {mode.value for mode in SeatingMode}
