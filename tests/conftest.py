@@ -118,6 +118,7 @@ TIERS: dict[str, tuple[str, ...]] = {
             "test_web",
             "test_web_cache",
             "test_web_logs",
+            "test_web_registry",
         ),
         ("slow",),
     ),

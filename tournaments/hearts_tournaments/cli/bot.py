@@ -14,7 +14,7 @@ import typer
 from typer.core import TyperGroup
 
 from hearts_tournaments.arena.bots import BotProtocol
-from hearts_tournaments.cli.common import MARKUP_MODE, builtin_names, fail
+from hearts_tournaments.cli.common import MARKUP_MODE, builtin_descriptions, builtin_names, fail
 from hearts_tournaments.kit.catalogue import Level
 
 
@@ -35,7 +35,7 @@ bot_app = typer.Typer(
 )
 
 
-@bot_app.command("run")
+@bot_app.command("run", epilog=builtin_descriptions())
 def run(
     name: Annotated[str, typer.Argument(help=f"The built-in bot: {builtin_names()}.", show_default=False)],
     server: Annotated[

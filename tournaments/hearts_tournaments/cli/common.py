@@ -89,6 +89,13 @@ def builtin_names() -> str:
     return f"{', '.join(most)} or {last}" if most else last
 
 
+def builtin_descriptions() -> str:
+    """Each built-in bot with what it does, one Markdown list item each, in the registry's order."""
+    from hearts_client.bots import BUILTIN_BOTS, describe
+
+    return "Built-in bots:\n\n" + "\n".join(f"- `{name}`: {describe(name)}" for name in BUILTIN_BOTS)
+
+
 @contextlib.contextmanager
 def log_to_file(path: Path) -> Iterator[None]:
     """Sends the log (the runner's and the in-process referee's) to a file as JSON lines.

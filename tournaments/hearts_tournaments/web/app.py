@@ -32,19 +32,19 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hearts_tournaments.tournament.store import DB_NAME
 from hearts_tournaments.web.league_source import LeagueSource
 from hearts_tournaments.web.links import Links
-from hearts_tournaments.web.pages import Page, Site
+from hearts_tournaments.web.pages import Site
+from hearts_tournaments.web.registry import PAGES, WebPage
 from hearts_tournaments.web.source import (
     LogPolicy,
     NotATournament,
     SourceError,
-    StandingsPending,
     TournamentSource,
 )
 
@@ -199,7 +199,10 @@ def make_app(
     clock: Callable[[], float] = time.monotonic,
 ) -> Starlette:
     """The web app serving the tournament in ``folder`` (read-only), bot logs per ``logs``;
-    ``portal``: served inside the entrant portal (its pages link to sign-in, registration, help)."""
+    ``portal``: served inside the entrant portal (its pages link to sign-in, registration, help).
+
+    One cached route per page of :data:`~.registry.PAGES`, plus the event stream and the static
+    assets (:data:`~.registry.NOT_PAGES`)."""
     state = _Folder(folder, logs, portal)
     pages = PageCache(clock=clock)
 
@@ -243,83 +246,19 @@ def make_app(
         )
         return HTMLResponse(page.html, page.status)
 
-    def query(request: Request) -> dict[str, str]:
-        return {k: v for k, v in request.query_params.items()}
+    def route(entry: WebPage) -> Route:
+        """The live route of a registered page."""
 
-    def html(page: Page) -> HTMLResponse:
-        # Standings being computed for the first time: the browser asks again shortly.
-        headers = {"Retry-After": "2", "Refresh": "2"} if page.status == StandingsPending.status else None
-        return HTMLResponse(page.html, page.status, headers=headers)
+        async def render(request: Request) -> Response:
+            site = state.get()
+            if site is None:
+                return missing()
+            query = {k: v for k, v in request.query_params.items()}
+            reply = entry.render(site, LINKS, request.path_params, query)
+            headers = dict(reply.headers)
+            return Response(reply.body, reply.status, headers=headers, media_type=reply.media_type)
 
-    async def leaderboard(request: Request) -> Response:
-        site = state.get()
-        if site is None:
-            return missing()
-        return html(site.leaderboard(LINKS, query(request)))
-
-    async def standings_fragment(request: Request) -> Response:
-        site = state.get()
-        if site is None:
-            return missing()
-        return html(site.leaderboard(LINKS, query(request), fragment=True))
-
-    async def games(request: Request) -> Response:
-        site = state.get()
-        if site is None:
-            return missing()
-        page = site.games(LINKS, query(request))
-        return HTMLResponse(page.html, page.status)
-
-    async def games_fragment(request: Request) -> Response:
-        site = state.get()
-        if site is None:
-            return missing()
-        page = site.games(LINKS, query(request), fragment=True)
-        return HTMLResponse(page.html, page.status)
-
-    async def h2h(request: Request) -> Response:
-        site = state.get()
-        if site is None:
-            return missing()
-        return html(site.h2h(LINKS))
-
-    async def bot(request: Request) -> Response:
-        site = state.get()
-        if site is None:
-            return missing()
-        return html(site.bot(LINKS, request.path_params["name"]))
-
-    async def game(request: Request) -> Response:
-        site = state.get()
-        if site is None:
-            return missing()
-        raw = request.query_params.get("seat", "")
-        if raw and not raw.isdigit():
-            page = site.error(LINKS, 400, f"seat must be a seat number, not {raw!r}")
-        else:
-            page = site.game(LINKS, request.path_params["key"], int(raw) if raw else None)
-        return HTMLResponse(page.html, page.status)
-
-    async def record(request: Request) -> Response:
-        site = state.get()
-        if site is None:
-            return missing()
-        key = request.path_params["key"]
-        status, text = site.record_text(key)
-        if status != 200:
-            return PlainTextResponse(text + "\n", status)
-        return Response(
-            text,
-            media_type="application/json",
-            headers={"Content-Disposition": f'attachment; filename="{key}.json"'},
-        )
-
-    async def deal(request: Request) -> Response:
-        site = state.get()
-        if site is None:
-            return missing()
-        page = site.deal(LINKS, request.path_params["deal"])
-        return HTMLResponse(page.html, page.status)
+        return Route(entry.path, cached(render))
 
     async def events(request: Request) -> Response:
         async def stream() -> AsyncIterator[str]:
@@ -360,15 +299,7 @@ def make_app(
         return HTMLResponse(page.html, 500)
 
     routes = [
-        Route("/", cached(leaderboard)),
-        Route("/fragment/standings", cached(standings_fragment)),
-        Route("/fragment/games", cached(games_fragment)),
-        Route("/games", cached(games)),
-        Route("/h2h", cached(h2h)),
-        Route("/bot/{name}", cached(bot)),
-        Route("/game/{key}", cached(game)),
-        Route("/game/{key}/record.json", cached(record)),
-        Route("/deal/{deal:int}", cached(deal)),
+        *(route(entry) for entry in PAGES),
         Route("/events", events),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]

@@ -4,6 +4,9 @@ Pages are written as plain files with relative links (open ``OUT/index.html`` fr
 ``OUT`` on any web server); sorting and filtering then happen in the browser, from the same
 URL parameters the live server reads. Withheld and pending games are exported as the live
 server shows them: listed, without records or replays.
+
+The files are those the pages of :data:`~.registry.PAGES` enumerate, rendered as the live
+server renders them.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from pathlib import Path
 
 from hearts_tournaments.web.app import STATIC
 from hearts_tournaments.web.links import Links
-from hearts_tournaments.web.pages import Page, Site
+from hearts_tournaments.web.pages import Site
+from hearts_tournaments.web.registry import PAGES, ExportOptions
 from hearts_tournaments.web.source import LogPolicy, TournamentSource
 
 
@@ -49,41 +53,28 @@ def export_site(
     source = TournamentSource(folder, logs, live=False)
     site = Site(source, live=False)
     top = Links(static_site=True, root="")
-    nested = top.at_depth(1)
+    options = ExportOptions(seat_views=seat_views)
     pages = records = 0
     failed: list[str] = []
-
-    def write(path: Path, page: Page) -> None:
-        nonlocal pages
-        if page.status != 200:
-            failed.append(f"{path.relative_to(out)}: {page.status}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(page.html, encoding="utf-8")
-        pages += 1
-
     try:
         out.mkdir(parents=True, exist_ok=True)
         shutil.copytree(STATIC, out / "static", dirs_exist_ok=True)
-        write(out / "index.html", site.leaderboard(top, {}))
-        write(out / "games.html", site.games(top, {}))
-        write(out / "h2h.html", site.h2h(top))
-        for bot in source.bots():
-            write(out / "bot" / f"{bot}.html", site.bot(nested, bot))
-        rows = source.games()
-        for deal in sorted({r.deal for r in rows}):
-            write(out / "deal" / f"{deal}.html", site.deal(nested, deal))
-        for row in rows:
-            if not row.released:
+        for entry in PAGES:
+            if entry.export is None:
                 continue
-            status, text = site.record_text(row.key)
-            if status == 200:
-                (out / "game").mkdir(parents=True, exist_ok=True)
-                (out / "game" / f"{row.key}.json").write_text(text, encoding="utf-8")
-                records += 1
-            write(out / "game" / f"{row.key}.html", site.game(nested, row.key))
-            if seat_views:
-                for seat in range(len(row.seats)):
-                    write(out / "game" / f"{row.key}-seat{seat}.html", site.game(nested, row.key, seat))
+            for file in entry.export(source, options):
+                reply = entry.render(site, top.at_depth(file.depth), file.params, file.query)
+                path = out / file.path
+                if reply.is_html:
+                    if reply.status != 200:
+                        failed.append(f"{file.path}: {reply.status}")
+                    pages += 1
+                elif reply.status == 200:
+                    records += 1
+                else:
+                    continue  # a download the live server refuses too: no file
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(reply.body, encoding="utf-8")
     except OSError as exc:
         raise ExportError(f"cannot write {out}: {exc}") from None
     finally:

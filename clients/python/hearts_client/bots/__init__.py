@@ -1,4 +1,5 @@
-"""The built-in bots, by name: ``random``, ``heuristic``, ``montecarlo`` and ``ismcts``."""
+"""The built-in bots, by name (:data:`BUILTIN_BOTS`, the one list of them: the command line's
+help, the configuration checks and the tests take their names from it)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,17 @@ BUILTIN_BOTS: dict[str, BotFactory] = {
     MonteCarloBot.name: MonteCarloBot,
     IsmctsBot.name: IsmctsBot,
 }
+
+
+def describe(name: str) -> str:
+    """What the built-in bot ``name`` does, in one line: the first line of its class's docstring
+    (``hearts bot run --help`` lists them).
+
+    Raises:
+        KeyError: if there is no built-in bot of that name.
+    """
+    doc = BUILTIN_BOTS[name].__doc__ or ""
+    return doc.strip().partition("\n")[0].strip()
 
 
 def make_bot(name: str, seed: int | str | None = None) -> Bot:

@@ -5,7 +5,8 @@ and their order around it. With ``duplicate`` the deal is then played once per r
 seating, so that every bot at the table holds every seat's cards of every hand and most card
 luck cancels out; without it the deal is played once, as seated.
 
-How a deal's games seat its bots (:class:`SeatingMode`, with ``duplicate``):
+How a deal's games seat its bots (:class:`SeatingMode`, with ``duplicate``; each mode is a
+:class:`SeatingDesign` registered in :data:`SEATING_DESIGNS`, see docs/DEVELOPING.md):
 
 * ``rotate``: game ``r`` moves the bot of position ``p`` to seat ``p + r``. Every bot keeps the
   same neighbours in all the deal's games.
@@ -69,17 +70,20 @@ import numpy as np
 
 from hearts_core.deal import derive_seed
 from hearts_tournaments.arena.job import ScheduledGame
-from hearts_tournaments.tournament.layouts import NOTES, SQUARES
 from hearts_tournaments.tournament.schedule.base import (
     DEFAULT_SEATING,
     LABELS,
+    LAYOUT_PROOFS,
     SCHEDULE_DESIGN,
+    SEATING_DESIGNS,
     SUGGEST_SEARCH_BOTS,
     SUGGEST_TRIES,
     Progress,
+    SeatingDesign,
     SeatingMode,
     game_key,
     game_positions,
+    seating_design,
 )
 from hearts_tournaments.tournament.schedule.seating import _arrange
 from hearts_tournaments.tournament.schedule.tables import (
@@ -99,12 +103,15 @@ from hearts_tournaments.tournament.schedule.teams import team_numbers, team_prob
 __all__ = [
     "DEFAULT_SEATING",
     "LABELS",
+    "LAYOUT_PROOFS",
     "SCHEDULE_DESIGN",
+    "SEATING_DESIGNS",
     "Balance",
     "PairFeasibility",
     "Progress",
     "Schedule",
     "Seating",
+    "SeatingDesign",
     "SeatingMode",
     "balance_of",
     "game_key",
@@ -114,6 +121,7 @@ __all__ = [
     "pair_feasibility",
     "per_deal_neighbours",
     "real_teams",
+    "seating_design",
     "suggest_deals",
     "team_problem",
 ]
@@ -626,29 +634,9 @@ def neighbour_feasibility(bots: int, table_size: int, deals: int, duplicate: boo
     return None
 
 
-#: What a SAT solver proved about every Latin square of positions, per table size (see
-#: tests/test_seating_layouts.py, which fails if a better square exists).
-LAYOUT_PROOFS: dict[int, str] = {
-    6: "no Latin square of positions has both one and two seats left within one (a SAT proof)",
-    8: "no Latin square of positions has both one and two seats left within one (a SAT proof)",
-    7: (
-        "no Latin square of positions has every table-mate as left neighbour, nor fewer than 7 "
-        "ordered pairs never with no pair thrice one or two seats apart (a SAT proof)"
-    ),
-    9: (
-        "no labelling has every table-mate as left neighbour (its differences would sum to 0 "
-        "mod 9); the square of seating balanced does"
-    ),
-    11: (
-        "no labelling has every table-mate as left neighbour (its differences would sum to 0 "
-        "mod 11); other Latin squares neither found nor ruled out"
-    ),
-}
-
-
 def per_deal_neighbours(table_size: int, seating: SeatingMode) -> str:
     """A deal's neighbour counts over its own games (one and two seats left, ordered pairs of
-    its positions), and why no layouts do better where that is known (:data:`LAYOUT_PROOFS`)."""
+    its positions), and why no layouts do better where that is known (:meth:`SeatingDesign.proof`)."""
     n = table_size
     layouts = game_positions(n, True, seating)
     parts = []
@@ -658,10 +646,8 @@ def per_deal_neighbours(table_size: int, seating: SeatingMode) -> str:
         never = sum(1 for v in values if v == 0)
         missing = f", {never} of the {len(values)} ordered pairs never" if never else ""
         parts.append(f"{name} {min(values)}..{max(values)} games{missing}")
-    labelled = seating is SeatingMode.PERMUTE or (seating is SeatingMode.BALANCED and n not in SQUARES)
-    why = f"; {LAYOUT_PROOFS[n]}" if labelled and n in LAYOUT_PROOFS else ""
-    if seating is SeatingMode.BALANCED and n in NOTES:
-        why = f"; {NOTES[n]}"
+    proof = seating_design(seating).proof(n)
+    why = "" if proof is None else f"; {proof}"
     return f"seating {seating.value} at {n} seats, {', '.join(parts)}{why}"
 
 

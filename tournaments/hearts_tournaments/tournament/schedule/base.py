@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from hearts_tournaments.tournament.layouts import SQUARES
+from hearts_tournaments.tournament.layouts import NOTES, SQUARES
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -157,7 +157,8 @@ LABELS: dict[int, tuple[int, ...]] = {
 
 
 class SeatingMode(enum.StrEnum):
-    """How the games of one deal seat its bots (with duplicate deals)."""
+    """How the games of one deal seat its bots (with duplicate deals): the name of a
+    :class:`SeatingDesign` (:data:`SEATING_DESIGNS`), as configs and stored schedules give it."""
 
     ROTATE = "rotate"
     PERMUTE = "permute"
@@ -169,6 +170,112 @@ class SeatingMode(enum.StrEnum):
 DEFAULT_SEATING = SeatingMode.BALANCED
 
 
+#: What a SAT solver proved about every Latin square of positions, per table size (see
+#: tests/test_seating_layouts.py, which fails if a better square exists).
+LAYOUT_PROOFS: dict[int, str] = {
+    6: "no Latin square of positions has both one and two seats left within one (a SAT proof)",
+    8: "no Latin square of positions has both one and two seats left within one (a SAT proof)",
+    7: (
+        "no Latin square of positions has every table-mate as left neighbour, nor fewer than 7 "
+        "ordered pairs never with no pair thrice one or two seats apart (a SAT proof)"
+    ),
+    9: (
+        "no labelling has every table-mate as left neighbour (its differences would sum to 0 "
+        "mod 9); the square of seating balanced does"
+    ),
+    11: (
+        "no labelling has every table-mate as left neighbour (its differences would sum to 0 "
+        "mod 11); other Latin squares neither found nor ruled out"
+    ),
+}
+
+
+def rotations(n: int) -> list[tuple[int, ...]]:
+    """The ``n`` rotations of a table of ``n``: game ``r`` puts position ``s - r`` at seat ``s``."""
+    return [tuple((s - r) % n for s in range(n)) for r in range(n)]
+
+
+class SeatingDesign:
+    """How a deal's games seat its bots with duplicate deals: one per :class:`SeatingMode`,
+    registered in :data:`SEATING_DESIGNS` (:func:`seating_design` finds it).
+
+    A design is a Latin square of positions per table size (:meth:`positions`: every position
+    holds every seat once over the deal's games); the schedule's neighbour search, the balance
+    report and the games themselves all take it from here. Its name is stored with every
+    schedule, so a design, once released, never changes what it returns for a table size.
+    """
+
+    #: The mode it is registered under (its name in configs and stored schedules).
+    mode: SeatingMode
+
+    def positions(self, n: int) -> list[tuple[int, ...]]:
+        """For each game of a deal at ``n`` seats, the position of the deal's seating at each seat."""
+        raise NotImplementedError
+
+    def rotates(self, n: int) -> bool:
+        """Whether its games at ``n`` seats are the rotations of one order (a bot then keeps its
+        neighbours in every game of a deal, and the band search has nothing to even)."""
+        return self.positions(n) == rotations(n)
+
+    def proof(self, n: int) -> str | None:
+        """What is known about doing better than its layouts at ``n`` seats, for the balance
+        report's per-deal line (None: nothing to say)."""
+        return None
+
+
+class RotateDesign(SeatingDesign):
+    """``rotate``: game ``r`` moves the bot of position ``p`` to seat ``p + r``."""
+
+    mode = SeatingMode.ROTATE
+
+    def positions(self, n: int) -> list[tuple[int, ...]]:
+        return rotations(n)
+
+
+class PermuteDesign(SeatingDesign):
+    """``permute``: the labelled Latin squares of :data:`LABELS` (rotations where there are none)."""
+
+    mode = SeatingMode.PERMUTE
+
+    def positions(self, n: int) -> list[tuple[int, ...]]:
+        if n not in LABELS:
+            return rotations(n)
+        label = LABELS[n]
+        position_of = {value: p for p, value in enumerate(label)}
+        return [tuple(position_of[(label[s] - r) % n] for s in range(n)) for r in range(n)]
+
+    def proof(self, n: int) -> str | None:
+        return LAYOUT_PROOFS.get(n)
+
+
+class BalancedDesign(PermuteDesign):
+    """``balanced``: the squares of :data:`~hearts_tournaments.tournament.layouts.SQUARES` where
+    one beats the labels, ``permute``'s layouts elsewhere."""
+
+    mode = SeatingMode.BALANCED
+
+    def positions(self, n: int) -> list[tuple[int, ...]]:
+        if n in SQUARES:
+            return [tuple(layout) for layout in SQUARES[n]]
+        return super().positions(n)
+
+    def proof(self, n: int) -> str | None:
+        if n in NOTES:
+            return NOTES[n]
+        return None if n in SQUARES else super().proof(n)
+
+
+#: Every seating design, by the mode it is registered under.
+SEATING_DESIGNS: dict[SeatingMode, SeatingDesign] = {
+    design.mode: design for design in (RotateDesign(), PermuteDesign(), BalancedDesign())
+}
+
+
+def seating_design(mode: SeatingMode) -> SeatingDesign:
+    """The design registered under ``mode``."""
+    return SEATING_DESIGNS[mode]
+
+
 def game_key(deal: int, rotation: int | None) -> str:
     """The stable name of a game: ``d003-r02``, or ``d003`` when deals are not rotated."""
     return f"d{deal:03d}" if rotation is None else f"d{deal:03d}-r{rotation:02d}"
@@ -177,16 +284,9 @@ def game_key(deal: int, rotation: int | None) -> str:
 def game_positions(table_size: int, duplicate: bool, seating: SeatingMode) -> list[tuple[int, ...]]:
     """For each game of a deal, the position of the deal's seating that sits at each seat.
 
-    A Latin square with duplicate (every position holds every seat once over the deal's games),
-    the identity without.
+    A Latin square with duplicate (every position holds every seat once over the deal's games:
+    the :class:`SeatingDesign` of ``seating``), the identity without.
     """
-    n = table_size
     if not duplicate:
-        return [tuple(range(n))]
-    if seating is SeatingMode.BALANCED and n in SQUARES:
-        return [tuple(layout) for layout in SQUARES[n]]
-    if seating is SeatingMode.ROTATE or n not in LABELS:
-        return [tuple((s - r) % n for s in range(n)) for r in range(n)]
-    label = LABELS[n]
-    position_of = {value: p for p, value in enumerate(label)}
-    return [tuple(position_of[(label[s] - r) % n] for s in range(n)) for r in range(n)]
+        return [tuple(range(table_size))]
+    return seating_design(seating).positions(table_size)

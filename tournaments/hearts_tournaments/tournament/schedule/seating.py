@@ -29,6 +29,7 @@ from hearts_tournaments.tournament.schedule.base import (
     IntArray,
     SeatingMode,
     game_positions,
+    seating_design,
 )
 from hearts_tournaments.tournament.schedule.tables import _pair_counts
 
@@ -162,7 +163,7 @@ def _arrange(
         and duplicate
         # (Rotated deals keep a bot's neighbours in all their games: counts move by whole
         # deals, and the squares above already even them out.)
-        and game_positions(n, True, seating) != game_positions(n, True, SeatingMode.ROTATE)
+        and not seating_design(seating).rotates(n)
         and all(len(set(table)) == n for table in tables)
     ):
         tables = _even_bands(tables, b, n, seating, rng)
