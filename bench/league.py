@@ -159,7 +159,8 @@ def main() -> None:
             played[v] += 1
         blocks[number] = games
         if (number + 1) % args.every == 0:
-            rows = official_table(blocks, [(v, "active", None) for v in names], online, 0, "b", 8, 1.0)
+            states = {v: {"mu": mu, "sigma": sigma} for v, (mu, sigma) in online.items()}
+            rows = official_table(blocks, [(v, "active", None) for v in names], states, 0, "b", 8, 1.0)
             fitted = {r.version: r.strength for r in rows}
             if any(fitted[v] is None for v in names):
                 continue
