@@ -336,9 +336,12 @@ def test_a_league_from_before_models_opens_and_plays_on(tmp_path: Path) -> None:
         assert store.ratings() == ratings and store.history("rnd@v1") == history
         assert commands.show(store, "json") == shown and commands.info(store, "rnd") == info
     assert _schema(old)[0] == "1"
-    with LeagueStore.open(old) as store:  # `run`, `add`...: converted, the same floats
-        assert store.ratings() == ratings and commands.info(store, "rnd") == info
-    assert _schema(old) == ("2", ["version", "model", "state", "blocks", "failed", "last_block"])
+    with LeagueStore.open(old, read_only=True) as reader:  # a page open while `run` starts
+        assert reader.ratings() == ratings
+        with LeagueStore.open(old) as store:  # `run`, `add`...: converted, the same floats
+            assert store.ratings() == ratings and commands.info(store, "rnd") == info
+        assert _schema(old) == ("2", ["version", "model", "state", "blocks", "failed", "last_block"])
+        assert reader.ratings() == ratings and reader.history("rnd@v1") == history
     for folder in (new, old):
         with LeagueStore.open(folder) as store:
             play_league(store, 1)

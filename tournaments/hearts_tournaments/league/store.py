@@ -64,6 +64,16 @@ STATUSES = (PENDING, ACTIVE, ERROR, RETIRED, QUARANTINED)
 #: Bytes of a bot's files hashed at most (beyond that, ``add`` refuses: pack the bot smaller).
 MAX_HASHED_BYTES = 512 * 1024 * 1024
 
+#: The rating tables of schema 2: a new league's, and what :func:`_migrate_ratings` makes of
+#: schema 1's.
+_RATING_TABLES = (
+    "CREATE TABLE ratings (version TEXT PRIMARY KEY, model TEXT NOT NULL, state TEXT NOT NULL, "
+    "blocks INTEGER NOT NULL, failed INTEGER NOT NULL, last_block INTEGER)",
+    "CREATE TABLE rating_history (block INTEGER NOT NULL, version TEXT NOT NULL, model TEXT NOT NULL, "
+    "state TEXT NOT NULL, PRIMARY KEY (block, version))",
+)
+
+
 _SCHEMA = (
     """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -110,13 +120,11 @@ CREATE TABLE results (
 );
 CREATE INDEX results_version ON results(version);
 CREATE INDEX games_block ON games(block);
-CREATE TABLE ratings (version TEXT PRIMARY KEY, model TEXT NOT NULL, state TEXT NOT NULL,
-                      blocks INTEGER NOT NULL, failed INTEGER NOT NULL, last_block INTEGER);
-CREATE TABLE rating_history (block INTEGER NOT NULL, version TEXT NOT NULL, model TEXT NOT NULL,
-                             state TEXT NOT NULL, PRIMARY KEY (block, version));
 CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, block INTEGER NOT NULL,
                      version TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL, at REAL);
 """
+    + ";\n".join(_RATING_TABLES)
+    + ";\n"
     + signing.SCHEMA
     + ";"
 )
@@ -125,15 +133,6 @@ APART_SCHEMA = """
 CREATE TABLE IF NOT EXISTS teams (entrant TEXT PRIMARY KEY, team TEXT NOT NULL, seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS links (a TEXT NOT NULL, b TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (a, b));
 """
-
-
-#: The rating tables of schema 2 (what :func:`_migrate_ratings` makes of schema 1's).
-_RATING_TABLES = (
-    "CREATE TABLE ratings (version TEXT PRIMARY KEY, model TEXT NOT NULL, state TEXT NOT NULL, "
-    "blocks INTEGER NOT NULL, failed INTEGER NOT NULL, last_block INTEGER)",
-    "CREATE TABLE rating_history (block INTEGER NOT NULL, version TEXT NOT NULL, model TEXT NOT NULL, "
-    "state TEXT NOT NULL, PRIMARY KEY (block, version))",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,11 +256,9 @@ class LeagueStore(MetaDatabase):
         self.rating: RatingModel = rating_model(self.config.rating)
         #: Seconds since the epoch now: when a command is given (a test injects its own).
         self.clock: Callable[[], float] = time.time
-        #: Whether the ratings are schema 1's mu and sigma columns (a league opened read-only).
-        self._legacy = "state" not in {row[1] for row in db.execute("PRAGMA table_info(ratings)")}
         stored = (
             [DEFAULT_RATING] * bool(db.execute("SELECT 1 FROM ratings LIMIT 1").fetchone())
-            if self._legacy
+            if self._legacy()
             else [str(m) for (m,) in db.execute("SELECT DISTINCT model FROM ratings ORDER BY model")]
         )
         other = [m for m in stored if m != self.rating.name]
@@ -669,6 +666,11 @@ class LeagueStore(MetaDatabase):
         row = self._db.execute("SELECT record FROM games WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
+    def _legacy(self) -> bool:
+        """Whether the ratings are schema 1's mu and sigma columns (a league opened read-only;
+        looked up at each read: a writer may convert them meanwhile)."""
+        return "state" not in {row[1] for row in self._db.execute("PRAGMA table_info(ratings)")}
+
     def _state(self, text: str) -> State:
         try:
             return self.rating.state(json.loads(text))
@@ -678,7 +680,7 @@ class LeagueStore(MetaDatabase):
     def ratings(self) -> dict[str, Rating]:
         """Per version that played: its online rating state, blocks played, failed games, last
         block."""
-        if self._legacy:  # schema 1, read-only: the floats as stored
+        if self._legacy():  # schema 1, read-only: the floats as stored
             rows = self._db.execute("SELECT version, mu, sigma, blocks, failed, last_block FROM ratings")
             return {
                 str(v): Rating({"mu": float(m), "sigma": float(s)}, int(b), int(f), last)
@@ -692,7 +694,7 @@ class LeagueStore(MetaDatabase):
 
     def rating_states(self, vid: str) -> list[tuple[int, State]]:
         """The online rating state of ``vid`` after each of its blocks."""
-        if self._legacy:
+        if self._legacy():
             rows = self._db.execute(
                 "SELECT block, mu, sigma FROM rating_history WHERE version = ? ORDER BY block", (vid,)
             ).fetchall()
