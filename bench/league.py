@@ -154,8 +154,9 @@ def main() -> None:
             played[v] += 1
         blocks[number] = games
         if (number + 1) % args.every == 0:
+            states = {v: {"mu": mu, "sigma": sigma} for v, (mu, sigma) in online.items()}
             rows = official_table(
-                blocks, [(v, "active", None) for v in names], online, args.samples, "b", 8, 1.0
+                blocks, [(v, "active", None) for v in names], states, args.samples, "b", 8, 1.0
             )
             fitted = {r.version: r.strength for r in rows}
             if any(fitted[v] is None for v in names):

@@ -18,6 +18,7 @@ from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.matchmaking import Candidate, choose_table
 from hearts_tournaments.league.play import StopAfter, run_league
+from hearts_tournaments.league.rating_models import RATING_MODELS
 from hearts_tournaments.league.store import ACTIVE, ERROR, QUARANTINED, RETIRED, LeagueStore
 from tests.helpers import cli
 from tests.helpers.cli import HEARTS
@@ -296,3 +297,38 @@ def test_the_web_shows_a_league_as_a_league(tmp_path: Path) -> None:
             assert run_league(store, StopAfter(blocks=1), concurrency=3) == 1
             assert "2 blocks stored" in get(url + "/").body
             assert "2 blocks stored" in get(url + "/fragment/standings").body
+
+
+@pytest.mark.timeout(600)
+def test_a_league_rated_with_thurstone_mosteller_plays_and_shows_its_columns(tmp_path: Path) -> None:
+    """`init --rating openskill-tm`: `run` rates its blocks with that model, and `show` (table and
+    JSON) and the web page show its columns, not the default model's."""
+    folder = tmp_path / "l"
+    made = hearts("init", str(folder), "--rating", "openskill-tm", "--sandbox", "none", "--max-hands", "2")
+    assert made.returncode == 0, made.stderr
+    model, default = RATING_MODELS["openskill-tm"], RATING_MODELS["openskill-pl"]
+    with LeagueStore.open(folder) as store:
+        builtin(store, "heur", "heuristic")
+        builtin(store, "rnd", "random")
+        assert run_league(store, StopAfter(blocks=2), concurrency=3) == 2
+        replayed: dict[str, dict[str, float]] = {}
+        other: dict[str, dict[str, float]] = {}
+        for _number, games in sorted(store.block_games().items()):
+            replayed.update(model.update(games, replayed))
+            other.update(default.update(games, other))
+        assert {v: r.state for v, r in store.ratings().items()} == replayed != other
+    table = hearts("show", str(folder))
+    assert table.returncode == 0, table.stderr
+    head, *rows = table.stdout.splitlines()
+    assert head.split()[-1] == "online-tm" and " online " not in f" {head} "
+    heur = next(row for row in rows if " heur@v1 " in row)
+    assert heur.endswith(model.columns[0].text(replayed["heur@v1"]))
+    shown = json.loads(hearts("show", str(folder), "--format", "json").stdout)
+    assert {r["version"]: (r["mu"], r["sigma"]) for r in shown} == {
+        v: (round(s["mu"], 6), round(s["sigma"], 6)) for v, s in replayed.items()
+    }
+    with web_server(folder) as url:
+        body = get(url + "/").body
+    assert "Online μ ± σ (Thurstone-Mosteller)" in body and "Online μ ± σ</th>" not in body
+    row = re.search(r'<tr data-version="heur@v1".*?</tr>', body, re.S)
+    assert row is not None and f"<td>{model.columns[0].text(replayed['heur@v1'])}</td>" in row.group(0)

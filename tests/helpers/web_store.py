@@ -25,7 +25,6 @@ from hearts_core.state import State
 from hearts_tournaments.arena.job import ScheduledGame
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league.play import block_game, plan_block
-from hearts_tournaments.league.ratings import online_update
 from hearts_tournaments.league.store import PENDING, LeagueStore
 from hearts_tournaments.tournament.config import parse_config
 from hearts_tournaments.tournament.folder import create_tournament
@@ -236,14 +235,14 @@ def play_league(
             league_game(block_game(config, number, order, r), builtin, rules, ms, faults or {})
             for r in range(len(order))
         ]
-        start = {vid: (mu, sigma) for vid, (mu, sigma, *_rest) in store.ratings().items()}
+        start = {vid: rating.state for vid, rating in store.ratings().items()}
         store.store_block(
             number,
             f"b{number}",
             order,
             snapshot.commands_seen,
             outcomes,
-            online_update(outcomes, start),
+            store.rating.update(outcomes, start),
             {},
             [],
         )

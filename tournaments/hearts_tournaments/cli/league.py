@@ -36,6 +36,7 @@ from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError, check_executor
 from hearts_tournaments.league.final import FINAL_REPORT, begin_final, report_line, run_final
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
+from hearts_tournaments.league.rating_models import DEFAULT_RATING, RATING_MODELS
 from hearts_tournaments.league.store import HEADS, LeagueStore
 from hearts_tournaments.portal.accounts import name_refusal
 from hearts_tournaments.tournament.audit import ALPHA
@@ -149,6 +150,14 @@ def init(
             help="Bots see neutral labels (seat-3) instead of their table-mates' names (docs/FAIR_PLAY.md).",
         ),
     ] = False,
+    rating: Annotated[
+        str,
+        typer.Option(
+            "--rating",
+            help="The online rating model (matchmaking and the online columns; fixed once a block "
+            f"is stored): {', '.join(RATING_MODELS)} (docs/LEAGUE.md).",
+        ),
+    ] = DEFAULT_RATING,
 ) -> None:
     """Create a league in FOLDER with these settings (fixed for its life; `run --executor` and
     `--ray-address` override where it plays)."""
@@ -170,6 +179,7 @@ def init(
             executor=executor.value,
             ray_address=ray_address,
             hide_names=hide_names,
+            rating=rating,
         )
         secret = read_deal_secret(deal_secret_file)
         commands.init_league(folder, config, secret).close()

@@ -21,6 +21,7 @@ from hearts_tournaments.arena.sandbox import SandboxKind
 from hearts_tournaments.arena.snapshot import STORE, SnapshotError
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.play import league_table
+from hearts_tournaments.league.rating_models import DEFAULT_RATING, RATING_MODELS, Column
 from hearts_tournaments.league.ratings import TableRow
 from hearts_tournaments.league.store import (
     HEADS,
@@ -251,11 +252,15 @@ def pin(store: LeagueStore, name: str, value: float | None) -> str:
     return store.execute({"op": "pin", "name": name, "value": value})
 
 
-def render_table(rows: Sequence[TableRow], form: str) -> str:
-    """The official table as text, JSON, CSV or Markdown."""
+def render_table(
+    rows: Sequence[TableRow], form: str, columns: Sequence[Column] = RATING_MODELS[DEFAULT_RATING].columns
+) -> str:
+    """The official table as text, JSON, CSV or Markdown, with the rating model's ``columns``
+    (the JSON carries its parameters)."""
     if form == "json":
         return json.dumps([r.to_json() for r in rows], indent=2)
-    head = ["rank", "version", "status", "strength", "interval", "score", "blocks", "games", "mark", "online"]
+    head = ["rank", "version", "status", "strength", "interval", "score", "blocks", "games", "mark"]
+    head += [c.name for c in columns]
 
     def cells(r: TableRow) -> list[str]:
         def f(x: float | None) -> str:
@@ -263,7 +268,6 @@ def render_table(rows: Sequence[TableRow], form: str) -> str:
 
         interval = "-" if r.low is None or r.high is None else f"[{r.low:+.2f}, {r.high:+.2f}]"
         mark = ("pinned " if r.pinned is not None else "") + ("provisional" if r.provisional else "")
-        online = "-" if r.mu is None or r.sigma is None else f"{r.mu:.1f}±{r.sigma:.1f}"
         return [
             str(r.rank),
             r.version,
@@ -274,7 +278,7 @@ def render_table(rows: Sequence[TableRow], form: str) -> str:
             str(r.blocks),
             str(r.games),
             mark.strip(),
-            online,
+            *(c.text(r.state) for c in columns),
         ]
 
     body = [cells(r) for r in rows]
@@ -298,7 +302,7 @@ def show(store: LeagueStore, form: str = "table", everyone: bool = False, online
     """The official table (refitted from every stored block) in ``form``."""
     if form not in FORMATS:
         raise LeagueError(f"--format must be one of {', '.join(FORMATS)}, not {form!r}")
-    return render_table(league_table(store, everyone, online), form)
+    return render_table(league_table(store, everyone, online), form, store.rating.columns)
 
 
 def info(store: LeagueStore, name: str) -> dict[str, Any]:
@@ -330,7 +334,7 @@ def info(store: LeagueStore, name: str) -> dict[str, Any]:
             if who == vid
         ):
             failed += 1
-    ratings = store.ratings().get(vid)
+    rating = store.ratings().get(vid)
     return {
         "version": vid,
         "status": version.status,
@@ -338,12 +342,16 @@ def info(store: LeagueStore, name: str) -> dict[str, Any]:
         "hash": version.hash,
         "spec": spec_to_json(version.spec),
         "pinned": version.pinned,
-        "blocks": ratings[2] if ratings else 0,
+        "blocks": rating.blocks if rating else 0,
         "games": len(rated),
         "validation": [key for key, block, v, _d in games if block is None and v == vid],
-        "last_block": ratings[4] if ratings else None,
-        "online": {"mu": ratings[0], "sigma": ratings[1]} if ratings else None,
-        "history": [{"block": b, "mu": round(m, 4), "sigma": round(s, 4)} for b, m, s in store.history(vid)],
+        "last_block": rating.last_block if rating else None,
+        "rating": store.rating.name,
+        "online": dict(rating.state) if rating else None,
+        "history": [
+            {"block": b, **{k: round(v, 4) for k, v in state.items()}}
+            for b, state in store.rating_states(vid)
+        ],
         "head_to_head": {k: {"ahead": v[0], "tied": v[1], "behind": v[2]} for k, v in sorted(heads.items())},
         "seat_mean_place": {str(s): round(sum(p) / len(p), 3) for s, p in sorted(seat_places.items())},
         "faults": faults,

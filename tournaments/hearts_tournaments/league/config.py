@@ -8,6 +8,7 @@ from typing import Any
 from hearts_core.defaults import DEFAULT_POLICY, TablePolicy
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
 from hearts_tournaments.arena.sandbox import SandboxKind
+from hearts_tournaments.league.rating_models import DEFAULT_RATING, rating_refusal
 from hearts_tournaments.tournament.config import SERVER_PATTERN, ExecutorKind
 
 
@@ -52,6 +53,9 @@ class LeagueConfig:
             empty for a one-machine Ray; ``run --ray-address`` overrides it.
         hide_names: Whether the bots see neutral labels (``seat-3``) instead of their
             table-mates' names (docs/FAIR_PLAY.md).
+        rating: The online rating model, a name in
+            :data:`~hearts_tournaments.league.rating_models.RATING_MODELS` (fixed once a block is
+            stored); a league from before models has none stored and rates as ``openskill-pl``.
     """
 
     name: str = "league"
@@ -73,6 +77,7 @@ class LeagueConfig:
     executor: str = ExecutorKind.LOCAL.value
     ray_address: str = ""
     hide_names: bool = False
+    rating: str = DEFAULT_RATING
 
     def __post_init__(self) -> None:
         if not MIN_PLAYERS <= self.table_size <= MAX_PLAYERS:
@@ -99,6 +104,9 @@ class LeagueConfig:
         if not self.seed:
             raise LeagueError("the seed must not be empty")
         check_executor(self.executor, self.ray_address)
+        refusal = rating_refusal(self.rating)
+        if refusal is not None:
+            raise LeagueError(refusal)
 
     def to_json(self) -> dict[str, Any]:
         """The settings as stored: the policy's keys flat among the others, as ever."""

@@ -13,7 +13,8 @@ to a seeded draw. Each next seat goes to the entrant with the lowest cost, a sum
 * its blocks played above the fewest (keeps games per active version even),
 * how often it already met the entrants seated so far, against the fewest such meetings
   (prefers pairs that met least, so that the top entrants do meet),
-* how far its online rating is from the table's mean, in units of the rating scale, scaled by
+* how far its online rating (the league's rating model's point estimate) is from the table's
+  mean, in units of the model's rating scale, scaled by
   a seeded random ``spread`` per block (entrants of similar rating sit together, with a
   random spread so that the table is not always the same band),
 * a small seeded jitter that breaks ties.
@@ -39,7 +40,8 @@ W_GAMES = 4.0
 W_MEET = 1.0
 #: Weight of the rating term (per rating-scale unit from the table's mean).
 W_RATING = 1.5
-#: The online rating scale: OpenSkill's default sigma.
+#: The online rating scale of OpenSkill's models (their default sigma); a league passes its
+#: model's (:attr:`~hearts_tournaments.league.rating_models.RatingModel.scale`).
 RATING_SCALE = 25 / 3
 
 
@@ -51,8 +53,8 @@ class Candidate:
         id: The version's id.
         entrant: Its entrant's name.
         blocks: Blocks it played.
-        mu: Its online rating.
-        sigma: The uncertainty of that rating.
+        mu: Its online rating: the league's rating model's point estimate.
+        sigma: The uncertainty of that rating (the model's), compared with ``settled_sigma``.
         side: Who it is kept apart from: versions of one side never share a table (empty: its
             entrant alone).
     """
@@ -79,6 +81,7 @@ def choose_table(
     settled_sigma: float = 4.0,
     spread: float = 1.0,
     lane_blocks: int = 0,
+    rating_scale: float = RATING_SCALE,
 ) -> tuple[str, ...]:
     """The versions at each seat of the next block.
 
@@ -91,6 +94,7 @@ def choose_table(
         settled_sigma: See ``new_bonus``.
         spread: Scale of the random factor on the rating term.
         lane_blocks: Versions that played fewer blocks than this are seated first (0: no lane).
+        rating_scale: The unit of the rating term (the rating model's scale).
 
     Raises:
         ValueError: fewer than two sides among the candidates, or a version listed twice.
@@ -132,7 +136,7 @@ def choose_table(
             return (
                 W_GAMES * (need(c) - floor)
                 + W_MEET * (met[c.id] - least)
-                + rating_weight * abs(c.mu - mean_mu) / RATING_SCALE
+                + rating_weight * abs(c.mu - mean_mu) / rating_scale
                 + 0.01 * jitter[c.id]
             )
 

@@ -41,7 +41,7 @@ from hearts_tournaments.arena.snapshot import SnapshotError, check_snapshot
 from hearts_tournaments.league.cluster import NodeLeague
 from hearts_tournaments.league.config import LeagueConfig, LeagueError, check_executor
 from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeting_counts
-from hearts_tournaments.league.ratings import TableRow, official_table, online_update
+from hearts_tournaments.league.ratings import TableRow, official_table
 from hearts_tournaments.league.store import ACTIVE, PENDING, LeagueStore, Snapshot, Version
 from hearts_tournaments.tournament.config import ExecutorKind, TournamentConfig
 from hearts_tournaments.tournament.executors import ExecutorError, RayExecutor
@@ -106,14 +106,16 @@ def plan_block(store: LeagueStore, snapshot: Snapshot) -> tuple[str, ...] | None
     if len(active) < 2:
         return None
     online = store.ratings()
+    model = store.rating
     sides = store.sides()
+    states = {v.id: online[v.id].state if v.id in online else model.defaults for v in active}
     candidates = [
         Candidate(
             v.id,
             v.entrant,
-            online[v.id][2] if v.id in online else 0,
-            online[v.id][0] if v.id in online else 25.0,
-            online[v.id][1] if v.id in online else 25 / 3,
+            online[v.id].blocks if v.id in online else 0,
+            model.estimate(states[v.id]),
+            model.uncertainty(states[v.id]),
             sides.get(v.entrant, ""),
         )
         for v in active
@@ -132,6 +134,7 @@ def plan_block(store: LeagueStore, snapshot: Snapshot) -> tuple[str, ...] | None
         config.settled_sigma,
         config.spread,
         config.lane_blocks,
+        model.scale,
     )
 
 
@@ -148,7 +151,7 @@ def league_table(store: LeagueStore, everyone: bool = False, online: bool = True
     versions = store.versions()
     active = frozenset(v.id for v in versions if v.status == ACTIVE)
     shown = [v for v in versions if everyone or v.status == ACTIVE]
-    ratings = {vid: (mu, sigma) for vid, (mu, sigma, *_rest) in store.ratings().items()} if online else {}
+    ratings = {vid: rating.state for vid, rating in store.ratings().items()} if online else {}
     config = store.config
     return official_table(
         store.block_games(),
@@ -159,6 +162,7 @@ def league_table(store: LeagueStore, everyone: bool = False, online: bool = True
         config.provisional_blocks,
         config.provisional_width,
         include=active,
+        parameters=tuple(store.rating.defaults),
     )
 
 
@@ -430,12 +434,11 @@ class _Loop:
         log.info("league_block_starting", block=number, seats=list(order))
         outcomes = list(await asyncio.gather(*(one(g) for g in games)))
         online = self.store.ratings()
-        start = {v: (mu, sigma) for v, (mu, sigma, *_r) in online.items()}
-        ratings = online_update(outcomes, start)
+        ratings = self.store.rating.update(outcomes, {v: rating.state for v, rating in online.items()})
         failed = {v: sum(1 for o in outcomes if o.failed(v)) for v in set(order)}
         quarantine = []
         for vid, count in failed.items():
-            total = count + (online[vid][3] if vid in online else 0)
+            total = count + (online[vid].failed if vid in online else 0)
             if count and total >= self.config.quarantine_after:
                 quarantine.append((vid, f"quarantined after {total} failed games (last: block {number})"))
         await store_patiently(

@@ -1,8 +1,9 @@
 """League ratings: the online OpenSkill update and the official batch Plackett-Luce table.
 
-* Online (:func:`online_update`): OpenSkill's Plackett-Luce model, updated with each game of
-  a block in rotation order, stored in the block's transaction. It depends on the order of
-  blocks, and is used only for matchmaking and the live view.
+* Online: the league's rating model (:mod:`.rating_models`, OpenSkill's Plackett-Luce unless
+  its settings name another; :func:`online_update` is that default on (mu, sigma) pairs),
+  updated with each game of a block in rotation order, stored in the block's transaction. It
+  depends on the order of blocks, and is used only for matchmaking and the live view.
 * Official (:func:`official_table`): :func:`~hearts_tournaments.tournament.stats.bootstrap_plackett_luce`
   over every stored block (a block is one cluster of the bootstrap), restricted to the games'
   seats of active versions. It depends on the set of blocks only, so the same stored games
@@ -19,9 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from openskill.models import PlackettLuce
-
 from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.league.rating_models import DEFAULT_RATING, RATING_MODELS
 from hearts_tournaments.tournament.stats import PlacedGame, bootstrap_plackett_luce
 
 #: The conservative score of a version with no interval yet: its strength minus this.
@@ -31,27 +31,16 @@ NO_INTERVAL_PENALTY = 3.0
 def online_update(
     outcomes: Sequence[GameOutcome], start: Mapping[str, tuple[float, float]]
 ) -> dict[str, tuple[float, float]]:
-    """The online ratings of a block's versions after its games.
+    """The default model's (``openskill-pl``) online ratings of a block's versions after its games.
 
     Args:
         outcomes: The block's games in rotation order.
-        start: Ratings before the block (a version missing starts at OpenSkill's default).
+        start: (mu, sigma) before the block (a version missing starts at OpenSkill's default).
     """
-    model = PlackettLuce()
-    default = model.rating()
-    ratings = {v: start.get(v, (float(default.mu), float(default.sigma))) for o in outcomes for v in o.seats}
-    for outcome in outcomes:
-        teams = [[model.rating(mu=ratings[v][0], sigma=ratings[v][1])] for v in outcome.seats]
-        updated = model.rate(teams, ranks=list(outcome.places))
-        seats_of: dict[str, list[int]] = {}
-        for seat, v in enumerate(outcome.seats):
-            seats_of.setdefault(v, []).append(seat)
-        for v, seats in seats_of.items():
-            ratings[v] = (
-                sum(float(updated[s][0].mu) for s in seats) / len(seats),
-                sum(float(updated[s][0].sigma) for s in seats) / len(seats),
-            )
-    return ratings
+    states = RATING_MODELS[DEFAULT_RATING].update(
+        outcomes, {v: {"mu": mu, "sigma": sigma} for v, (mu, sigma) in start.items()}
+    )
+    return {v: (state["mu"], state["sigma"]) for v, state in states.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +59,8 @@ class TableRow:
         games: Rated games played.
         provisional: Whether the rating is still provisional.
         pinned: Its pinned strength for a reference version, else None.
-        mu: Online rating mean.
-        sigma: Online rating uncertainty.
+        online: Its online rating: the league's rating model's parameters (``mu`` and ``sigma``
+            for OpenSkill's), each None when it has none (or the table leaves them out).
     """
 
     rank: int
@@ -85,8 +74,14 @@ class TableRow:
     games: int
     provisional: bool
     pinned: float | None
-    mu: float | None
-    sigma: float | None
+    online: Mapping[str, float | None]
+
+    @property
+    def state(self) -> dict[str, float] | None:
+        """Its online rating state, or None without one."""
+        if not self.online or any(v is None for v in self.online.values()):
+            return None
+        return {k: float(v) for k, v in self.online.items() if v is not None}
 
     def to_json(self) -> dict[str, Any]:
         """The row with numbers rounded to 6 digits (bit-identical for the same games)."""
@@ -106,32 +101,33 @@ class TableRow:
             "games": self.games,
             "provisional": self.provisional,
             "pinned": self.pinned,
-            "mu": r(self.mu),
-            "sigma": r(self.sigma),
+            **{name: r(value) for name, value in self.online.items()},
         }
 
 
 def official_table(
     blocks: Mapping[int, Sequence[GameOutcome]],
     versions: Sequence[tuple[str, str, float | None]],
-    online: Mapping[str, tuple[float, float]],
+    online: Mapping[str, Mapping[str, float]],
     samples: int,
     seed: str,
     provisional_blocks: int,
     provisional_width: float,
     include: frozenset[str] | None = None,
+    parameters: Sequence[str] = tuple(RATING_MODELS[DEFAULT_RATING].defaults),
 ) -> list[TableRow]:
     """The official table of the versions in ``include`` (default: every version listed).
 
     Args:
         blocks: Stored blocks' games, by block number.
         versions: (id, status, pinned) of the versions to list, in a fixed order.
-        online: Online (mu, sigma) per version.
+        online: The online rating state per version (the league model's parameters).
         samples: Bootstrap resamples.
         seed: Seeds the bootstrap.
         provisional_blocks: Blocks before a version can stop being provisional.
         provisional_width: Interval width at which it stops.
         include: The versions whose seats are fitted (others' seats are dropped from games).
+        parameters: The rating model's parameters, listed per row (None without a state).
     """
     wanted = include if include is not None else frozenset(v for v, _, _ in versions)
     clusters: list[list[PlacedGame]] = []
@@ -170,7 +166,7 @@ def official_table(
         provisional = (
             played < provisional_blocks or low is None or high is None or (high - low > provisional_width)
         )
-        mu_sigma = online.get(vid)
+        state = online.get(vid)
         rows.append(
             TableRow(
                 0,
@@ -184,8 +180,7 @@ def official_table(
                 game_count.get(vid, 0),
                 provisional,
                 pin,
-                mu_sigma[0] if mu_sigma else None,
-                mu_sigma[1] if mu_sigma else None,
+                {p: float(state[p]) if state is not None else None for p in parameters},
             )
         )
     rows.sort(key=lambda r: (r.score is None, -(r.score or 0.0), r.version))

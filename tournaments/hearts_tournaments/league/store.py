@@ -5,7 +5,8 @@ a hash of their command and files, with a status: ``pending`` until their valida
 then ``active``, ``error``, ``retired`` or ``quarantined``), ``commands`` (every command given,
 in order), ``blocks`` (one row per stored block, with the last command it had seen), ``games``
 (summary and record of every game, rated or validation), ``results`` (one row per seat),
-``ratings`` (the online rating of each version), ``rating_history`` and ``events`` (status
+``ratings`` (the online rating state of each version: its model's name and parameters as JSON,
+:mod:`.rating_models`), ``rating_history`` and ``events`` (status
 changes, quarantines, each with when it happened: ``at``, NULL in a league from before it), and
 ``teams`` and ``links`` (who is kept apart at tables: each entrant's declared team, the
 organiser's links between entrants or accounts; docs/FAIR_PLAY.md).
@@ -14,6 +15,11 @@ A block is stored in one transaction with its games, seat results and online rat
 with ``synchronous=FULL``: a ``kill -9`` loses at most the block being played, which the next
 ``run`` plays again (it is planned from the same state, so it is the same block). The block's
 number is its primary key: nothing is counted twice.
+
+Schema 1 (before rating models) stored each rating as ``mu`` and ``sigma`` columns, OpenSkill
+Plackett-Luce's: opening such a league to write converts both rating tables to schema 2 in one
+transaction (each row becomes ``openskill-pl`` with ``{"mu": ..., "sigma": ...}``, the same
+floats); opened read-only (the web pages) it is read as it is.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +44,7 @@ from hearts_tournaments.arena.sandbox import SandboxKind
 from hearts_tournaments.arena.seeds import new_deal_secret
 from hearts_tournaments.arena.snapshot import STORE
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
+from hearts_tournaments.league.rating_models import DEFAULT_RATING, RatingModel, State, rating_model
 from hearts_tournaments.tournament import signing
 from hearts_tournaments.tournament.store import FILE_MODE, MetaDatabase, writing
 
@@ -47,12 +54,25 @@ FINAL_REPORT_META = "final_report"
 FINAL_ENDED_META = "final_ended_at"
 #: The database's file name inside the league folder.
 DB_NAME = "league.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Schemas this version opens: 1 stored ratings as mu and sigma columns (read as is, converted
+#: when opened to write).
+READABLE_SCHEMAS = ("1", "2")
 #: Version statuses.
 PENDING, ACTIVE, ERROR, RETIRED, QUARANTINED = "pending", "active", "error", "retired", "quarantined"
 STATUSES = (PENDING, ACTIVE, ERROR, RETIRED, QUARANTINED)
 #: Bytes of a bot's files hashed at most (beyond that, ``add`` refuses: pack the bot smaller).
 MAX_HASHED_BYTES = 512 * 1024 * 1024
+
+#: The rating tables of schema 2: a new league's, and what :func:`_migrate_ratings` makes of
+#: schema 1's.
+_RATING_TABLES = (
+    "CREATE TABLE ratings (version TEXT PRIMARY KEY, model TEXT NOT NULL, state TEXT NOT NULL, "
+    "blocks INTEGER NOT NULL, failed INTEGER NOT NULL, last_block INTEGER)",
+    "CREATE TABLE rating_history (block INTEGER NOT NULL, version TEXT NOT NULL, model TEXT NOT NULL, "
+    "state TEXT NOT NULL, PRIMARY KEY (block, version))",
+)
+
 
 _SCHEMA = (
     """
@@ -100,13 +120,11 @@ CREATE TABLE results (
 );
 CREATE INDEX results_version ON results(version);
 CREATE INDEX games_block ON games(block);
-CREATE TABLE ratings (version TEXT PRIMARY KEY, mu REAL NOT NULL, sigma REAL NOT NULL,
-                      blocks INTEGER NOT NULL, failed INTEGER NOT NULL, last_block INTEGER);
-CREATE TABLE rating_history (block INTEGER NOT NULL, version TEXT NOT NULL, mu REAL NOT NULL,
-                             sigma REAL NOT NULL, PRIMARY KEY (block, version));
 CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, block INTEGER NOT NULL,
                      version TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL, at REAL);
 """
+    + ";\n".join(_RATING_TABLES)
+    + ";\n"
     + signing.SCHEMA
     + ";"
 )
@@ -115,6 +133,23 @@ APART_SCHEMA = """
 CREATE TABLE IF NOT EXISTS teams (entrant TEXT PRIMARY KEY, team TEXT NOT NULL, seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS links (a TEXT NOT NULL, b TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (a, b));
 """
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    """A version's online rating as stored.
+
+    Attributes:
+        state: Its rating model's parameters (:mod:`.rating_models`).
+        blocks: Blocks it played.
+        failed: Rated games it failed.
+        last_block: The last block it played.
+    """
+
+    state: State
+    blocks: int
+    failed: int
+    last_block: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,8 +252,22 @@ class LeagueStore(MetaDatabase):
         self.folder = folder
         self._db = db
         self.config = LeagueConfig.from_json(json.loads(self.meta("config")))
+        #: The league's online rating model (its settings' ``rating``).
+        self.rating: RatingModel = rating_model(self.config.rating)
         #: Seconds since the epoch now: when a command is given (a test injects its own).
         self.clock: Callable[[], float] = time.time
+        stored = (
+            [DEFAULT_RATING] * bool(db.execute("SELECT 1 FROM ratings LIMIT 1").fetchone())
+            if self._legacy()
+            else [str(m) for (m,) in db.execute("SELECT DISTINCT model FROM ratings ORDER BY model")]
+        )
+        other = [m for m in stored if m != self.rating.name]
+        if other:
+            raise LeagueError(
+                f"{self.path_in(folder)}: its blocks are rated with {other[0]!r} but its settings say "
+                f"rating = {self.rating.name!r}: a league's rating model cannot change once blocks are "
+                "stored (start a new league for another model)"
+            )
 
     @staticmethod
     def path_in(folder: Path) -> Path:
@@ -285,8 +334,11 @@ class LeagueStore(MetaDatabase):
             (schema,) = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         except (sqlite3.Error, TypeError) as exc:
             raise LeagueError(f"{path} is not a league database: {exc}") from None
-        if schema != str(SCHEMA_VERSION):
+        if schema not in READABLE_SCHEMAS:
             raise LeagueError(f"{path} is a league of schema {schema}; this version reads {SCHEMA_VERSION}")
+        if not read_only and schema != str(SCHEMA_VERSION):
+            with _transaction(db):  # ratings as model and parameters (another process may have)
+                _migrate_ratings(db)
         if not read_only:  # a league from before signatures gets their table (its games unsigned)
             with contextlib.suppress(sqlite3.Error):
                 db.execute(signing.SCHEMA)
@@ -614,19 +666,49 @@ class LeagueStore(MetaDatabase):
         row = self._db.execute("SELECT record FROM games WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
-    def ratings(self) -> dict[str, tuple[float, float, int, int, int | None]]:
-        """Per version: online mu, sigma, blocks played, failed games, last block."""
+    def _legacy(self) -> bool:
+        """Whether the ratings are schema 1's mu and sigma columns (a league opened read-only;
+        looked up at each read: a writer may convert them meanwhile)."""
+        return "state" not in {row[1] for row in self._db.execute("PRAGMA table_info(ratings)")}
+
+    def _state(self, text: str) -> State:
+        try:
+            return self.rating.state(json.loads(text))
+        except ValueError as exc:
+            raise LeagueError(f"{self.path_in(self.folder)}: {exc}") from None
+
+    def ratings(self) -> dict[str, Rating]:
+        """Per version that played: its online rating state, blocks played, failed games, last
+        block."""
+        if self._legacy():  # schema 1, read-only: the floats as stored
+            rows = self._db.execute("SELECT version, mu, sigma, blocks, failed, last_block FROM ratings")
+            return {
+                str(v): Rating({"mu": float(m), "sigma": float(s)}, int(b), int(f), last)
+                for v, m, s, b, f, last in rows.fetchall()
+            }
+        rows = self._db.execute("SELECT version, state, blocks, failed, last_block FROM ratings")
+        return {
+            str(v): Rating(self._state(state), int(b), int(f), last)
+            for v, state, b, f, last in rows.fetchall()
+        }
+
+    def rating_states(self, vid: str) -> list[tuple[int, State]]:
+        """The online rating state of ``vid`` after each of its blocks."""
+        if self._legacy():
+            rows = self._db.execute(
+                "SELECT block, mu, sigma FROM rating_history WHERE version = ? ORDER BY block", (vid,)
+            ).fetchall()
+            return [(int(b), {"mu": float(m), "sigma": float(s)}) for b, m, s in rows]
         rows = self._db.execute(
-            "SELECT version, mu, sigma, blocks, failed, last_block FROM ratings"
+            "SELECT block, state FROM rating_history WHERE version = ? ORDER BY block", (vid,)
         ).fetchall()
-        return {r[0]: (float(r[1]), float(r[2]), int(r[3]), int(r[4]), r[5]) for r in rows}
+        return [(int(b), self._state(state)) for b, state in rows]
 
     def history(self, vid: str) -> list[tuple[int, float, float]]:
-        """The online rating of ``vid`` after each of its blocks."""
-        rows = self._db.execute(
-            "SELECT block, mu, sigma FROM rating_history WHERE version = ? ORDER BY block", (vid,)
-        ).fetchall()
-        return [(int(b), float(m), float(s)) for b, m, s in rows]
+        """The online rating of ``vid`` after each of its blocks: (block, the model's estimate, its
+        uncertainty)."""
+        model = self.rating
+        return [(b, model.estimate(s), model.uncertainty(s)) for b, s in self.rating_states(vid)]
 
     def seat_games(self, vid: str, limit: int) -> list[tuple[str, int, list[int], str]]:
         """The newest ``limit`` rated games of ``vid``: key, block, its seats there, the record."""
@@ -736,11 +818,12 @@ class LeagueStore(MetaDatabase):
         seats: Sequence[str],
         commands_seen: int,
         outcomes: Sequence[GameOutcome],
-        ratings: dict[str, tuple[float, float]],
+        ratings: Mapping[str, Mapping[str, float]],
         failed: dict[str, int],
         quarantine: Sequence[tuple[str, str]],
     ) -> None:
-        """Stores a finished block with its games, results, online ratings and quarantines.
+        """Stores a finished block with its games, results, online ratings (each version's state
+        in the league's model, :meth:`RatingModel.update`) and quarantines.
 
         Raises:
             LeagueError: the block is stored already (a second ``run`` on the same league).
@@ -757,14 +840,16 @@ class LeagueStore(MetaDatabase):
                 raise LeagueError(f"block {block} is stored already: is another `run` going?") from None
             for rotation, outcome in enumerate(outcomes):
                 self._insert_game(outcome, block, rotation, None)
-            for vid, (mu, sigma) in ratings.items():
+            model = self.rating.name
+            for vid, state in ratings.items():
+                text = json.dumps(self.rating.state(state))
                 self._db.execute(
                     "INSERT INTO ratings VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT(version) DO UPDATE SET "
-                    "mu = excluded.mu, sigma = excluded.sigma, blocks = blocks + 1, "
+                    "model = excluded.model, state = excluded.state, blocks = blocks + 1, "
                     "failed = failed + excluded.failed, last_block = excluded.last_block",
-                    (vid, mu, sigma, failed.get(vid, 0), block),
+                    (vid, model, text, failed.get(vid, 0), block),
                 )
-                self._db.execute("INSERT INTO rating_history VALUES (?, ?, ?, ?)", (block, vid, mu, sigma))
+                self._db.execute("INSERT INTO rating_history VALUES (?, ?, ?, ?)", (block, vid, model, text))
             for vid, note in quarantine:
                 self._set_status(vid, QUARANTINED, note)
 
@@ -878,6 +963,33 @@ def _last_block(path: Path) -> int | None:
     except (ValueError, KeyError, TypeError, RecursionError):
         return None
     return block if type(block) is int else None
+
+
+def _migrate_ratings(db: sqlite3.Connection) -> None:
+    """Converts a schema 1 league's rating tables to schema 2 (inside the caller's transaction):
+    each ``mu``/``sigma`` row becomes ``openskill-pl`` with ``{"mu": mu, "sigma": sigma}``, the very
+    floats (JSON writes a float's shortest exact form). Nothing to do once it is done."""
+    (schema,) = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    if schema != "1":
+        return
+    ratings = db.execute("SELECT version, mu, sigma, blocks, failed, last_block FROM ratings").fetchall()
+    history = db.execute("SELECT block, version, mu, sigma FROM rating_history").fetchall()
+    db.execute("DROP TABLE ratings")
+    db.execute("DROP TABLE rating_history")
+    for table in _RATING_TABLES:
+        db.execute(table)
+    db.executemany(
+        "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (v, DEFAULT_RATING, json.dumps({"mu": float(m), "sigma": float(s)}), b, f, last)
+            for v, m, s, b, f, last in ratings
+        ],
+    )
+    db.executemany(
+        "INSERT INTO rating_history VALUES (?, ?, ?, ?)",
+        [(b, v, DEFAULT_RATING, json.dumps({"mu": float(m), "sigma": float(s)})) for b, v, m, s in history],
+    )
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
 
 
 @contextlib.contextmanager

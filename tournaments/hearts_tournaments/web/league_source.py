@@ -89,6 +89,7 @@ class LeagueSource:
             "blocks": [(number, seats) for number, _seed, seats, _seen in self._store.block_rows()],
             "validations": validations,
             "config": self._store.config,
+            "rating": self._store.rating,
             "no_interval_penalty": NO_INTERVAL_PENALTY,
         }
         # The official table is refitted once per state of the league, not once per visitor.
