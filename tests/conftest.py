@@ -84,6 +84,7 @@ TIERS: dict[str, tuple[str, ...]] = {
             "test_luck",
             "test_league",
             "test_leak_live",
+            "test_figures_rerun",
             "test_newcomer",
             "test_policy_options",
             "test_portal_accounts",

@@ -7,7 +7,7 @@ online ratings; :func:`tests.helpers.portal.played_league`), served by the real
 its ``bot.toml`` description, its online rating after each block drawn with its band, its
 progress to a settled rating; ``/me`` alone its decision times (mean, nearest-rank 95th
 percentile, time bank used) and its faults with their reasons. The league table draws each
-interval as a bar and says its Score column ranks by the conservative score.
+interval as a bar and says the table ranks by strength.
 """
 
 from __future__ import annotations
@@ -199,14 +199,14 @@ def test_a_rivals_page_shows_none_of_alices_own_data(league: dict[str, Any]) -> 
 
 
 @pytest.mark.timeout(600)
-def test_the_league_table_draws_intervals_and_says_what_score_ranks_by(league: dict[str, Any]) -> None:
+def test_the_league_table_draws_intervals_and_says_it_ranks_by_strength(league: dict[str, Any]) -> None:
     body = Client(league["url"]).get("/").body
     table = body[body.index('<table class="standings" id="league-table">') :]
     table = table[: table.index("</table>")]
     head = re.search(r'<th scope="col" class="num score-head">(.*?)</th>', table, re.S)
     assert head is not None
-    assert re.search(r'<abbr title="[^"]*conservative score[^"]*">Score</abbr>', head.group(1))
-    assert '<small class="head-note">ranks by conservative score</small>' in head.group(1)
+    assert re.search(r'<abbr title="The table ranks by the strength[^"]*">Strength</abbr>', head.group(1))
+    assert '<small class="head-note">ranks by strength</small>' in head.group(1)
     for row in league["table"]:
         cells = re.search(rf'<tr data-version="{re.escape(row.version)}".*?</tr>', table, re.S)
         assert cells is not None

@@ -120,6 +120,52 @@ def test_the_strength_coverage_on_other_fields_quotes_the_json_the_bench_printed
     assert spread.group(1) == expected
 
 
+def test_the_league_convergence_row_quotes_the_json_the_bench_printed() -> None:
+    title = "League: blocks to a rank correlation of 0.9"
+    items = row(title).split("; ")
+    for kind, seeds, item in (("synthetic", "abcde", items[0]), ("real", "abc", items[1])):
+        assert item.startswith(f"{kind}: ")
+        now, before = item.split("(lower end: ")
+        printed = [
+            json.loads((ROOT / "bench" / "figures" / f"league_{kind}_{s}.json").read_text()) for s in seeds
+        ]
+        lower = [
+            json.loads((ROOT / "bench" / "figures" / f"league_{kind}_lower_end_{s}.json").read_text())
+            for s in seeds
+        ]
+        assert all(p["entrants"] == 50 and p["table_size"] == 8 for p in printed + lower)
+        # What is published is the table's order, and it converges as the strength does.
+        assert [int(x) for x in re.findall(r"\d+", now)] == [p["published_blocks_to_target"] for p in printed]
+        assert [p["published_blocks_to_target"] for p in printed] == [p["blocks_to_target"] for p in printed]
+        assert [int(x) for x in re.findall(r"\d+", before)] == [
+            p["published_blocks_to_target"] for p in lower
+        ]
+    at_10 = re.findall(r"(\d\.\d\d)–(\d\.\d\d)", items[2])
+    for (low, high), kind, seeds, suffix in (
+        (at_10[0], "synthetic", "abcde", ""),
+        (at_10[1], "real", "abc", ""),
+        (at_10[2], "synthetic", "abcde", "_lower_end"),
+        (at_10[3], "real", "abc", "_lower_end"),
+    ):
+        runs = [
+            json.loads((ROOT / "bench" / "figures" / f"league_{kind}{suffix}_{s}.json").read_text())
+            for s in seeds
+        ]
+        first = [p["points"][0] for p in runs]
+        assert {f["blocks"] for f in first} == {10}
+        assert (low, high) == (
+            f"{min(f['published'] for f in first):.2f}",
+            f"{max(f['published'] for f in first):.2f}",
+        )
+    spread = max(
+        x["spread"]
+        for kind, seeds in (("synthetic", "abcde"), ("real", "abc"))
+        for s in seeds
+        for x in json.loads((ROOT / "bench" / "figures" / f"league_{kind}_{s}.json").read_text())["points"]
+    )
+    assert f"blocks per entrant within {spread}" in row(title)
+
+
 def test_the_scheduled_position_bias_row_quotes_the_json_the_bench_printed() -> None:
     assert "bench/seating.py --deals 40 --scheduled" in command("Position bias as scheduled")
     printed = json.loads((ROOT / "bench" / "figures" / "seating_scheduled.json").read_text())

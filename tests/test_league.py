@@ -268,7 +268,7 @@ def test_run_logs_to_a_file_and_says_each_block_is_stored(tmp_path: Path) -> Non
 
 def test_the_web_shows_a_league_as_a_league(tmp_path: Path) -> None:
     """`hearts web LEAGUE` has the league's own page: the official table with pinned and
-    provisional marks and the conservative score, every version's status and why, the blocks and
+    provisional marks, ranked by strength, every version's status and why, the blocks and
     the validation games; never a tournament's "complete"."""
     crash = tmp_path / "crash.py"
     crash.write_text("import sys\nsys.exit(3)\n")

@@ -490,7 +490,7 @@ def show(
         bool, typer.Option("--all", help="List retired and failed versions too.")
     ] = False,
 ) -> None:
-    """The official table: batch Plackett-Luce over every stored block, by conservative score."""
+    """The official table: batch Plackett-Luce over every stored block, by strength."""
     with _open(folder) as store:
         try:
             typer.echo(commands.show(store, format, all_versions))

@@ -259,7 +259,7 @@ def render_table(
     (the JSON carries its parameters)."""
     if form == "json":
         return json.dumps([r.to_json() for r in rows], indent=2)
-    head = ["rank", "version", "status", "strength", "interval", "score", "blocks", "games", "mark"]
+    head = ["rank", "version", "status", "strength", "interval", "blocks", "games", "mark"]
     head += [c.name for c in columns]
 
     def cells(r: TableRow) -> list[str]:
@@ -274,7 +274,6 @@ def render_table(
             r.status,
             f(r.strength),
             interval,
-            f(r.score),
             str(r.blocks),
             str(r.games),
             mark.strip(),

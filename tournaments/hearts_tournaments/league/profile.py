@@ -50,7 +50,7 @@ class Standing:
     """An entrant's place among the active entrants of the official table.
 
     Attributes:
-        rank: 1 for the entrant whose best active version has the best conservative score.
+        rank: 1 for the entrant whose best active version has the best strength.
         of: Active entrants in the table.
         version: The entrant's version that holds the place (its best active one).
         scored: Whether that version has a score yet (it played a block): one without is

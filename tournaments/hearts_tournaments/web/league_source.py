@@ -20,7 +20,6 @@ from hearts_tournaments.league import profile
 from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.config import LeagueError
 from hearts_tournaments.league.play import block_game, league_table
-from hearts_tournaments.league.ratings import NO_INTERVAL_PENALTY
 from hearts_tournaments.league.store import LeagueStore, Version
 from hearts_tournaments.tournament.results import Standings, compute_standings
 from hearts_tournaments.tournament.schedule import Schedule, Seating
@@ -77,7 +76,7 @@ class LeagueSource:
 
     def league(self) -> dict[str, Any]:
         """What the league's own page shows: the official table (every version, pinned and
-        provisional marks, conservative score), the versions and their status, the blocks and
+        provisional marks, ranked by strength), the versions and their status, the blocks and
         the validation games, as `hearts league show --all`, `info` and `games` give them."""
         version = self.version()
         if self._league is not None and self._league[0] == version:
@@ -90,7 +89,6 @@ class LeagueSource:
             "validations": validations,
             "config": self._store.config,
             "rating": self._store.rating,
-            "no_interval_penalty": NO_INTERVAL_PENALTY,
         }
         # The official table is refitted once per state of the league, not once per visitor.
         self._league = (version, shown)
