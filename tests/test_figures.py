@@ -291,18 +291,33 @@ def _shares(rows: list[dict[str, object]], part: str, whole: str) -> str:
     return " / ".join(f"{r[part]} of {r[whole]}" for r in rows)
 
 
-def test_the_separation_row_quotes_the_json_the_bench_printed() -> None:
+@pytest.mark.parametrize(
+    ("title", "arguments", "bots", "deals", "trials"),
+    [
+        ("Separation verdicts", "--bots 16 --trials 10 --json", 16, [4, 12, 24], 10),
+        (
+            "Separation verdicts, 48 bots",
+            "--bots 48 --trials 4 --deals-per-bot 12 24 --json",
+            48,
+            [12, 24],
+            4,
+        ),
+    ],
+)
+def test_the_separation_rows_quote_the_json_the_bench_printed(
+    title: str, arguments: str, bots: int, deals: list[int], trials: int
+) -> None:
     # Real games take minutes: the --json output of the section's command is kept in
     # bench/figures/, and the row must quote its verdicts field by field and deal count by count.
-    assert "bench/separation.py --bots 16 --trials 10 --json" in command("Separation verdicts")
-    printed = json.loads((ROOT / "bench" / "figures" / "separation_16.json").read_text())
-    assert printed["bots"] == 16 and printed["bootstrap_samples"] == 1000
+    assert f"bench/separation.py {arguments}" in command(title)
+    printed = json.loads((ROOT / "bench" / "figures" / f"separation_{bots}.json").read_text())
+    assert printed["bots"] == bots and printed["bootstrap_samples"] == 1000
     assert "benjamini-hochberg" in printed["rule"]
     fields = {f["field"]: f["rows"] for f in printed["fields"]}
     assert list(fields) == ["spread", "close", "equal"]
-    cell = row("Separation verdicts")
+    cell = row(title)
     for name, rows in fields.items():
-        assert [r["deals_per_bot"] for r in rows] == [4, 12, 24] and {r["trials"] for r in rows} == {10}
+        assert [r["deals_per_bot"] for r in rows] == deals and {r["trials"] for r in rows} == {trials}
         power = " / ".join("-" if r["power"] is None else f"{r['power']:.0%}" for r in rows)
         assert (
             f"`{name}`: wrong {_shares(rows, 'wrong', 'separated')} (each pair alone: "
