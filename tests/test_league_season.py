@@ -4,6 +4,7 @@ are separated or its budget is spent, and signs what it established."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -15,7 +16,14 @@ import pytest
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
-from hearts_tournaments.league.final import Boundary, FinalStatus, final_status, plan_final_block
+from hearts_tournaments.league.final import (
+    Boundary,
+    FinalStatus,
+    final_settings,
+    final_status,
+    plan_final_block,
+    status_of,
+)
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.tournament.stats import Interval
 from tests.helpers.cli import hearts
@@ -204,3 +212,33 @@ def test_a_final_after_the_freeze_stops_once_separated_and_signs_its_report(tmp_
     assert refused.returncode != 0 and "its final began" in refused.stderr, refused
     again = hearts("league", "final", str(folder), "--top", "1", "--budget", str(budget))
     assert again.returncode == 0 and json.loads((folder / "final.json").read_text()) == report
+
+
+@pytest.mark.timeout(1200)
+def test_a_luck_corrected_final_fits_the_corrected_places_and_keeps_its_choice(tmp_path: Path) -> None:
+    folder = tmp_path / "lg"
+    with commands.init_league(folder, LeagueConfig.from_json(FAST), SECRET) as store:
+        for name, bot in (("h", "heuristic"), ("r1", "random"), ("r2", "random")):
+            commands.add_version(store, commands.make_spec(name, None, bot))
+    assert hearts("league", "run", str(folder), "--blocks", "1", timeout=600).returncode == 0
+    assert hearts("league", "freeze", str(folder), "--at", "2000-01-01T00:00:00Z").returncode == 0
+    # Top 2: r1 and r2 are equally strong, so the final plays its whole budget.
+    budget = 4
+    final = ["league", "final", str(folder), "--top", "2", "--budget", str(budget)]
+    done = hearts(*final, "--luck-correction", timeout=1100)
+    assert done.returncode == 0, done
+    report = json.loads((folder / "final.json").read_text())
+    assert report["luck_correction"] == {"policy": "heuristic", "rollouts": 8, "seed": "luck"}
+    assert report["deals"] == budget
+    # The report's strengths are the corrected fit of the stored deals, not the raw one.
+    with LeagueStore.open(folder, read_only=True) as store:
+        settings = final_settings(store)
+        assert settings is not None and settings.luck is not None
+        corrected = status_of(store, settings)
+        raw = status_of(store, dataclasses.replace(settings, luck=None))
+    shown = {p["version"]: p["strength"] for p in report["places"]}
+    assert shown == {v: round(s, 6) for v, s in corrected.strength.items()}
+    assert corrected.strength != raw.strength
+    assert json.loads((folder / "published.json").read_text())["final"] == report
+    # One final, one way of correcting: asked again without the flag, it says so in one line.
+    _one_line(hearts(*final), "began with --luck-correction")

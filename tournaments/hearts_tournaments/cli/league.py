@@ -447,6 +447,14 @@ def final(
         int, typer.Option("--budget", help="Deals the final plays at most (each in every seat rotation).")
     ] = 200,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Tables at once within a deal.")] = 1,
+    luck_correction: Annotated[
+        bool,
+        typer.Option(
+            "--luck-correction",
+            help="Fit the luck-corrected places (each game's deal luck, valued by play-outs from its "
+            "record, taken out): chosen when the final begins, for all of it.",
+        ),
+    ] = False,
 ) -> None:
     """Play the frozen season's final: deals among the finalists (the versions active then),
     seated where the top K's order is not yet separated, until it is or --budget deals are played.
@@ -465,11 +473,13 @@ def final(
             signing_key_for(folder)
             if budget < 1:
                 raise LeagueError("--budget must be at least 1 deal")
-            begin_final(store, top)  # the finalists fixed, or why there is no final to play
+            begin_final(store, top, luck_correction)  # the finalists fixed, or why there is no final
         except (SigningError, LeagueError) as exc:
             raise fail(str(exc)) from None
         try:
-            status, _report = run_final(store, top, budget, concurrency, emit=typer.echo)
+            status, _report = run_final(
+                store, top, budget, concurrency, emit=typer.echo, luck=luck_correction
+            )
         except LeagueError as exc:
             raise fail(f"{exc} (its log: {log})", 1) from None
         except KeyboardInterrupt:

@@ -23,6 +23,14 @@ finalist in turn (fewest deals first); then only the **contenders**, the finalis
 of a boundary not yet separated, each taking several seats when they are fewer than the table's.
 The deals go where the order is in doubt, and none to places already established
 (``bench/final.py`` measures the games this saves against a uniform schedule).
+
+With ``--luck-correction`` (chosen when the final begins, kept for all of it) the fit is the
+standings' luck-corrected one (docs/TOURNAMENTS.md, *Luck correction*): each stored game's deal
+terms from its record (play-outs by the reference policy from every turn; the finalists'
+policies are unknown, so no action terms), coefficients cross-fitted over the final's other
+deals (each corrected place keeps its expectation), and the fit moved by one Newton step to the
+corrected places. Where the correction narrows the intervals, boundaries separate sooner and
+the final stops sooner; with fewer than three deals it corrects nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hearts_core.deal import derive_seed
+from hearts_core.record import GameRecord, RecordFileError
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league.config import LeagueError
 from hearts_tournaments.league.play import FINAL_META, StopAfter, run_league
@@ -46,6 +55,15 @@ from hearts_tournaments.league.store import (
     utc_text,
 )
 from hearts_tournaments.tournament.stats import Interval, bootstrap_plackett_luce, separate_neighbours
+from hearts_tournaments.tournament.stats.luck import (
+    GameLuck,
+    LuckError,
+    LuckGame,
+    LuckSettings,
+    correct,
+    game_luck,
+    midranks,
+)
 
 #: The report written beside ``published.json`` (which holds it too, signed).
 FINAL_REPORT = "final.json"
@@ -152,18 +170,37 @@ def final_status(
     top: int,
     samples: int,
     seed: str,
+    luck: Mapping[str, GameLuck] | None = None,
 ) -> FinalStatus:
-    """The final's standing after ``blocks`` (its deals only), the finalists' seats only."""
+    """The final's standing after ``blocks`` (its deals only), the finalists' seats only;
+    luck-corrected with ``luck``, every game's luck terms by key."""
     wanted = set(finalists)
     clusters = []
+    kept: list[tuple[int, list[GameOutcome]]] = []
     for number in sorted(blocks):
-        games = [
-            [(v, p) for v, p in zip(o.seats, o.places, strict=True) if v in wanted] for o in blocks[number]
+        rated = [o for o in blocks[number] if len({v for v in o.seats if v in wanted}) >= 2]
+        if rated:
+            clusters.append(
+                [[(v, p) for v, p in zip(o.seats, o.places, strict=True) if v in wanted] for o in rated]
+            )
+            kept.append((number, rated))
+    corrections = None
+    if luck is not None:
+        fixed = iter(
+            correct([LuckGame(n, o.seats, o.places, luck[o.key]) for n, rated in kept for o in rated])
+        )
+        corrections = [
+            [
+                tuple(
+                    (v, m, c.midrank)
+                    for v, m, c in zip(o.seats, midranks(o.places), next(fixed), strict=True)
+                    if v in wanted
+                )
+                for o in rated
+            ]
+            for _, rated in kept
         ]
-        games = [g for g in games if len({v for v, _ in g}) >= 2]
-        if games:
-            clusters.append(games)
-    fit = bootstrap_plackett_luce(clusters, samples=samples, seed=seed)
+    fit = bootstrap_plackett_luce(clusters, samples=samples, seed=seed, corrections=corrections)
     order = tuple(sorted(fit.strength, key=lambda v: (-fit.strength[v], v)))
     tests = separate_neighbours(fit, order[: top + 1])
     boundaries = [
@@ -206,6 +243,8 @@ class FinalSettings:
     finalists: tuple[str, ...]
     first_block: int
     frozen_at: float
+    #: The luck correction's play-outs, or None for a final without it.
+    luck: LuckSettings | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -213,12 +252,20 @@ class FinalSettings:
             "finalists": list(self.finalists),
             "first_block": self.first_block,
             "frozen_at": self.frozen_at,
+            "luck_correction": None if self.luck is None else self.luck.to_json(),
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> FinalSettings:
+        luck = data.get("luck_correction")  # absent from a final begun before it existed
         return cls(
-            int(data["top"]), tuple(data["finalists"]), int(data["first_block"]), float(data["frozen_at"])
+            int(data["top"]),
+            tuple(data["finalists"]),
+            int(data["first_block"]),
+            float(data["frozen_at"]),
+            None
+            if luck is None
+            else LuckSettings(str(luck["policy"]), int(luck["rollouts"]), str(luck["seed"])),
         )
 
 
@@ -228,13 +275,13 @@ def final_settings(store: LeagueStore) -> FinalSettings | None:
     return FinalSettings.from_json(json.loads(raw)) if raw else None
 
 
-def begin_final(store: LeagueStore, top: int) -> FinalSettings:
+def begin_final(store: LeagueStore, top: int, luck: bool = False) -> FinalSettings:
     """The final's settings: those stored (a final cut short goes on), or new ones from the
-    versions active now, stored.
+    versions active now, stored; ``luck``: luck-corrected.
 
     Raises:
         LeagueError: the season is not frozen (or not yet), fewer than two finalists, a ``top``
-            out of range, or a final begun with another ``top``.
+            out of range, or a final begun with another ``top`` or the other way of correcting.
     """
     if top < 1:
         raise LeagueError("--top must be at least 1")
@@ -243,6 +290,12 @@ def begin_final(store: LeagueStore, top: int) -> FinalSettings:
         if found.top != top:
             raise LeagueError(
                 f"this league's final decides the top {found.top}: run it with --top {found.top}"
+            )
+        if (found.luck is not None) != luck:
+            began = "with" if found.luck is not None else "without"
+            raise LeagueError(
+                f"this league's final began {began} --luck-correction: run it {began} it (one final, "
+                "one way of correcting)"
             )
         return found
     frozen_at = store.frozen_at()
@@ -257,22 +310,47 @@ def begin_final(store: LeagueStore, top: int) -> FinalSettings:
         raise LeagueError(f"{len(finalists)} active version(s): a final needs two finalists or more")
     if top >= len(finalists):
         raise LeagueError(f"--top {top} with {len(finalists)} finalists: it must be fewer than the finalists")
-    settings = FinalSettings(top, finalists, store.next_block(), frozen_at)
+    settings = FinalSettings(top, finalists, store.next_block(), frozen_at, LuckSettings() if luck else None)
     store.set_meta(FINAL_META, json.dumps(settings.to_json()))
     return settings
 
 
-def status_of(store: LeagueStore, settings: FinalSettings) -> FinalStatus:
-    """The final's standing from its stored blocks."""
+def status_of(
+    store: LeagueStore, settings: FinalSettings, terms: dict[str, GameLuck] | None = None
+) -> FinalStatus:
+    """The final's standing from its stored blocks (``terms``: the luck terms computed so far,
+    by game key, added to as games are read).
+
+    Raises:
+        LeagueError: a luck-corrected final whose stored record of a game cannot be replayed.
+    """
     blocks = {n: games for n, games in store.block_games().items() if n >= settings.first_block}
     config = store.config
+    luck = None
+    if settings.luck is not None:
+        luck = terms if terms is not None else {}
+        for games in blocks.values():
+            for game in games:
+                if game.key not in luck:
+                    luck[game.key] = _luck_of(store, game.key, settings.luck)
     return final_status(
         blocks,
         settings.finalists,
         settings.top,
         config.bootstrap,
         derive_seed(config.seed, "final", "bootstrap"),
+        luck,
     )
+
+
+def _luck_of(store: LeagueStore, key: str, settings: LuckSettings) -> GameLuck:
+    text = store.record(key)
+    try:
+        if text is None:
+            raise LuckError("no record is stored")
+        return game_luck(GameRecord.read(text, name=f"the record of game {key}"), settings)
+    except (LuckError, RecordFileError) as exc:
+        raise LeagueError(f"the final's luck correction cannot read game {key}: {exc}") from None
 
 
 def final_report(
@@ -286,6 +364,7 @@ def final_report(
         "first_block": settings.first_block,
         "budget": budget,
         "games": sum(len(g) for n, g in store.block_games().items() if n >= settings.first_block),
+        "luck_correction": None if settings.luck is None else settings.luck.to_json(),
         **status.to_json(),
     }
 
@@ -313,9 +392,11 @@ def run_final(
     emit: Callable[[str], None] = lambda line: None,
     executor: str | None = None,
     ray_address: str | None = None,
+    luck: bool = False,
 ) -> tuple[FinalStatus, dict[str, Any]]:
     """Plays the final until its top ``top`` places are separated or it played ``budget`` deals
     in all (a final cut short goes on where it stopped); stores, signs and writes its report.
+    ``luck``: luck-corrected (fixed when the final begins).
 
     Returns:
         Its standing and its report (as ``final.json`` holds it).
@@ -325,15 +406,16 @@ def run_final(
     """
     if budget < 1:
         raise LeagueError("--budget must be at least 1 deal")
-    settings = begin_final(store, top)
+    settings = begin_final(store, top, luck)
     config = store.config
     cached: dict[int, FinalStatus] = {}
+    terms: dict[str, GameLuck] = {}  # each game's luck terms, computed once
 
     def status() -> FinalStatus:
         count = store.block_count()
         if count not in cached:
             cached.clear()
-            cached[count] = status_of(store, settings)
+            cached[count] = status_of(store, settings, terms)
         return cached[count]
 
     def played() -> int:
