@@ -24,10 +24,16 @@ strengths (evenly spaced over ``--range``); with ``--real`` it is a real game
 random with probability ``i / (finalists - 1)`` for finalist ``i`` (so finalist 0 is the
 strongest), as ``bench/league.py --real``.
 
+With ``--real --luck`` the final's status is luck-corrected as ``hearts league final
+--luck-correction`` corrects it: each game's record gives its deal terms
+(:func:`hearts_tournaments.tournament.stats.luck.game_luck`, the finalists' policies unknown),
+and :func:`~hearts_tournaments.league.final.final_status` fits the corrected places. The same
+seeds with and without it play the same games until the two finals' seatings part.
+
 Usage::
 
     bench/final.py [--finalists 8] [--top 3] [--trials 20] [--budget 150] [--json]
-    bench/final.py --real --trials 6 --max-hands 3
+    bench/final.py --real --trials 6 --max-hands 3 [--luck]
 """
 
 from __future__ import annotations
@@ -44,18 +50,21 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.league import real_places, sample_places
+from bench.league import real_game, sample_places
 from hearts_core.deal import derive_seed
+from hearts_core.record import GameRecord
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league.config import LeagueConfig
 from hearts_tournaments.league.final import FinalStatus, final_status, plan_final_block
 from hearts_tournaments.league.play import block_game
+from hearts_tournaments.tournament.stats.luck import GameLuck, game_luck
 
-Places = Callable[[tuple[str, ...], str], tuple[int, ...]]
+#: A game's places from its seats and seed, and its record ("" when it has none).
+Places = Callable[[tuple[str, ...], str], tuple[tuple[int, ...], str]]
 
 
-def outcome(key: str, seats: tuple[str, ...], places: tuple[int, ...]) -> GameOutcome:
-    return GameOutcome.clean(key, seats, (0,) * len(seats), places=places)
+def outcome(key: str, seats: tuple[str, ...], places: tuple[int, ...], record: str = "{}") -> GameOutcome:
+    return GameOutcome.clean(key, seats, (0,) * len(seats), places=places, record_json=record)
 
 
 def play_final(
@@ -74,14 +83,23 @@ def play_final(
     status: FinalStatus | None = None
     decided_at: list[bool] = []  # per deal count: decided
     first_decided = None
+    luck: dict[str, GameLuck] | None = {} if args.luck else None
+    luck_cpu = 0.0
     while len(blocks) < args.budget:
         order = plan_final_block(status, finalists, played, args.table_size, rng, adaptive)
         for v in set(order):
             played[v] = played.get(v, 0) + 1
         number = len(blocks)
         games = [block_game(config, number, order, r) for r in range(len(order))]
-        blocks[number] = [outcome(g.key, g.seats, places(g.seats, g.seed)) for g in games]
-        status = final_status(blocks, finalists, args.top, args.bootstrap, derive_seed(seed, "bootstrap"))
+        blocks[number] = [outcome(g.key, g.seats, *places(g.seats, g.seed)) for g in games]
+        if luck is not None:
+            started = time.process_time()
+            for game in blocks[number]:
+                luck[game.key] = game_luck(GameRecord.read(game.record_json))
+            luck_cpu += time.process_time() - started
+        status = final_status(
+            blocks, finalists, args.top, args.bootstrap, derive_seed(seed, "bootstrap"), luck
+        )
         # What a decided final claims: the holders of places 1..K, in order.
         right = list(status.order[: args.top]) == truth[: args.top]
         decided_at.append(status.decided)
@@ -89,7 +107,7 @@ def play_final(
             first_decided = (len(blocks), right)
             if adaptive:
                 break
-    return {"decided_at": decided_at, "first": first_decided, "deals": len(blocks)}
+    return {"decided_at": decided_at, "first": first_decided, "deals": len(blocks), "luck_cpu": luck_cpu}
 
 
 def main() -> int:
@@ -104,22 +122,25 @@ def main() -> int:
     parser.add_argument("--seed", default="final")
     parser.add_argument("--real", action="store_true", help="Real in-process games of handicapped bots.")
     parser.add_argument("--max-hands", type=int, default=3, help="Hands per real game.")
+    parser.add_argument("--luck", action="store_true", help="With --real: luck-corrected statuses.")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.luck and not args.real:
+        parser.error("--luck needs --real: its terms come from the games' records")
     n = args.finalists
     finalists = [f"f{i}@v1" for i in range(n)]
     if args.real:
         handicap = {v: i / (n - 1) for i, v in enumerate(finalists)}
 
-        def places(seats: tuple[str, ...], seed: str) -> tuple[int, ...]:
-            return real_places([handicap[v] for v in seats], seed, args.max_hands)
+        def places(seats: tuple[str, ...], seed: str) -> tuple[tuple[int, ...], str]:
+            return real_game([handicap[v] for v in seats], seed, args.max_hands)
 
         truth = list(finalists)  # finalist 0 has no handicap
     else:
         strength = {v: args.range * (n - 1 - i) / (n - 1) for i, v in enumerate(finalists)}
 
-        def places(seats: tuple[str, ...], seed: str) -> tuple[int, ...]:
-            return sample_places([strength[v] for v in seats], random.Random(seed))
+        def places(seats: tuple[str, ...], seed: str) -> tuple[tuple[int, ...], str]:
+            return sample_places([strength[v] for v in seats], random.Random(seed)), "{}"
 
         truth = list(finalists)
     started = time.monotonic()
@@ -153,6 +174,15 @@ def main() -> int:
         "games": "real" if args.real else "plackett-luce",
         "range": None if args.real else args.range,
         "max_hands": args.max_hands if args.real else None,
+        "luck_correction": args.luck,
+        "luck_cpu_per_game_ms": round(
+            1000
+            * sum(a["luck_cpu"] for a in adaptive + uniform)
+            / max(1, sum(a["deals"] * args.table_size for a in adaptive + uniform)),
+            2,
+        )
+        if args.luck
+        else None,
         "adaptive_decided_share": round(share, 3),
         "adaptive_games_mean": round(adaptive_games, 1),
         "adaptive_wrong_order_share": round(adaptive_wrong, 3),
@@ -172,6 +202,7 @@ def main() -> int:
     print(
         f"{n} finalists, top {args.top}, tables of {args.table_size}, {args.trials} trials, "
         f"budget {args.budget} deals, {'real games' if args.real else f'Plackett-Luce over {args.range}'}"
+        + (f", luck-corrected ({figures['luck_cpu_per_game_ms']} ms CPU a game)" if args.luck else "")
     )
     print(
         f"adaptive: {figures['adaptive_games_mean']} games on average; decided in {share:.0%} of trials; "

@@ -36,6 +36,7 @@ from hearts_client.bots.random_bot import RandomBot
 from hearts_core.cards import Card
 from hearts_core.deal import derive_seed
 from hearts_core.local import play_game
+from hearts_core.record import GameRecord, state_to_record
 from hearts_core.rules import MoonChoice, Rules
 from hearts_core.view import View
 from hearts_tournaments.arena.outcome import GameOutcome
@@ -95,12 +96,18 @@ class Handicapped:
         return self.good.choose_moon(view)
 
 
-def real_places(handicaps: list[float], seed: str, max_hands: int) -> tuple[int, ...]:
-    """Places of one real game between handicapped bots (1 = lowest total; ties share)."""
+def real_game(handicaps: list[float], seed: str, max_hands: int) -> tuple[tuple[int, ...], str]:
+    """Places (1 = lowest total; ties share) and record of one real game between handicapped bots."""
     n = len(handicaps)
     players = [Handicapped(h, derive_seed(seed, "bot", s)) for s, h in enumerate(handicaps)]
     state = play_game(Rules(players=n, max_hands=max_hands), seed, players)
-    return tuple(1 + sum(1 for t in state.totals if t < mine) for mine in state.totals)
+    record = GameRecord.from_json(state_to_record(state, seed=seed, bots=[f"s{s}" for s in range(n)]))
+    return tuple(1 + sum(1 for t in state.totals if t < mine) for mine in state.totals), record.to_text()
+
+
+def real_places(handicaps: list[float], seed: str, max_hands: int) -> tuple[int, ...]:
+    """Places of one real game between handicapped bots (1 = lowest total; ties share)."""
+    return real_game(handicaps, seed, max_hands)[0]
 
 
 def main() -> None:
