@@ -25,10 +25,14 @@ random with probability ``i / (finalists - 1)`` for finalist ``i`` (so finalist 
 strongest), as ``bench/league.py --real``.
 
 With ``--real --luck`` the final's status is luck-corrected as ``hearts league final
---luck-correction`` corrects it: each game's record gives its deal terms
-(:func:`hearts_tournaments.tournament.stats.luck.game_luck`, the finalists' policies unknown),
-and :func:`~hearts_tournaments.league.final.final_status` fits the corrected places. The same
-seeds with and without it play the same games until the two finals' seatings part.
+--luck-correction`` corrects it: each game's record gives its luck terms
+(:func:`hearts_tournaments.tournament.stats.luck.game_luck`) and
+:func:`~hearts_tournaments.league.final.final_status` fits the corrected places. The weakest
+finalist always plays at random, as the built-in ``random`` bot does: with ``--known-random`` it
+is a known policy (action terms at its decisions, as for a league's ``random`` version), else
+every finalist's policy is unknown and only deal terms are computed (which cancel over a deal's
+rotations). The same seeds with and without the correction play the same games until the two
+finals' seatings part.
 
 Usage::
 
@@ -95,7 +99,10 @@ def play_final(
         if luck is not None:
             started = time.process_time()
             for game in blocks[number]:
-                luck[game.key] = game_luck(GameRecord.read(game.record_json))
+                known = {
+                    s: "random" for s, v in enumerate(game.seats) if args.known_random and v == finalists[-1]
+                }
+                luck[game.key] = game_luck(GameRecord.read(game.record_json), known=known)
             luck_cpu += time.process_time() - started
         status = final_status(
             blocks, finalists, args.top, args.bootstrap, derive_seed(seed, "bootstrap"), luck
@@ -123,10 +130,17 @@ def main() -> int:
     parser.add_argument("--real", action="store_true", help="Real in-process games of handicapped bots.")
     parser.add_argument("--max-hands", type=int, default=3, help="Hands per real game.")
     parser.add_argument("--luck", action="store_true", help="With --real: luck-corrected statuses.")
+    parser.add_argument(
+        "--known-random",
+        action="store_true",
+        help="With --luck: the weakest finalist is a known random policy.",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.luck and not args.real:
         parser.error("--luck needs --real: its terms come from the games' records")
+    if args.known_random and not args.luck:
+        parser.error("--known-random needs --luck")
     n = args.finalists
     finalists = [f"f{i}@v1" for i in range(n)]
     if args.real:
@@ -175,6 +189,7 @@ def main() -> int:
         "range": None if args.real else args.range,
         "max_hands": args.max_hands if args.real else None,
         "luck_correction": args.luck,
+        "known_random": args.known_random,
         "luck_cpu_per_game_ms": round(
             1000
             * sum(a["luck_cpu"] for a in adaptive + uniform)
@@ -203,6 +218,7 @@ def main() -> int:
         f"{n} finalists, top {args.top}, tables of {args.table_size}, {args.trials} trials, "
         f"budget {args.budget} deals, {'real games' if args.real else f'Plackett-Luce over {args.range}'}"
         + (f", luck-corrected ({figures['luck_cpu_per_game_ms']} ms CPU a game)" if args.luck else "")
+        + (", the weakest finalist a known random policy" if args.known_random else "")
     )
     print(
         f"adaptive: {figures['adaptive_games_mean']} games on average; decided in {share:.0%} of trials; "

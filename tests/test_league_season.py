@@ -238,7 +238,9 @@ def test_a_luck_corrected_final_fits_the_corrected_places_and_keeps_its_choice(t
         raw = status_of(store, dataclasses.replace(settings, luck=None))
     shown = {p["version"]: p["strength"] for p in report["places"]}
     assert shown == {v: round(s, 6) for v, s in corrected.strength.items()}
-    assert corrected.strength != raw.strength
+    # r1 and r2 are the built-in random bot, a known policy: their decisions' action terms move
+    # the fit (each finalist's deal terms cancel over a deal's rotations).
+    assert max(abs(corrected.strength[v] - raw.strength[v]) for v in raw.strength) > 1e-3
     assert json.loads((folder / "published.json").read_text())["final"] == report
     # One final, one way of correcting: asked again without the flag, it says so in one line.
     _one_line(hearts(*final), "began with --luck-correction")

@@ -25,12 +25,14 @@ The deals go where the order is in doubt, and none to places already established
 (``bench/final.py`` measures the games this saves against a uniform schedule).
 
 With ``--luck-correction`` (chosen when the final begins, kept for all of it) the fit is the
-standings' luck-corrected one (docs/TOURNAMENTS.md, *Luck correction*): each stored game's deal
-terms from its record (play-outs by the reference policy from every turn; the finalists'
-policies are unknown, so no action terms), coefficients cross-fitted over the final's other
-deals (each corrected place keeps its expectation), and the fit moved by one Newton step to the
-corrected places. Where the correction narrows the intervals, boundaries separate sooner and
-the final stops sooner; with fewer than three deals it corrects nothing.
+standings' luck-corrected one (docs/TOURNAMENTS.md, *Luck correction*): each stored game's luck
+terms from its record (deal terms by play-outs of the reference policy; action terms at every
+decision of a finalist whose policy is known, a built-in ``random`` version), coefficients
+cross-fitted over the final's other deals (each corrected place keeps its expectation), and the
+fit moved by one Newton step to the corrected places. A deal of the final is played in every
+seat rotation, so each finalist's deal terms sum to the same over a deal and cancel in the fit:
+only action terms can move it, and a final among finalists of unknown policy fits as it would
+uncorrected (``bench/final.py --real --luck`` measures both cases).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from hearts_tournaments.league.store import (
 )
 from hearts_tournaments.tournament.stats import Interval, bootstrap_plackett_luce, separate_neighbours
 from hearts_tournaments.tournament.stats.luck import (
+    KNOWN_POLICIES,
     GameLuck,
     LuckError,
     LuckGame,
@@ -329,10 +332,16 @@ def status_of(
     luck = None
     if settings.luck is not None:
         luck = terms if terms is not None else {}
+        known = {
+            v.id: str(v.spec.builtin)
+            for v in store.versions()
+            if v.spec.builtin in KNOWN_POLICIES and not v.spec.options
+        }
         for games in blocks.values():
             for game in games:
                 if game.key not in luck:
-                    luck[game.key] = _luck_of(store, game.key, settings.luck)
+                    seats = {s: known[v] for s, v in enumerate(game.seats) if v in known}
+                    luck[game.key] = _luck_of(store, game.key, settings.luck, seats)
     return final_status(
         blocks,
         settings.finalists,
@@ -343,12 +352,12 @@ def status_of(
     )
 
 
-def _luck_of(store: LeagueStore, key: str, settings: LuckSettings) -> GameLuck:
+def _luck_of(store: LeagueStore, key: str, settings: LuckSettings, known: Mapping[int, str]) -> GameLuck:
     text = store.record(key)
     try:
         if text is None:
             raise LuckError("no record is stored")
-        return game_luck(GameRecord.read(text, name=f"the record of game {key}"), settings)
+        return game_luck(GameRecord.read(text, name=f"the record of game {key}"), settings, known)
     except (LuckError, RecordFileError) as exc:
         raise LeagueError(f"the final's luck correction cannot read game {key}: {exc}") from None
 
