@@ -21,11 +21,12 @@ PACKAGE = ROOT / "tournaments" / "hearts_tournaments"
 LAYERS = {
     "arena": {"arena"},
     "kit": {"arena", "kit"},
-    "tournament": {"arena", "kit", "tournament"},
-    "league": {"arena", "kit", "tournament", "league"},
-    "web": {"arena", "kit", "tournament", "league", "web"},
-    "portal": {"arena", "kit", "tournament", "league", "web", "portal"},
-    "cli": {"arena", "kit", "tournament", "league", "web", "portal", "cli"},
+    "results": {"arena", "kit", "results"},
+    "tournament": {"arena", "kit", "results", "tournament"},
+    "league": {"arena", "kit", "results", "tournament", "league"},
+    "web": {"arena", "kit", "results", "tournament", "league", "web"},
+    "portal": {"arena", "kit", "results", "tournament", "league", "web", "portal"},
+    "cli": {"arena", "kit", "results", "tournament", "league", "web", "portal", "cli"},
 }
 
 
@@ -62,7 +63,7 @@ def _layer(module: str) -> str | None:
 def test_every_module_sits_in_a_layer() -> None:
     top = ("hearts_tournaments", "hearts_tournaments.__main__")
     loose = [m for m in _graph() if _layer(m) is None and m not in top]
-    assert loose == [], f"modules outside arena/kit/tournament/league/web/portal/cli: {loose}"
+    assert loose == [], f"modules outside arena/kit/results/tournament/league/web/portal/cli: {loose}"
 
 
 @pytest.mark.parametrize("layer", sorted(LAYERS))

@@ -17,7 +17,7 @@ from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.final import Boundary, FinalStatus, final_status, plan_final_block
 from hearts_tournaments.league.store import LeagueStore
-from hearts_tournaments.tournament.stats import Interval
+from hearts_tournaments.results.stats import Interval
 from tests.helpers.cli import hearts
 from tests.helpers.portal import Client, good_archive, make_league
 from tests.helpers.web_server import web_server

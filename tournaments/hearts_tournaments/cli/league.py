@@ -38,10 +38,10 @@ from hearts_tournaments.league.final import FINAL_REPORT, begin_final, report_li
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
 from hearts_tournaments.league.store import HEADS, LeagueStore
 from hearts_tournaments.portal.accounts import name_refusal
+from hearts_tournaments.results.signing import PUBLISHED, SigningError, signing_key_for
 from hearts_tournaments.tournament.audit import ALPHA
 from hearts_tournaments.tournament.config import ExecutorKind
 from hearts_tournaments.tournament.preflight import preflight
-from hearts_tournaments.tournament.signing import PUBLISHED, SigningError, signing_key_for
 
 league_app = typer.Typer(
     rich_markup_mode=MARKUP_MODE,

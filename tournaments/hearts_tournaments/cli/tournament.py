@@ -31,6 +31,8 @@ from hearts_tournaments.arena.seeds import (
 from hearts_tournaments.arena.snapshot import SnapshotError
 from hearts_tournaments.cli.common import MARKUP_MODE, AlphaOption, fail, log_to_file, print_audit
 from hearts_tournaments.cli.signed import GamesOption, HeadOption, signed_line
+from hearts_tournaments.results.signing import PUBLISHED, SigningError, signing_key_for
+from hearts_tournaments.results.stats.luck import LuckError
 from hearts_tournaments.tournament.audit import ALPHA, audit_tournament
 from hearts_tournaments.tournament.config import (
     SERVER_PATTERN,
@@ -55,9 +57,7 @@ from hearts_tournaments.tournament.runner import (
     tournament_standings,
 )
 from hearts_tournaments.tournament.schedule import Schedule, suggest_deals
-from hearts_tournaments.tournament.signing import PUBLISHED, SigningError, signing_key_for
 from hearts_tournaments.tournament.snapshots import check_sandbox, snapshot_bots, snapshots_taken
-from hearts_tournaments.tournament.stats.luck import LuckError
 from hearts_tournaments.tournament.store import Store, StoreError
 from hearts_tournaments.tournament.verify import verify_tournament
 

@@ -30,7 +30,7 @@ from hearts_tournaments.league.store import (
     spec_to_json,
     version_hash,
 )
-from hearts_tournaments.tournament import signing
+from hearts_tournaments.results import signing
 from hearts_tournaments.tournament.audit import ALPHA, AuditReport, read_games
 from hearts_tournaments.tournament.audit import audit as audit_games
 
@@ -393,7 +393,7 @@ def verify(
     store: LeagueStore, public_key: str | None = None, games: int | None = None, head: str | None = None
 ) -> tuple[list[str], str]:
     """Checks every stored game: its record replays to its stored outcome, and its signature and
-    the chain hold (:mod:`hearts_tournaments.tournament.signing`; ``public_key``, ``games`` and
+    the chain hold (:mod:`hearts_tournaments.results.signing`; ``public_key``, ``games`` and
     ``head`` as for ``hearts tournament verify``: a head a reader kept must still be in the
     chain); and every line of the published ``heads.jsonl`` is signed and in the chain.
 

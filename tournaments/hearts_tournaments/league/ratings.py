@@ -3,7 +3,7 @@
 * Online (:func:`online_update`): OpenSkill's Plackett-Luce model, updated with each game of
   a block in rotation order, stored in the block's transaction. It depends on the order of
   blocks, and is used only for matchmaking and the live view.
-* Official (:func:`official_table`): :func:`~hearts_tournaments.tournament.stats.bootstrap_plackett_luce`
+* Official (:func:`official_table`): :func:`~hearts_tournaments.results.stats.bootstrap_plackett_luce`
   over every stored block (a block is one cluster of the bootstrap), restricted to the games'
   seats of active versions. It depends on the set of blocks only, so the same stored games
   always give the same table. Pinned reference versions fix the scale: the fit is shifted so
@@ -22,7 +22,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from hearts_tournaments.arena.outcome import GameOutcome
-from hearts_tournaments.tournament.stats import PlacedGame, bootstrap_plackett_luce
+from hearts_tournaments.results.stats import PlacedGame, bootstrap_plackett_luce
 
 #: The conservative score of a version with no interval yet: its strength minus this.
 NO_INTERVAL_PENALTY = 3.0

@@ -2,7 +2,7 @@
 one side (docs/FAIR_PLAY.md has the statistics and why).
 
 For every ordered pair of bots (A, B) two questions, each a stratified, cluster-robust score test
-(:func:`hearts_tournaments.tournament.stats.score_test`):
+(:func:`hearts_tournaments.results.stats.score_test`):
 
 * **discards**: when A cannot follow suit and holds a point card it may play, does it throw
   points onto a trick B is winning as often as onto the tricks of its other table-mates, in the
@@ -42,8 +42,8 @@ from hearts_core.errors import HeartsError
 from hearts_core.record import GameRecord, RecordFileError
 from hearts_core.replay import RecordEnds, record_answers, rules_of
 from hearts_core.state import Decision, DecisionKind, Play, State, winning_index
+from hearts_tournaments.results.stats import ScoreTest, holm, score_test
 from hearts_tournaments.tournament.folder import open_tournament
-from hearts_tournaments.tournament.stats import ScoreTest, holm, score_test
 
 #: The audit report's format version (its JSON's ``schema_version``).
 AUDIT_SCHEMA = 1

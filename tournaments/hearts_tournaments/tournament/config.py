@@ -30,6 +30,7 @@ from hearts_server.table.settings import LIMITS as TABLE_LIMITS
 from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec, Reuse
 from hearts_tournaments.arena.sandbox import LIMIT_KEYS, Limits, SandboxKind
+from hearts_tournaments.results.stats import SprtSettings
 from hearts_tournaments.tournament.gauntlet import GauntletSpec
 from hearts_tournaments.tournament.schedule import (
     DEFAULT_SEATING,
@@ -38,7 +39,6 @@ from hearts_tournaments.tournament.schedule import (
     real_teams,
     team_problem,
 )
-from hearts_tournaments.tournament.stats import SprtSettings
 
 #: ``host:port`` of an external referee.
 SERVER_PATTERN = re.compile(r"[A-Za-z0-9_.\-\[\]:]+:[0-9]{1,5}")  # fullmatch

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hearts_tournaments.arena import snapshot
 from hearts_tournaments.arena.local import PROCESSES_LOG
-from hearts_tournaments.tournament import signing
+from hearts_tournaments.results import signing
 from hearts_tournaments.tournament.config import ConfigError, TournamentConfig, names_seating, parse_config
 from hearts_tournaments.tournament.gauntlet import gauntlet_schedule
 from hearts_tournaments.tournament.schedule import (

@@ -45,6 +45,9 @@ from hearts_tournaments.arena.seeds import (
     take_env_secret,
 )
 from hearts_tournaments.arena.snapshot import SnapshotError
+from hearts_tournaments.results.signing import SigningError, signing_key_for
+from hearts_tournaments.results.stats import SprtVerdict
+from hearts_tournaments.results.stats.luck import GameLuck
 from hearts_tournaments.tournament.config import (
     ExecutorKind,
 )
@@ -54,7 +57,6 @@ from hearts_tournaments.tournament.gauntlet import gauntlet_verdict
 from hearts_tournaments.tournament.luck_correction import LuckCorrection
 from hearts_tournaments.tournament.quarantine import Quarantine, ScheduleQuarantine
 from hearts_tournaments.tournament.results import Standings
-from hearts_tournaments.tournament.signing import SigningError, signing_key_for
 from hearts_tournaments.tournament.snapshots import (
     SNAPSHOTS_META,
     check_sandbox,
@@ -68,8 +70,6 @@ from hearts_tournaments.tournament.standings_snapshot import (
     load_snapshot,
     save_snapshot,
 )
-from hearts_tournaments.tournament.stats import SprtVerdict
-from hearts_tournaments.tournament.stats.luck import GameLuck
 from hearts_tournaments.tournament.store import StoreError, store_patiently
 
 log = get_logger(__name__)

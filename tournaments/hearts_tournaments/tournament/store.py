@@ -33,7 +33,7 @@ from hearts_server.logs import get_logger
 from hearts_tournaments.arena.folders import private_folder
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.arena.seeds import DealSecretError, new_deal_secret, parse_deal_secret
-from hearts_tournaments.tournament import signing
+from hearts_tournaments.results import signing
 from hearts_tournaments.tournament.schedule import Schedule
 
 log = get_logger(__name__)
@@ -184,7 +184,7 @@ class MetaDatabase:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return default if row is None else str(row[0])
 
-    #: Signs every game stored (:mod:`hearts_tournaments.tournament.signing`); None stores games
+    #: Signs every game stored (:mod:`hearts_tournaments.results.signing`); None stores games
     #: unsigned, which ``verify`` reports.
     signer: signing.Signer | None = None
     #: The meta key of the id every signature binds to.
