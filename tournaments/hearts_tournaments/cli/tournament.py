@@ -33,6 +33,8 @@ from hearts_tournaments.cli.common import MARKUP_MODE, AlphaOption, fail, log_to
 from hearts_tournaments.cli.signed import GamesOption, HeadOption, signed_line
 from hearts_tournaments.results.signing import PUBLISHED, SigningError, signing_key_for
 from hearts_tournaments.results.stats.luck import LuckError
+from hearts_tournaments.results.stop import Terminated
+from hearts_tournaments.results.store import StoreError
 from hearts_tournaments.tournament.audit import ALPHA, audit_tournament
 from hearts_tournaments.tournament.config import (
     SERVER_PATTERN,
@@ -51,14 +53,13 @@ from hearts_tournaments.tournament.report import ReportFormat, render
 from hearts_tournaments.tournament.results import deal_warnings
 from hearts_tournaments.tournament.runner import (
     RunnerError,
-    Terminated,
     external_token_missing,
     run_tournament,
     tournament_standings,
 )
 from hearts_tournaments.tournament.schedule import Schedule, suggest_deals
 from hearts_tournaments.tournament.snapshots import check_sandbox, snapshot_bots, snapshots_taken
-from hearts_tournaments.tournament.store import Store, StoreError
+from hearts_tournaments.tournament.store import Store
 from hearts_tournaments.tournament.verify import verify_tournament
 
 tournament_app = typer.Typer(

@@ -27,9 +27,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import signal
-from collections.abc import Coroutine, Iterator
-from typing import Any, Protocol
+from collections.abc import Iterator
+from typing import Protocol
 
 import grpc
 
@@ -48,6 +47,8 @@ from hearts_tournaments.arena.snapshot import SnapshotError
 from hearts_tournaments.results.signing import SigningError, signing_key_for
 from hearts_tournaments.results.stats import SprtVerdict
 from hearts_tournaments.results.stats.luck import GameLuck
+from hearts_tournaments.results.stop import until_terminated
+from hearts_tournaments.results.store import StoreError, store_patiently
 from hearts_tournaments.tournament.config import (
     ExecutorKind,
 )
@@ -70,7 +71,6 @@ from hearts_tournaments.tournament.standings_snapshot import (
     load_snapshot,
     save_snapshot,
 )
-from hearts_tournaments.tournament.store import StoreError, store_patiently
 
 log = get_logger(__name__)
 
@@ -91,10 +91,6 @@ def external_token_missing(server: str) -> str:
 
 class RunnerError(Exception):
     """The tournament cannot go on (referee unreachable, table aborted, ...): one clear line."""
-
-
-class Terminated(Exception):
-    """The runner got SIGTERM and stopped; the finished games are kept."""
 
 
 class Reporter(Protocol):
@@ -154,35 +150,6 @@ def run_tournament(
         runner.refresher.close()
     # The last background snapshot may be of every game already; else computed now, and kept.
     return tournament_standings(tournament, cached=True)
-
-
-async def until_terminated(work: Coroutine[Any, Any, None]) -> None:
-    """Runs ``work``; SIGTERM cancels it like Ctrl-C does, so the bots are stopped on the way out.
-
-    Raises:
-        Terminated: on SIGTERM.
-    """
-    task = asyncio.ensure_future(work)
-    loop = asyncio.get_running_loop()
-    terminated = False
-
-    def on_term() -> None:
-        nonlocal terminated
-        terminated = True
-        task.cancel()
-
-    try:
-        loop.add_signal_handler(signal.SIGTERM, on_term)
-    except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
-        return await task
-    try:
-        await task
-    except asyncio.CancelledError:
-        if terminated:
-            raise Terminated("terminated (SIGTERM)") from None
-        raise
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def tournament_standings(
