@@ -38,9 +38,9 @@ from hearts_tournaments.league.final import FINAL_REPORT, begin_final, report_li
 from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
 from hearts_tournaments.league.store import HEADS, LeagueStore
 from hearts_tournaments.portal.accounts import name_refusal
+from hearts_tournaments.results.audit import ALPHA
 from hearts_tournaments.results.signing import PUBLISHED, SigningError, signing_key_for
-from hearts_tournaments.tournament.audit import ALPHA
-from hearts_tournaments.tournament.config import ExecutorKind
+from hearts_tournaments.results.where import ExecutorKind
 from hearts_tournaments.tournament.preflight import preflight
 
 league_app = typer.Typer(

@@ -31,15 +31,15 @@ from hearts_tournaments.arena.seeds import (
 from hearts_tournaments.arena.snapshot import SnapshotError
 from hearts_tournaments.cli.common import MARKUP_MODE, AlphaOption, fail, log_to_file, print_audit
 from hearts_tournaments.cli.signed import GamesOption, HeadOption, signed_line
+from hearts_tournaments.results.audit import ALPHA
 from hearts_tournaments.results.signing import PUBLISHED, SigningError, signing_key_for
 from hearts_tournaments.results.stats.luck import LuckError
 from hearts_tournaments.results.stop import Terminated
 from hearts_tournaments.results.store import StoreError
-from hearts_tournaments.tournament.audit import ALPHA, audit_tournament
+from hearts_tournaments.results.where import SERVER_PATTERN, ExecutorKind
+from hearts_tournaments.tournament.audit import audit_tournament
 from hearts_tournaments.tournament.config import (
-    SERVER_PATTERN,
     ConfigError,
-    ExecutorKind,
     TournamentConfig,
     demo_config_text,
     load_config,

@@ -31,8 +31,8 @@ from hearts_tournaments.league.store import (
     version_hash,
 )
 from hearts_tournaments.results import signing
-from hearts_tournaments.tournament.audit import ALPHA, AuditReport, read_games
-from hearts_tournaments.tournament.audit import audit as audit_games
+from hearts_tournaments.results.audit import ALPHA, AuditReport, read_games
+from hearts_tournaments.results.audit import audit as audit_games
 
 #: Formats of ``show``.
 FORMATS = ("table", "json", "csv", "markdown")
@@ -505,7 +505,7 @@ def recompute(store: LeagueStore, form: str = "json") -> str:
 
 
 def audit(store: LeagueStore, alpha: float = ALPHA) -> AuditReport:
-    """The fair-play audit of the league's rated games (:mod:`hearts_tournaments.tournament.audit`),
+    """The fair-play audit of the league's rated games (:mod:`hearts_tournaments.results.audit`),
     by entrant (a version's games count for its entrant); each block is a cluster."""
     entrant_of = {v.id: v.entrant for v in store.versions()}
     stored = []

@@ -8,7 +8,7 @@ from typing import Any
 from hearts_core.defaults import DEFAULT_POLICY, TablePolicy
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
 from hearts_tournaments.arena.sandbox import SandboxKind
-from hearts_tournaments.tournament.config import SERVER_PATTERN, ExecutorKind
+from hearts_tournaments.results.where import SERVER_PATTERN, ExecutorKind
 
 
 class LeagueError(Exception):

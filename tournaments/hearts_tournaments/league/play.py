@@ -43,11 +43,12 @@ from hearts_tournaments.league.config import LeagueConfig, LeagueError, check_ex
 from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeting_counts
 from hearts_tournaments.league.ratings import TableRow, official_table, online_update
 from hearts_tournaments.league.store import ACTIVE, PENDING, LeagueStore, Snapshot, Version
+from hearts_tournaments.results.executors import ExecutorError, RayExecutor
 from hearts_tournaments.results.signing import SigningError, signing_key_for
 from hearts_tournaments.results.stop import Terminated, until_terminated
 from hearts_tournaments.results.store import store_patiently
-from hearts_tournaments.tournament.config import ExecutorKind, TournamentConfig
-from hearts_tournaments.tournament.executors import ExecutorError, RayExecutor
+from hearts_tournaments.results.where import ExecutorKind
+from hearts_tournaments.tournament.config import TournamentConfig
 
 log = get_logger(__name__)
 

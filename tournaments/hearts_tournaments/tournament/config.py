@@ -8,7 +8,6 @@ what to do about it, so that the command line can print one line and exit 2. See
 from __future__ import annotations
 
 import difflib
-import enum
 import inspect
 import json
 import os
@@ -31,6 +30,7 @@ from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec, Reuse
 from hearts_tournaments.arena.sandbox import LIMIT_KEYS, Limits, SandboxKind
 from hearts_tournaments.results.stats import SprtSettings
+from hearts_tournaments.results.where import SERVER_PATTERN, ExecutorKind
 from hearts_tournaments.tournament.gauntlet import GauntletSpec
 from hearts_tournaments.tournament.schedule import (
     DEFAULT_SEATING,
@@ -40,8 +40,6 @@ from hearts_tournaments.tournament.schedule import (
     team_problem,
 )
 
-#: ``host:port`` of an external referee.
-SERVER_PATTERN = re.compile(r"[A-Za-z0-9_.\-\[\]:]+:[0-9]{1,5}")  # fullmatch
 #: The embedded demo configuration, a file of this package.
 DEMO_RESOURCE = "demo.toml"
 
@@ -59,15 +57,6 @@ class ConfigError(Exception):
         super().__init__(f"{key}: {message}" if key else message)
         self.key = key
         self.message = message
-
-
-class ExecutorKind(enum.StrEnum):
-    """Where a tournament's games are played (see :mod:`.executors`)."""
-
-    #: On this machine: the runner's own referee and bot processes (the default).
-    LOCAL = "local"
-    #: On a Ray cluster: each game on a node, with that node's referee and bots.
-    RAY = "ray"
 
 
 @dataclass(frozen=True, slots=True)

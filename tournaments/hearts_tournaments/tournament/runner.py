@@ -2,7 +2,7 @@
 
 The runner plays every game of the schedule that the database does not hold yet,
 ``concurrency`` tables at a time, in schedule order, through an executor
-(:mod:`hearts_tournaments.tournament.executors`): the arena on this machine
+(:mod:`hearts_tournaments.results.executors`): the arena on this machine
 (:class:`hearts_tournaments.arena.local.Arena`, the default) or the Ray executor, which plays
 each game on a cluster node with that node's own arena. Either way this process alone decides
 the order, the quarantines and the gauntlet's stop, and alone writes the database. Each game's
@@ -44,15 +44,14 @@ from hearts_tournaments.arena.seeds import (
     take_env_secret,
 )
 from hearts_tournaments.arena.snapshot import SnapshotError
+from hearts_tournaments.results.executors import ExecutorError, GameExecutor
 from hearts_tournaments.results.signing import SigningError, signing_key_for
 from hearts_tournaments.results.stats import SprtVerdict
 from hearts_tournaments.results.stats.luck import GameLuck
 from hearts_tournaments.results.stop import until_terminated
 from hearts_tournaments.results.store import StoreError, store_patiently
-from hearts_tournaments.tournament.config import (
-    ExecutorKind,
-)
-from hearts_tournaments.tournament.executors import ExecutorError, GameExecutor, RayExecutor
+from hearts_tournaments.results.where import ExecutorKind
+from hearts_tournaments.tournament.executors import tournament_executor
 from hearts_tournaments.tournament.folder import Tournament
 from hearts_tournaments.tournament.gauntlet import gauntlet_verdict
 from hearts_tournaments.tournament.luck_correction import LuckCorrection
@@ -243,9 +242,7 @@ class _Runner:
         executor: GameExecutor
         if kind is ExecutorKind.RAY:
             text = self.store.config_text
-            executor = RayExecutor.for_tournament(
-                self.config, text, self.output, ray_address, self.concurrency
-            )
+            executor = tournament_executor(self.config, text, self.output, ray_address, self.concurrency)
         else:
             executor = Arena(self.config, self.output, self.external_token)
             executor.notify = self.reporter.note
