@@ -275,7 +275,7 @@ def check_command(
     folder = output or settings.output
     _check_sandbox(settings, folder)
     with log_to_file(folder / CHECK_LOG):
-        found = preflight(settings, folder / "logs")
+        found = preflight(settings.play_settings(), folder / "logs", concurrency=settings.concurrency)
     problems = found.problems
     failing = {p.bot for p in problems}
     warned = {w.bot: w for w in found.warnings}
@@ -452,7 +452,7 @@ def _preflight(config: TournamentConfig, output: Path, allow_broken: bool, resum
     if all(spec.command is None for spec in config.bots):
         return  # built-in bots only: nothing to start before the first game
     with log_to_file(output / CHECK_LOG):
-        found = preflight(config, output / "logs")
+        found = preflight(config.play_settings(), output / "logs", concurrency=config.concurrency)
     for warning in found.warnings:
         typer.echo(f"hearts: warning: {warning.line()}", err=True)
     problems = found.problems

@@ -29,6 +29,7 @@ from hearts_server.table.settings import LIMITS as TABLE_LIMITS
 from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec, Reuse
 from hearts_tournaments.arena.sandbox import LIMIT_KEYS, Limits, SandboxKind
+from hearts_tournaments.arena.settings import PlaySettings
 from hearts_tournaments.results.stats import SprtSettings
 from hearts_tournaments.results.where import SERVER_PATTERN, ExecutorKind
 from hearts_tournaments.tournament.gauntlet import GauntletSpec
@@ -154,6 +155,24 @@ class TournamentConfig:
     def sandbox_of(self, spec: BotSpec) -> SandboxKind:
         """The sandbox ``spec`` runs in: its own, else the tournament's."""
         return spec.sandbox or self.sandbox
+
+    def play_settings(self) -> PlaySettings:
+        """How the tournament's games are played (what the arena and the entrants' check read)."""
+        return PlaySettings(
+            name=self.name,
+            table_size=self.table_size,
+            bots=self.bots,
+            target_score=self.target_score,
+            max_hands=self.max_hands,
+            policy=self.policy,
+            limits=self.limits,
+            sandbox=self.sandbox,
+            reuse=self.reuse,
+            restart_after=self.restart_after,
+            server=self.server,
+            hide_names=self.hide_names,
+            base_dir=self.base_dir,
+        )
 
 
 #: Most bots in a tournament: with 10,000 deals at 11 seats (the other limits) its schedule is
