@@ -1,8 +1,8 @@
 """A league on a Ray cluster: what a node is given to play one of its games.
 
 The ``run`` loop (:mod:`.play`) plays each game of a block, and each validation game, as a Ray
-task on some node (:class:`~hearts_tournaments.results.executors.RayExecutor`, the
-tournament's executor and node task). The node gets the job (the game and its seeds, derived
+task on some node (:class:`~hearts_tournaments.results.executors.RayExecutor`, the executor
+and node task a tournament's games use too). The node gets the job (the game and its seeds, derived
 from the deal secret on the driver) and a :class:`NodeLeague`: the league's game settings
 with the versions of that block, whose snapshots travel with the job through Ray's object
 store and are checked against their digests on the node before they play. Neither the league
