@@ -22,10 +22,10 @@ heuristic but for one rule (``--strategies``):
   of the heuristic bots) is winning.
 
 Every game's discard chances are taken as it is played, by the audit's own
-:func:`~hearts_tournaments.tournament.audit.discard_chance` on the simulator's state (the same
+:func:`~hearts_tournaments.results.audit.discard_chance` on the simulator's state (the same
 chances the audit replays from a record: ``tests/test_fair_play_audit.py`` checks it on records
 of these games), and each tournament is audited by
-:func:`~hearts_tournaments.tournament.audit.audit` at its default level (``ALPHA``, 0.05).
+:func:`~hearts_tournaments.results.audit.audit` at its default level (``ALPHA``, 0.05).
 Printed per deal count: the share of honest tournaments with any pair flagged, and of colluding
 tournaments with the pair caught (a flagged pair holding a colluder; for ``rival`` the
 colluder's pair with its partner or with the rival), each with its 95% Wilson interval, and the
@@ -61,7 +61,7 @@ from hearts_core.deal import deal_hand, derive_seed
 from hearts_core.record import places_of
 from hearts_core.rules import MoonChoice, PassDirection, Rules
 from hearts_core.state import winning_index
-from hearts_tournaments.tournament.audit import ALPHA, AuditGame, DiscardChance, audit, discard_chance
+from hearts_tournaments.results.audit import ALPHA, AuditGame, DiscardChance, audit, discard_chance
 from hearts_tournaments.tournament.schedule import Schedule, make_schedule
 
 #: The normal quantile of a two-sided 95% interval.

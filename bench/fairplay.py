@@ -32,7 +32,7 @@ from hearts_core.record import record_json, state_to_record
 from hearts_core.rules import Rules
 from hearts_tournaments.arena import snapshot
 from hearts_tournaments.arena.outcome import GameOutcome
-from hearts_tournaments.tournament import signing
+from hearts_tournaments.results import signing
 from hearts_tournaments.tournament.config import parse_config
 from hearts_tournaments.tournament.folder import create_tournament
 

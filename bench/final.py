@@ -26,7 +26,7 @@ strongest), as ``bench/league.py --real``.
 
 With ``--real --luck`` the final's status is luck-corrected as ``hearts league final
 --luck-correction`` corrects it: each game's record gives its luck terms
-(:func:`hearts_tournaments.tournament.stats.luck.game_luck`) and
+(:func:`hearts_tournaments.results.stats.luck.game_luck`) and
 :func:`~hearts_tournaments.league.final.final_status` fits the corrected places. The weakest
 finalist always plays at random, as the built-in ``random`` bot does: with ``--known-random`` it
 is a known policy (action terms at its decisions, as for a league's ``random`` version), else
@@ -61,7 +61,7 @@ from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league.config import LeagueConfig
 from hearts_tournaments.league.final import FinalStatus, final_status, plan_final_block
 from hearts_tournaments.league.play import block_game
-from hearts_tournaments.tournament.stats.luck import GameLuck, game_luck
+from hearts_tournaments.results.stats.luck import GameLuck, game_luck
 
 #: A game's places from its seats and seed, and its record ("" when it has none).
 Places = Callable[[tuple[str, ...], str], tuple[tuple[int, ...], str]]

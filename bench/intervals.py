@@ -25,7 +25,7 @@ Three models of the games (``--model``):
 * ``pl``: finishing orders drawn from a Plackett-Luce model with known strengths (``PL_STRENGTH``):
   the coverage of the **strength** intervals (bootstrap over deals, 200 resamples, with a t
   quantile, reaching as far past the fit with a tenth of the prior: see
-  :func:`hearts_tournaments.tournament.stats.bootstrap_plackett_luce`). The old standings had no
+  :func:`hearts_tournaments.results.stats.bootstrap_plackett_luce`). The old standings had no
   interval for their rating (OpenSkill's mu +- sigma is a posterior spread of an
   order-dependent online estimate), so there is no old column.
 
@@ -51,9 +51,9 @@ from hearts_core.deal import derive_seed
 from hearts_core.local import play_game
 from hearts_core.rules import Rules
 from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.results.stats import Interval, percentile_interval
 from hearts_tournaments.tournament.results import compute_standings
 from hearts_tournaments.tournament.schedule import Schedule
-from hearts_tournaments.tournament.stats import Interval, percentile_interval
 
 DEAL_COUNTS = (2, 4, 6, 12)
 TABLE = 6

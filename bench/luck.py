@@ -4,7 +4,7 @@ For each field (bots of known relative strength at one table size) a **pool** of
 played with the referee's engine (:mod:`hearts_core.local`, real SDK bots): every deal in all
 its seat rotations (each deal gets a seeded random seating, then every rotation of it, as a
 duplicate tournament plays it), each game to ``--target`` points, its record kept and its luck
-terms computed (:func:`hearts_tournaments.tournament.stats.luck.game_luck`, timed: the CPU the
+terms computed (:func:`hearts_tournaments.results.stats.luck.game_luck`, timed: the CPU the
 correction costs per game). Seats of the built-in ``random`` bot are known policies (as in a
 tournament that enters it as ``builtin = "random"``); every other bot is treated as an entrant
 whose policy is unknown.
@@ -18,7 +18,7 @@ drawn tournaments meet the terms as real ones do: mean zero, deals that never re
 * ``duplicate``: every rotation of each deal.
 
 For each, every bot's mean place and points per hand get their 95% t interval over deals,
-raw and luck-corrected (:func:`~hearts_tournaments.tournament.stats.luck.correct`), and the
+raw and luck-corrected (:func:`~hearts_tournaments.results.stats.luck.correct`), and the
 strength (the ranking key: the standings' Plackett-Luce fit, and with ``corrections``, as the
 corrected standings fit it) its bootstrap interval and the separation rule's verdicts on
 neighbouring bots. Reported per field, mode and deal count: the coverage (aim: 93-97%), the
@@ -65,9 +65,9 @@ from hearts_core.deal import derive_seed
 from hearts_core.local import play_game
 from hearts_core.record import GameRecord, state_to_record
 from hearts_core.rules import Rules
-from hearts_tournaments.tournament.stats import Interval, cluster_mean, strength_difference
-from hearts_tournaments.tournament.stats.luck import GameLuck, LuckGame, correct, game_luck, midranks
-from hearts_tournaments.tournament.stats.plackett_luce import bootstrap_plackett_luce
+from hearts_tournaments.results.stats import Interval, cluster_mean, strength_difference
+from hearts_tournaments.results.stats.luck import GameLuck, LuckGame, correct, game_luck, midranks
+from hearts_tournaments.results.stats.plackett_luce import bootstrap_plackett_luce
 
 #: The fields: table size and the kind of bot in each seat (``pP``: level P, each decision as
 #: ``heuristic`` with probability P else as ``random``; ``mc``: montecarlo with 20 worlds).

@@ -45,8 +45,9 @@ from hearts_tournaments.arena.sandbox import process_tree, sample_processes
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig
 from hearts_tournaments.league.play import StopAfter, run_league
-from hearts_tournaments.tournament.config import ExecutorKind, parse_config
-from hearts_tournaments.tournament.executors import RAY_OBJECT_STORE_BYTES
+from hearts_tournaments.results.executors import RAY_OBJECT_STORE_BYTES
+from hearts_tournaments.results.where import ExecutorKind
+from hearts_tournaments.tournament.config import parse_config
 from hearts_tournaments.tournament.folder import create_tournament
 from hearts_tournaments.tournament.runner import run_tournament
 

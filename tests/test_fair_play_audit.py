@@ -20,9 +20,9 @@ from hearts_core.replay import replay
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig
-from hearts_tournaments.tournament.audit import AuditGame, audit, discard_chances
+from hearts_tournaments.results.audit import AuditGame, audit, discard_chances
+from hearts_tournaments.results.stats import holm, score_test
 from hearts_tournaments.tournament.schedule import make_schedule
-from hearts_tournaments.tournament.stats import holm, score_test
 from tests.colluding import config, learned, run_tournament
 from tests.helpers.cli import hearts
 

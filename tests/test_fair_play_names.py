@@ -24,7 +24,7 @@ from hearts_client.sdk import run_async
 from hearts_core.record import GameRecord
 from hearts_server.redacted import seat_messages
 from hearts_tournaments.league.config import LeagueConfig
-from hearts_tournaments.league.play import tournament_config
+from hearts_tournaments.league.play import play_settings
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.tournament.config import ConfigError, parse_config
 from tests.colluding import config as colluders
@@ -136,5 +136,5 @@ def test_hide_names_is_a_tournament_key_and_a_league_setting(tmp_path: Path) -> 
     assert made.returncode == 0, made.stderr
     with LeagueStore.open(tmp_path / "lg") as store:
         assert store.config.hide_names is True
-        assert tournament_config(store).hide_names is True
+        assert play_settings(store).hide_names is True
     assert LeagueConfig.from_json({}).hide_names is False  # a league from before the setting

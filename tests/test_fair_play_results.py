@@ -24,7 +24,7 @@ from hearts_core.record import GameRecord, places_of, record_json, state_to_reco
 from hearts_core.rules import Rules
 from hearts_tournaments.arena.job import deal_seed
 from hearts_tournaments.arena.outcome import GameOutcome
-from hearts_tournaments.tournament import signing
+from hearts_tournaments.results import signing
 from hearts_tournaments.tournament.folder import SNAPSHOT_NAME
 from hearts_tournaments.tournament.store import Store
 from hearts_tournaments.tournament.verify import _check_game

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from hearts_tournaments.league.store import HEADS
-from hearts_tournaments.tournament import signing
+from hearts_tournaments.results import signing
 from hearts_tournaments.tournament.folder import SNAPSHOT_NAME
 from hearts_tournaments.tournament.store import Store
 from tests.test_fair_play_results import CONFIG  # 12 games of two built-in bots

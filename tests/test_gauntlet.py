@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from hearts_tournaments.results.stats import SprtSettings, SprtVerdict
 from hearts_tournaments.tournament.config import GAUNTLET_KEYS, ConfigError, parse_config
 from hearts_tournaments.tournament.gauntlet import (
     GauntletSpec,
@@ -17,7 +18,6 @@ from hearts_tournaments.tournament.gauntlet import (
     gauntlet_verdict,
 )
 from hearts_tournaments.tournament.results import compute_standings
-from hearts_tournaments.tournament.stats import SprtSettings, SprtVerdict
 from tests.conftest import ROOT
 from tests.helpers.cli import hearts
 from tests.helpers.shared import CAREFUL_AND_DICE, outcome

@@ -3,9 +3,14 @@
 Read from the source (every ``import`` and ``from … import``, at any depth, even inside a
 function or under ``TYPE_CHECKING``), so a lazy import cannot hide a circle.
 
-    cli → portal → web → league → tournament → kit → arena → (hearts_server, hearts_client, hearts_core)
+    cli → portal → web → {league, tournament} → results → kit → arena
+        → (hearts_server, hearts_client, hearts_core)
 
-The bot test kit (``kit``) plays on the arena and is what the tournament's pre-flight check runs.
+The league and the tournament sit side by side: neither imports the other. What both need (the
+store's primitives, signing, the statistics, the fair-play audit, stopping on SIGTERM, the Ray
+executor) is ``results``, below both; how a game is played (``arena.settings.PlaySettings``) is
+the arena's. The bot test kit (``kit``) plays on the arena and is what the tournament's
+pre-flight check runs.
 """
 
 from __future__ import annotations
@@ -21,11 +26,12 @@ PACKAGE = ROOT / "tournaments" / "hearts_tournaments"
 LAYERS = {
     "arena": {"arena"},
     "kit": {"arena", "kit"},
-    "tournament": {"arena", "kit", "tournament"},
-    "league": {"arena", "kit", "tournament", "league"},
-    "web": {"arena", "kit", "tournament", "league", "web"},
-    "portal": {"arena", "kit", "tournament", "league", "web", "portal"},
-    "cli": {"arena", "kit", "tournament", "league", "web", "portal", "cli"},
+    "results": {"arena", "kit", "results"},
+    "tournament": {"arena", "kit", "results", "tournament"},
+    "league": {"arena", "kit", "results", "league"},
+    "web": {"arena", "kit", "results", "tournament", "league", "web"},
+    "portal": {"arena", "kit", "results", "tournament", "league", "web", "portal"},
+    "cli": {"arena", "kit", "results", "tournament", "league", "web", "portal", "cli"},
 }
 
 
@@ -62,7 +68,7 @@ def _layer(module: str) -> str | None:
 def test_every_module_sits_in_a_layer() -> None:
     top = ("hearts_tournaments", "hearts_tournaments.__main__")
     loose = [m for m in _graph() if _layer(m) is None and m not in top]
-    assert loose == [], f"modules outside arena/kit/tournament/league/web/portal/cli: {loose}"
+    assert loose == [], f"modules outside arena/kit/results/tournament/league/web/portal/cli: {loose}"
 
 
 @pytest.mark.parametrize("layer", sorted(LAYERS))

@@ -14,6 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from hearts_core.defaults import TablePolicy
+from hearts_tournaments.arena.bots import BotSpec, Reuse
+from hearts_tournaments.arena.sandbox import SandboxKind
+from hearts_tournaments.arena.settings import PlaySettings
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.matchmaking import Candidate, choose_table
@@ -332,3 +336,32 @@ def test_a_league_rated_with_thurstone_mosteller_plays_and_shows_its_columns(tmp
     assert "Online μ ± σ (Thurstone-Mosteller)" in body and "Online μ ± σ</th>" not in body
     row = re.search(r'<tr data-version="heur@v1".*?</tr>', body, re.S)
     assert row is not None and f"<td>{model.columns[0].text(replayed['heur@v1'])}</td>" in row.group(0)
+
+
+def test_a_league_config_gives_the_arena_its_play_settings(tmp_path: Path) -> None:
+    """``LeagueConfig.play_settings``: the league's table, rules, policy, sandbox and names, a
+    process per seat per game (``reuse = "never"``), the league's folder as the base."""
+    config = LeagueConfig(
+        name="winter",
+        table_size=7,
+        target_score=50,
+        max_hands=9,
+        policy=TablePolicy(decision_ms=1234),
+        sandbox="none",
+        hide_names=True,
+    )
+    bots = (BotSpec(name="v1", builtin="random"),)
+    settings = config.play_settings(tmp_path, bots)
+    assert settings == PlaySettings(
+        name="winter",
+        table_size=7,
+        bots=bots,
+        target_score=50,
+        max_hands=9,
+        policy=TablePolicy(decision_ms=1234),
+        sandbox=SandboxKind.NONE,
+        reuse=Reuse.NEVER,
+        hide_names=True,
+        base_dir=tmp_path,
+    )
+    assert settings.bot("v1") is bots[0] and settings.sandbox_of(bots[0]) is SandboxKind.NONE

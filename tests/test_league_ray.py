@@ -36,7 +36,7 @@ from hearts_tournaments.arena.snapshot import STORE, SnapshotError
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.cluster import NodeLeague
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
-from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
+from hearts_tournaments.league.play import StopAfter, play_settings, run_league
 from hearts_tournaments.league.store import LeagueStore
 from tests.helpers.cli import hearts
 from tests.helpers.ray_cluster import (
@@ -292,7 +292,7 @@ def test_a_node_plays_the_shipped_snapshot_only_when_it_matches_its_digest(
     folder = make_league(tmp_path / "league", bots)
     with LeagueStore.open(folder) as store:
         spec = store.resolve("shipped@v1").spec
-        work = NodeLeague.of(tournament_config(store, (spec,)))
+        work = NodeLeague.of(play_settings(store, (spec,)))
     assert spec.snapshot is not None and work.shipped() == (spec.snapshot,)
     # The command's script is named where the snapshot is bound (the node has no such file).
     assert work.config.bots[0].command == (sys.executable, str(bots / "bots" / "shipped.py"))

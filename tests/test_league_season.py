@@ -25,7 +25,7 @@ from hearts_tournaments.league.final import (
     status_of,
 )
 from hearts_tournaments.league.store import LeagueStore
-from hearts_tournaments.tournament.stats import Interval
+from hearts_tournaments.results.stats import Interval
 from tests.helpers.cli import hearts
 from tests.helpers.portal import Client, good_archive, make_league
 from tests.helpers.web_server import web_server

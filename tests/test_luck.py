@@ -29,6 +29,13 @@ from hearts_core.record import GameRecord
 from hearts_core.replay import replay
 from hearts_core.rules import Rules
 from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.results.stats.adjust import Observation, adjust
+from hearts_tournaments.results.stats.luck import (
+    GameLuck,
+    LuckError,
+    LuckSettings,
+    game_luck,
+)
 from hearts_tournaments.tournament.config import parse_config
 from hearts_tournaments.tournament.folder import open_tournament
 from hearts_tournaments.tournament.gauntlet import deal_advantages, gauntlet_schedule
@@ -36,13 +43,6 @@ from hearts_tournaments.tournament.luck_correction import LuckCorrection, outcom
 from hearts_tournaments.tournament.report import method_notes
 from hearts_tournaments.tournament.results import LUCK_RATING_MODEL, Standings, compute_standings
 from hearts_tournaments.tournament.schedule import Schedule, make_schedule
-from hearts_tournaments.tournament.stats.adjust import Observation, adjust
-from hearts_tournaments.tournament.stats.luck import (
-    GameLuck,
-    LuckError,
-    LuckSettings,
-    game_luck,
-)
 from tests.helpers.cli import hearts
 from tests.helpers.shared import CAREFUL_AND_DICE, outcome
 

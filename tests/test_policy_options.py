@@ -28,7 +28,7 @@ from hearts_protocol.transport import own_channel
 from hearts_tournaments.cli.main import app
 from hearts_tournaments.cli.policy_options import POLICY_OPTIONS
 from hearts_tournaments.league.config import LeagueConfig
-from hearts_tournaments.league.play import tournament_config
+from hearts_tournaments.league.play import play_settings
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.tournament.config import parse_config
 from tests.helpers.cli import hearts
@@ -171,7 +171,7 @@ def test_league_init_s_options_are_the_policy_of_its_games(tmp_path: Path) -> No
     with LeagueStore.open(folder) as store:
         assert store.config.policy == GIVEN
         # What the league's games are played by: the runner asks the referee for these.
-        assert tournament_config(store).policy == GIVEN
+        assert play_settings(store).policy == GIVEN
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)

@@ -27,7 +27,8 @@ import pytest
 
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.arena.sandbox import process_tree, sample_processes
-from hearts_tournaments.tournament.config import ConfigError, ExecutorKind, parse_config
+from hearts_tournaments.results.where import ExecutorKind
+from hearts_tournaments.tournament.config import ConfigError, parse_config
 from hearts_tournaments.tournament.folder import create_tournament
 from hearts_tournaments.tournament.runner import run_tournament
 from hearts_tournaments.tournament.store import DB_NAME

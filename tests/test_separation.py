@@ -20,15 +20,15 @@ import pytest
 from typer.testing import CliRunner
 
 from hearts_tournaments.cli.main import app
-from hearts_tournaments.tournament.results import PAIRED_MIN_DEALS, Separation, compute_standings
-from hearts_tournaments.tournament.schedule import make_schedule
-from hearts_tournaments.tournament.stats import (
+from hearts_tournaments.results.stats import (
     SEPARATION_FDR,
     Interval,
     benjamini_hochberg,
     bootstrap_plackett_luce,
     strength_difference,
 )
+from hearts_tournaments.tournament.results import PAIRED_MIN_DEALS, Separation, compute_standings
+from hearts_tournaments.tournament.schedule import make_schedule
 from tests.helpers.web_store import add_games, config_text, create
 from tests.test_tournament_results import simulated
 

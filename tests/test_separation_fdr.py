@@ -18,9 +18,7 @@ import pytest
 
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league.final import final_status
-from hearts_tournaments.tournament.results import Separation, Standings, compute_standings
-from hearts_tournaments.tournament.schedule import make_schedule
-from hearts_tournaments.tournament.stats import (
+from hearts_tournaments.results.stats import (
     CONFIDENCE,
     SEPARATION_FDR,
     Interval,
@@ -31,6 +29,8 @@ from hearts_tournaments.tournament.stats import (
     strength_difference,
     strength_difference_p,
 )
+from hearts_tournaments.tournament.results import Separation, Standings, compute_standings
+from hearts_tournaments.tournament.schedule import make_schedule
 from tests.test_tournament_results import simulated
 
 #: Benjamini and Hochberg (1995), section 4: the 15 p-values of a clinical trial. At q = 0.05

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from hearts_tournaments.tournament.stats import (
+from hearts_tournaments.results.stats import (
     PRIOR_GAMES,
     PULL_PRIOR_SHARE,
     Interval,

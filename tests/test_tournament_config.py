@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner, Result
 
+from hearts_core.defaults import TablePolicy
+from hearts_tournaments.arena.bots import BotSpec, Reuse
 from hearts_tournaments.arena.sandbox import LIMIT_KEYS, Limits, SandboxKind
+from hearts_tournaments.arena.settings import PlaySettings
 from hearts_tournaments.cli.main import app
 from hearts_tournaments.tournament.config import (
     TOURNAMENT_KEYS,
     ConfigError,
+    TournamentConfig,
     demo_config_text,
     load_config,
     parse_config,
@@ -246,3 +251,30 @@ def test_the_documented_example_is_complete_and_reads(tmp_path: Path) -> None:
     for key in LIMIT_KEYS:
         assert re.search(rf"^{key} = ", example, flags=re.M), f"docs/TOURNAMENTS.md lacks limits.{key}"
     assert config.limits == Limits() and config.sandbox is SandboxKind.BWRAP
+
+
+def test_a_config_gives_the_arena_every_play_setting_it_holds(tmp_path: Path) -> None:
+    """``TournamentConfig.play_settings`` carries each setting the arena reads, none left at its
+    default (every value here differs from :class:`PlaySettings`'s default)."""
+    bots = (BotSpec(name="a", builtin="random"), BotSpec(name="b", command=("true",), workdir=tmp_path))
+    config = TournamentConfig(
+        name="spring",
+        table_size=7,
+        bots=bots,
+        target_score=50,
+        max_hands=9,
+        policy=TablePolicy(decision_ms=1234),
+        limits=Limits(memory_mb=300),
+        sandbox=SandboxKind.NONE,
+        reuse=Reuse.NEVER,
+        restart_after=7,
+        server="127.0.0.1:5000",
+        hide_names=True,
+        base_dir=tmp_path,
+    )
+    settings = config.play_settings()
+    default = PlaySettings(name="", table_size=0, bots=())
+    for field in dataclasses.fields(PlaySettings):
+        assert getattr(settings, field.name) == getattr(config, field.name), field.name
+        assert getattr(settings, field.name) != getattr(default, field.name), field.name
+    assert settings.bot("b") == config.bot("b") and settings.sandbox_of(bots[0]) is SandboxKind.NONE

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.cli.main import app
+from hearts_tournaments.results.store import StoreError
 from hearts_tournaments.tournament.config import demo_config_text, parse_config
 from hearts_tournaments.tournament.quarantine import quarantined
 from hearts_tournaments.tournament.report import CSV_COLUMNS, ReportFormat, render
@@ -26,7 +27,7 @@ from hearts_tournaments.tournament.results import (
     deal_warnings,
 )
 from hearts_tournaments.tournament.schedule import Schedule, make_schedule
-from hearts_tournaments.tournament.store import Store, StoreError
+from hearts_tournaments.tournament.store import Store
 from tests.conftest import ROOT
 from tests.helpers.shared import outcome
 

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-from hearts_tournaments.tournament import signing
+from hearts_tournaments.results import signing
 from hearts_tournaments.tournament.folder import SNAPSHOT_NAME
 from hearts_tournaments.tournament.store import Store
 

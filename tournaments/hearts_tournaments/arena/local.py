@@ -10,9 +10,9 @@ revealed to the seats), starts one bot process per seat (or takes a warm one), w
 ``AwaitTable``, and releases to the referee the seats of bots that are absent or whose process
 ended before their table started. It talks to the referee through the admin API only.
 
-What it is asked to play comes from its :class:`Settings` (the tournament's config or the
-league's satisfy it) and each :class:`~.job.GameJob`; it knows nothing else of tournaments or
-leagues.
+What it is asked to play comes from its :class:`Settings` (:class:`~.settings.PlaySettings`,
+which a tournament's config and a league's both make, or a tournament's config itself) and each
+:class:`~.job.GameJob`; it knows nothing else of tournaments or leagues.
 """
 
 from __future__ import annotations

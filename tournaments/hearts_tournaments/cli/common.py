@@ -17,7 +17,7 @@ import typer.core
 from hearts_server.logs import LogFormat, configure_logging
 
 if TYPE_CHECKING:
-    from hearts_tournaments.tournament.audit import AuditReport
+    from hearts_tournaments.results.audit import AuditReport
 
 #: Help text is Markdown: a paragraph's lines are joined and wrapped to the terminal, never
 #: broken where the docstring's lines happen to end.

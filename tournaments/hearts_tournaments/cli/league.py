@@ -35,14 +35,14 @@ from hearts_tournaments.cli.signed import GamesOption, HeadOption, signed_line
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueConfig, LeagueError, check_executor
 from hearts_tournaments.league.final import FINAL_REPORT, begin_final, report_line, run_final
-from hearts_tournaments.league.play import StopAfter, run_league, tournament_config
+from hearts_tournaments.league.play import StopAfter, play_settings, run_league
 from hearts_tournaments.league.rating_models import DEFAULT_RATING, RATING_MODELS
 from hearts_tournaments.league.store import HEADS, LeagueStore
 from hearts_tournaments.portal.accounts import name_refusal
-from hearts_tournaments.tournament.audit import ALPHA
-from hearts_tournaments.tournament.config import ExecutorKind
+from hearts_tournaments.results.audit import ALPHA
+from hearts_tournaments.results.signing import PUBLISHED, SigningError, signing_key_for
+from hearts_tournaments.results.where import ExecutorKind
 from hearts_tournaments.tournament.preflight import preflight
-from hearts_tournaments.tournament.signing import PUBLISHED, SigningError, signing_key_for
 
 league_app = typer.Typer(
     rich_markup_mode=MARKUP_MODE,
@@ -227,7 +227,7 @@ def _add(
         # Its referee's and runner's log lines go to the league's log, as `run`'s do: the
         # terminal shows only the verdict.
         with log_to_file(folder / LEAGUE_LOG):
-            found = preflight(tournament_config(store, (spec,)), folder / "logs", (spec,))
+            found = preflight(play_settings(store, (spec,)), folder / "logs", (spec,))
         problems = found.problems
         for warning in found.warnings:
             typer.echo(f"hearts: warning: {warning.line()}", err=True)

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from hearts_tournaments.tournament.signing import SigningError, read_published_file
+from hearts_tournaments.results.signing import SigningError, read_published_file
 
 GamesOption = Annotated[
     int | None,

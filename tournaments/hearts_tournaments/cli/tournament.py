@@ -31,11 +31,15 @@ from hearts_tournaments.arena.seeds import (
 from hearts_tournaments.arena.snapshot import SnapshotError
 from hearts_tournaments.cli.common import MARKUP_MODE, AlphaOption, fail, log_to_file, print_audit
 from hearts_tournaments.cli.signed import GamesOption, HeadOption, signed_line
-from hearts_tournaments.tournament.audit import ALPHA, audit_tournament
+from hearts_tournaments.results.audit import ALPHA
+from hearts_tournaments.results.signing import PUBLISHED, SigningError, signing_key_for
+from hearts_tournaments.results.stats.luck import LuckError
+from hearts_tournaments.results.stop import Terminated
+from hearts_tournaments.results.store import StoreError
+from hearts_tournaments.results.where import SERVER_PATTERN, ExecutorKind
+from hearts_tournaments.tournament.audit import audit_tournament
 from hearts_tournaments.tournament.config import (
-    SERVER_PATTERN,
     ConfigError,
-    ExecutorKind,
     TournamentConfig,
     demo_config_text,
     load_config,
@@ -49,16 +53,13 @@ from hearts_tournaments.tournament.report import ReportFormat, render
 from hearts_tournaments.tournament.results import deal_warnings
 from hearts_tournaments.tournament.runner import (
     RunnerError,
-    Terminated,
     external_token_missing,
     run_tournament,
     tournament_standings,
 )
 from hearts_tournaments.tournament.schedule import Schedule, suggest_deals
-from hearts_tournaments.tournament.signing import PUBLISHED, SigningError, signing_key_for
 from hearts_tournaments.tournament.snapshots import check_sandbox, snapshot_bots, snapshots_taken
-from hearts_tournaments.tournament.stats.luck import LuckError
-from hearts_tournaments.tournament.store import Store, StoreError
+from hearts_tournaments.tournament.store import Store
 from hearts_tournaments.tournament.verify import verify_tournament
 
 tournament_app = typer.Typer(
@@ -274,7 +275,7 @@ def check_command(
     folder = output or settings.output
     _check_sandbox(settings, folder)
     with log_to_file(folder / CHECK_LOG):
-        found = preflight(settings, folder / "logs")
+        found = preflight(settings.play_settings(), folder / "logs", concurrency=settings.concurrency)
     problems = found.problems
     failing = {p.bot for p in problems}
     warned = {w.bot: w for w in found.warnings}
@@ -451,7 +452,7 @@ def _preflight(config: TournamentConfig, output: Path, allow_broken: bool, resum
     if all(spec.command is None for spec in config.bots):
         return  # built-in bots only: nothing to start before the first game
     with log_to_file(output / CHECK_LOG):
-        found = preflight(config, output / "logs")
+        found = preflight(config.play_settings(), output / "logs", concurrency=config.concurrency)
     for warning in found.warnings:
         typer.echo(f"hearts: warning: {warning.line()}", err=True)
     problems = found.problems

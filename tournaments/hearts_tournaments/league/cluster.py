@@ -1,8 +1,8 @@
 """A league on a Ray cluster: what a node is given to play one of its games.
 
 The ``run`` loop (:mod:`.play`) plays each game of a block, and each validation game, as a Ray
-task on some node (:class:`~hearts_tournaments.tournament.executors.RayExecutor`, the
-tournament's executor and node task). The node gets the job (the game and its seeds, derived
+task on some node (:class:`~hearts_tournaments.results.executors.RayExecutor`, the executor
+and node task a tournament's games use too). The node gets the job (the game and its seeds, derived
 from the deal secret on the driver) and a :class:`NodeLeague`: the league's game settings
 with the versions of that block, whose snapshots travel with the job through Ray's object
 store and are checked against their digests on the node before they play. Neither the league
@@ -19,8 +19,8 @@ from pathlib import Path
 from hearts_tournaments.arena.bots import BotSpec
 from hearts_tournaments.arena.entrants import bot_files, command_inside
 from hearts_tournaments.arena.sandbox import SandboxKind
+from hearts_tournaments.arena.settings import PlaySettings
 from hearts_tournaments.arena.snapshot import STORE, check_snapshot
-from hearts_tournaments.tournament.config import TournamentConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,14 +31,14 @@ class NodeLeague:
     :meth:`settings_on_node`.
 
     Attributes:
-        config: The league's game settings (:func:`.play.tournament_config`) with the versions
+        config: The league's game settings (:func:`.play.play_settings`) with the versions
             that play, their snapshots named by their folders on the driver.
     """
 
-    config: TournamentConfig
+    config: PlaySettings
 
     @classmethod
-    def of(cls, config: TournamentConfig) -> NodeLeague:
+    def of(cls, config: PlaySettings) -> NodeLeague:
         """``config`` ready to cross to a node.
 
         A sandboxed command's words that name its files are made absolute here, where the
@@ -51,7 +51,7 @@ class NodeLeague:
         """The snapshot folders of the versions that play, each once."""
         return tuple(dict.fromkeys(spec.snapshot for spec in self.config.bots if spec.snapshot is not None))
 
-    def settings_on_node(self, output: Path) -> TournamentConfig:
+    def settings_on_node(self, output: Path) -> PlaySettings:
         """The settings with each snapshot read from the node's own copy in ``output/snapshots``.
 
         Raises:
@@ -68,7 +68,7 @@ class NodeLeague:
         return dataclasses.replace(self.config, bots=tuple(bots), base_dir=output)
 
 
-def _for_node(config: TournamentConfig, spec: BotSpec) -> BotSpec:
+def _for_node(config: PlaySettings, spec: BotSpec) -> BotSpec:
     if spec.command is None or config.sandbox_of(spec) is not SandboxKind.BWRAP:
         return spec  # a built-in bot; an unsandboxed one runs in its folder, the same on every node
     return dataclasses.replace(spec, command=command_inside(spec))

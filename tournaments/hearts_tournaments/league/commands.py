@@ -31,9 +31,9 @@ from hearts_tournaments.league.store import (
     spec_to_json,
     version_hash,
 )
-from hearts_tournaments.tournament import signing
-from hearts_tournaments.tournament.audit import ALPHA, AuditReport, read_games
-from hearts_tournaments.tournament.audit import audit as audit_games
+from hearts_tournaments.results import signing
+from hearts_tournaments.results.audit import ALPHA, AuditReport, read_games
+from hearts_tournaments.results.audit import audit as audit_games
 
 #: Formats of ``show``.
 FORMATS = ("table", "json", "csv", "markdown")
@@ -400,7 +400,7 @@ def verify(
     store: LeagueStore, public_key: str | None = None, games: int | None = None, head: str | None = None
 ) -> tuple[list[str], str]:
     """Checks every stored game: its record replays to its stored outcome, and its signature and
-    the chain hold (:mod:`hearts_tournaments.tournament.signing`; ``public_key``, ``games`` and
+    the chain hold (:mod:`hearts_tournaments.results.signing`; ``public_key``, ``games`` and
     ``head`` as for ``hearts tournament verify``: a head a reader kept must still be in the
     chain); and every line of the published ``heads.jsonl`` is signed and in the chain.
 
@@ -512,7 +512,7 @@ def recompute(store: LeagueStore, form: str = "json") -> str:
 
 
 def audit(store: LeagueStore, alpha: float = ALPHA) -> AuditReport:
-    """The fair-play audit of the league's rated games (:mod:`hearts_tournaments.tournament.audit`),
+    """The fair-play audit of the league's rated games (:mod:`hearts_tournaments.results.audit`),
     by entrant (a version's games count for its entrant); each block is a cluster."""
     entrant_of = {v.id: v.entrant for v in store.versions()}
     stored = []

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 from typing import Any
 
 from hearts_core.defaults import DEFAULT_POLICY, TablePolicy
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_TARGET_SCORE, MAX_PLAYERS, MIN_PLAYERS
+from hearts_tournaments.arena.bots import BotSpec, Reuse
 from hearts_tournaments.arena.sandbox import SandboxKind
+from hearts_tournaments.arena.settings import PlaySettings
 from hearts_tournaments.league.rating_models import DEFAULT_RATING, rating_refusal
-from hearts_tournaments.tournament.config import SERVER_PATTERN, ExecutorKind
+from hearts_tournaments.results.where import SERVER_PATTERN, ExecutorKind
 
 
 class LeagueError(Exception):
@@ -127,6 +130,25 @@ class LeagueConfig:
         except ValueError as exc:
             raise LeagueError(str(exc)) from None
         return LeagueConfig(policy=policy, **{k: v for k, v in data.items() if k in known})
+
+    def play_settings(self, folder: Path, bots: tuple[BotSpec, ...] = ()) -> PlaySettings:
+        """How the league's games are played, by ``bots``, the league being in ``folder`` (what the
+        arena and the entrants' check read).
+
+        A league starts a process per seat per game (no warm bots yet: ``reuse = "never"``).
+        """
+        return PlaySettings(
+            name=self.name,
+            table_size=self.table_size,
+            bots=bots,
+            target_score=self.target_score,
+            max_hands=self.max_hands,
+            policy=self.policy,
+            sandbox=SandboxKind(self.sandbox),
+            reuse=Reuse.NEVER,
+            base_dir=folder,
+            hide_names=self.hide_names,
+        )
 
 
 def check_executor(executor: str, ray_address: str) -> None:

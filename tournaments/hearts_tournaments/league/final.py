@@ -8,9 +8,9 @@ every seat rotation, stored, rated and signed as every block is), played by ``ru
 ``run`` refuses to play once a final began, so the final's blocks are the league's last.
 
 After each block, :func:`final_status` fits the final's blocks alone with the standings' own
-strength model (:func:`~hearts_tournaments.tournament.stats.bootstrap_plackett_luce`, a bootstrap
+strength model (:func:`~hearts_tournaments.results.stats.bootstrap_plackett_luce`, a bootstrap
 over deals) and applies their separation rule
-(:func:`~hearts_tournaments.tournament.stats.separate_neighbours`) to the ``top`` boundaries
+(:func:`~hearts_tournaments.results.stats.separate_neighbours`) to the ``top`` boundaries
 (1|2, ..., K|K+1): each is a two-sided test of a zero strength difference, taken resample by
 resample, and Benjamini-Hochberg at 5% across the K tests says which are separated, as a
 tournament's tiers are. The final is decided when the ``top`` boundaries are all separated (which
@@ -56,8 +56,8 @@ from hearts_tournaments.league.store import (
     Snapshot,
     utc_text,
 )
-from hearts_tournaments.tournament.stats import Interval, bootstrap_plackett_luce, separate_neighbours
-from hearts_tournaments.tournament.stats.luck import (
+from hearts_tournaments.results.stats import Interval, bootstrap_plackett_luce, separate_neighbours
+from hearts_tournaments.results.stats.luck import (
     KNOWN_POLICIES,
     GameLuck,
     LuckError,

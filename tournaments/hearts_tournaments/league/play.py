@@ -31,23 +31,24 @@ import grpc
 
 from hearts_core.deal import derive_seed
 from hearts_server.logs import get_logger
-from hearts_tournaments.arena.bots import BotSpec, Reuse
+from hearts_tournaments.arena.bots import BotSpec
 from hearts_tournaments.arena.entrants import bot_files, check_files, runtime_of
 from hearts_tournaments.arena.job import GameJob, ScheduledGame
 from hearts_tournaments.arena.local import Arena, ArenaError
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.arena.sandbox import SandboxError, SandboxKind, require_bwrap
+from hearts_tournaments.arena.settings import PlaySettings
 from hearts_tournaments.arena.snapshot import SnapshotError, check_snapshot
 from hearts_tournaments.league.cluster import NodeLeague
 from hearts_tournaments.league.config import LeagueConfig, LeagueError, check_executor
 from hearts_tournaments.league.matchmaking import Candidate, choose_table, meeting_counts
 from hearts_tournaments.league.ratings import TableRow, official_table
 from hearts_tournaments.league.store import ACTIVE, PENDING, LeagueStore, Snapshot, Version
-from hearts_tournaments.tournament.config import ExecutorKind, TournamentConfig
-from hearts_tournaments.tournament.executors import ExecutorError, RayExecutor
-from hearts_tournaments.tournament.runner import Terminated, until_terminated
-from hearts_tournaments.tournament.signing import SigningError, signing_key_for
-from hearts_tournaments.tournament.store import store_patiently
+from hearts_tournaments.results.executors import ExecutorError, RayExecutor
+from hearts_tournaments.results.signing import SigningError, signing_key_for
+from hearts_tournaments.results.stop import Terminated, until_terminated
+from hearts_tournaments.results.store import store_patiently
+from hearts_tournaments.results.where import ExecutorKind
 
 log = get_logger(__name__)
 
@@ -166,25 +167,9 @@ def league_table(store: LeagueStore, everyone: bool = False, online: bool = True
     )
 
 
-def tournament_config(store: LeagueStore, bots: tuple[BotSpec, ...] = ()) -> TournamentConfig:
-    """The league's games as a tournament's settings (what the arena and the check read).
-
-    A league starts a process per seat per game (no warm bots yet: ``reuse = "never"``).
-    """
-    base = store.config
-    return TournamentConfig(
-        name=base.name,
-        table_size=base.table_size,
-        bots=bots,
-        target_score=base.target_score,
-        max_hands=base.max_hands,
-        policy=base.policy,
-        quarantine_after=base.quarantine_after,
-        sandbox=SandboxKind(base.sandbox),
-        reuse=Reuse.NEVER,
-        base_dir=store.folder,
-        hide_names=base.hide_names,
-    )
+def play_settings(store: LeagueStore, bots: tuple[BotSpec, ...] = ()) -> PlaySettings:
+    """How the league's games are played, by ``bots`` (what the arena and the check read)."""
+    return store.config.play_settings(store.folder, bots)
 
 
 def run_league(
@@ -276,17 +261,17 @@ class _Loop:
         self.deal_secret = store.deal_secret()
         #: The snapshots checked against their digests by this run.
         self.checked: set[Path] = set()
-        self.tconfig = tournament_config(store)
+        self.settings = play_settings(store)
         self.planner: Planner = plan_block
         self.finished: Callable[[], bool] | None = None
 
     async def run(self) -> None:
         executor: Executor
         if self.kind is ExecutorKind.RAY:
-            work = NodeLeague.of(self.tconfig)
+            work = NodeLeague.of(self.settings)
             executor = RayExecutor(work, self.store.folder, self.ray_address, self.concurrency)
         else:
-            executor = Arena(self.tconfig, self.store.folder, note_processes=False)
+            executor = Arena(self.settings, self.store.folder, note_processes=False)
         try:
             async with executor:
                 await self._loop(executor)
@@ -330,7 +315,7 @@ class _Loop:
 
     def _arena_for(self, arena: Executor, specs: list[BotSpec]) -> Executor:
         """The executor, playing ``specs`` from its next game on (between blocks, never during one)."""
-        config = dataclasses.replace(self.tconfig, bots=tuple(specs))
+        config = dataclasses.replace(self.settings, bots=tuple(specs))
         if isinstance(arena, RayExecutor):
             arena.work = NodeLeague.of(config)  # their snapshots go with each game's task
         else:
@@ -384,7 +369,7 @@ class _Loop:
             runtime_of(spec)
         except SandboxError as exc:
             return str(exc)
-        if self.tconfig.sandbox_of(spec) is not SandboxKind.BWRAP:
+        if self.settings.sandbox_of(spec) is not SandboxKind.BWRAP:
             return None
         try:
             self._check_snapshot(spec)
@@ -416,7 +401,7 @@ class _Loop:
         number = self.store.next_block()
         specs = {v.id: v.spec for v in snapshot.versions}
         for vid in dict.fromkeys(order):
-            if self.tconfig.sandbox_of(specs[vid]) is SandboxKind.BWRAP:
+            if self.settings.sandbox_of(specs[vid]) is SandboxKind.BWRAP:
                 try:
                     self._check_snapshot(specs[vid])
                 except SnapshotError as exc:

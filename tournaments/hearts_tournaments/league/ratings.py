@@ -4,7 +4,7 @@
   its settings name another; :func:`online_update` is that default on (mu, sigma) pairs),
   updated with each game of a block in rotation order, stored in the block's transaction. It
   depends on the order of blocks, and is used only for matchmaking and the live view.
-* Official (:func:`official_table`): :func:`~hearts_tournaments.tournament.stats.bootstrap_plackett_luce`
+* Official (:func:`official_table`): :func:`~hearts_tournaments.results.stats.bootstrap_plackett_luce`
   over every stored block (a block is one cluster of the bootstrap), restricted to the games'
   seats of active versions. It depends on the set of blocks only, so the same stored games
   always give the same table. Pinned reference versions fix the scale: the fit is shifted so
@@ -25,7 +25,7 @@ from typing import Any
 
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league.rating_models import DEFAULT_RATING, RATING_MODELS
-from hearts_tournaments.tournament.stats import PlacedGame, bootstrap_plackett_luce
+from hearts_tournaments.results.stats import PlacedGame, bootstrap_plackett_luce
 
 
 def online_update(

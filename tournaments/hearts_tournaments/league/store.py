@@ -45,8 +45,8 @@ from hearts_tournaments.arena.seeds import new_deal_secret
 from hearts_tournaments.arena.snapshot import STORE
 from hearts_tournaments.league.config import LeagueConfig, LeagueError
 from hearts_tournaments.league.rating_models import DEFAULT_RATING, RatingModel, State, rating_model
-from hearts_tournaments.tournament import signing
-from hearts_tournaments.tournament.store import FILE_MODE, MetaDatabase, writing
+from hearts_tournaments.results import signing
+from hearts_tournaments.results.store import FILE_MODE, MetaDatabase, writing
 
 #: The meta key of the final's report (:mod:`.final`), published in ``published.json``.
 FINAL_REPORT_META = "final_report"

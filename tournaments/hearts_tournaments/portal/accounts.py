@@ -45,7 +45,7 @@ from typing import Any
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN
 from hearts_tournaments.league.config import LeagueError
 from hearts_tournaments.league.store import LeagueStore
-from hearts_tournaments.tournament.store import FILE_MODE
+from hearts_tournaments.results.store import FILE_MODE
 
 #: The portal's database file inside the league folder.
 PORTAL_DB = "portal.sqlite"

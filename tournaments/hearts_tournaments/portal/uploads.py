@@ -58,7 +58,7 @@ from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec
 from hearts_tournaments.arena.sandbox import SYSTEM_DIRS, SandboxKind
 from hearts_tournaments.league import commands
 from hearts_tournaments.league.config import LeagueError
-from hearts_tournaments.league.play import tournament_config
+from hearts_tournaments.league.play import play_settings
 from hearts_tournaments.league.store import ACTIVE as VERSION_ACTIVE
 from hearts_tournaments.league.store import ERROR as VERSION_ERROR
 from hearts_tournaments.league.store import LeagueStore
@@ -744,7 +744,7 @@ def submit_version(
                 portal.set_submission(sid, ERROR, str(exc))
                 return
             snapshot = spec.snapshot
-            found = preflight(tournament_config(store, (spec,)), league / "logs", (spec,))
+            found = preflight(play_settings(store, (spec,)), league / "logs", (spec,))
             save_report(portal, sid, found.reports.get(spec.name))
             problems = found.problems
             if problems:

@@ -8,7 +8,6 @@ what to do about it, so that the command line can print one line and exit 2. See
 from __future__ import annotations
 
 import difflib
-import enum
 import inspect
 import json
 import os
@@ -30,6 +29,9 @@ from hearts_server.table.settings import LIMITS as TABLE_LIMITS
 from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec, Reuse
 from hearts_tournaments.arena.sandbox import LIMIT_KEYS, Limits, SandboxKind
+from hearts_tournaments.arena.settings import PlaySettings
+from hearts_tournaments.results.stats import SprtSettings
+from hearts_tournaments.results.where import SERVER_PATTERN, ExecutorKind
 from hearts_tournaments.tournament.gauntlet import GauntletSpec
 from hearts_tournaments.tournament.schedule import (
     DEFAULT_SEATING,
@@ -38,10 +40,7 @@ from hearts_tournaments.tournament.schedule import (
     real_teams,
     team_problem,
 )
-from hearts_tournaments.tournament.stats import SprtSettings
 
-#: ``host:port`` of an external referee.
-SERVER_PATTERN = re.compile(r"[A-Za-z0-9_.\-\[\]:]+:[0-9]{1,5}")  # fullmatch
 #: The embedded demo configuration, a file of this package.
 DEMO_RESOURCE = "demo.toml"
 
@@ -59,15 +58,6 @@ class ConfigError(Exception):
         super().__init__(f"{key}: {message}" if key else message)
         self.key = key
         self.message = message
-
-
-class ExecutorKind(enum.StrEnum):
-    """Where a tournament's games are played (see :mod:`.executors`)."""
-
-    #: On this machine: the runner's own referee and bot processes (the default).
-    LOCAL = "local"
-    #: On a Ray cluster: each game on a node, with that node's referee and bots.
-    RAY = "ray"
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +155,24 @@ class TournamentConfig:
     def sandbox_of(self, spec: BotSpec) -> SandboxKind:
         """The sandbox ``spec`` runs in: its own, else the tournament's."""
         return spec.sandbox or self.sandbox
+
+    def play_settings(self) -> PlaySettings:
+        """How the tournament's games are played (what the arena and the entrants' check read)."""
+        return PlaySettings(
+            name=self.name,
+            table_size=self.table_size,
+            bots=self.bots,
+            target_score=self.target_score,
+            max_hands=self.max_hands,
+            policy=self.policy,
+            limits=self.limits,
+            sandbox=self.sandbox,
+            reuse=self.reuse,
+            restart_after=self.restart_after,
+            server=self.server,
+            hide_names=self.hide_names,
+            base_dir=self.base_dir,
+        )
 
 
 #: Most bots in a tournament: with 10,000 deals at 11 seats (the other limits) its schedule is

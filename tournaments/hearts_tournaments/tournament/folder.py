@@ -17,7 +17,8 @@ from pathlib import Path
 
 from hearts_tournaments.arena import snapshot
 from hearts_tournaments.arena.local import PROCESSES_LOG
-from hearts_tournaments.tournament import signing
+from hearts_tournaments.results import signing
+from hearts_tournaments.results.store import StoreError
 from hearts_tournaments.tournament.config import ConfigError, TournamentConfig, names_seating, parse_config
 from hearts_tournaments.tournament.gauntlet import gauntlet_schedule
 from hearts_tournaments.tournament.schedule import (
@@ -27,7 +28,7 @@ from hearts_tournaments.tournament.schedule import (
     SeatingMode,
     make_schedule,
 )
-from hearts_tournaments.tournament.store import DB_NAME, Store, StoreError
+from hearts_tournaments.tournament.store import DB_NAME, Store
 
 #: The snapshot's file name in the tournament folder.
 SNAPSHOT_NAME = "standings.json"

@@ -6,7 +6,7 @@ every rotation, so the candidate holds every seat's cards once and the field hol
 the other rotations. The candidate's **advantage** on a deal is the field's mean place minus
 the candidate's mean place on that deal (higher is better for the candidate; in places, the
 unit of ``h0`` and ``h1``): both played the same cards in the same seats, so the difference
-is paired. After every finished deal the runner applies :func:`hearts_tournaments.tournament.stats.sprt`
+is paired. After every finished deal the runner applies :func:`hearts_tournaments.results.stats.sprt`
 to the deals finished so far, in deal order, and stops starting games once it accepts H0 or
 H1 (``tournament.deals`` is the most it plays).
 
@@ -23,10 +23,10 @@ from typing import Any
 
 from hearts_core.deal import derive_seed
 from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.results.stats import SprtResult, SprtSettings, sprt
+from hearts_tournaments.results.stats.luck import GameLuck
 from hearts_tournaments.tournament.luck_correction import corrected_seats
 from hearts_tournaments.tournament.schedule import Schedule
-from hearts_tournaments.tournament.stats import SprtResult, SprtSettings, sprt
-from hearts_tournaments.tournament.stats.luck import GameLuck
 
 
 @dataclass(frozen=True, slots=True)

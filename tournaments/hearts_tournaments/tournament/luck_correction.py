@@ -2,8 +2,8 @@
 terms, and the corrected places and points that the standings, the separation rule and the
 gauntlet's test use when ``luck_correction = true`` (or ``report --luck-correction``).
 
-The statistics are :mod:`hearts_tournaments.tournament.stats.luck` (the terms of one record)
-and :mod:`hearts_tournaments.tournament.stats.adjust` (the cross-fitted adjustment); this module
+The statistics are :mod:`hearts_tournaments.results.stats.luck` (the terms of one record)
+and :mod:`hearts_tournaments.results.stats.adjust` (the cross-fitted adjustment); this module
 feeds them a tournament's games. docs/TOURNAMENTS.md, *Luck correction*, says what the
 correction is, why it is unbiased, where it helps and where it cannot.
 """
@@ -17,8 +17,7 @@ from typing import Any
 from hearts_core.record import GameRecord, RecordFileError
 from hearts_tournaments.arena.bots import BotSpec
 from hearts_tournaments.arena.outcome import GameOutcome
-from hearts_tournaments.tournament.schedule import Schedule
-from hearts_tournaments.tournament.stats.luck import (
+from hearts_tournaments.results.stats.luck import (
     KNOWN_POLICIES,
     CorrectedSeat,
     GameLuck,
@@ -28,6 +27,7 @@ from hearts_tournaments.tournament.stats.luck import (
     correct,
     game_luck,
 )
+from hearts_tournaments.tournament.schedule import Schedule
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +36,7 @@ class LuckCorrection:
 
     Attributes:
         known: The bots whose decisions get action terms, with their policy: the built-in
-            bots of :data:`~hearts_tournaments.tournament.stats.luck.KNOWN_POLICIES` entered
+            bots of :data:`~hearts_tournaments.results.stats.luck.KNOWN_POLICIES` entered
             without options.
         settings: The reference play-outs.
     """
@@ -94,7 +94,7 @@ def corrected_seats(
     schedule: Schedule, outcomes: Sequence[GameOutcome], terms: Mapping[str, GameLuck], forward: bool = False
 ) -> dict[str, tuple[CorrectedSeat, ...]]:
     """Per game key, every seat's corrected values (see
-    :func:`hearts_tournaments.tournament.stats.luck.correct`), the deals being the clusters.
+    :func:`hearts_tournaments.results.stats.luck.correct`), the deals being the clusters.
 
     Args:
         schedule: The schedule (which deal each game is of).

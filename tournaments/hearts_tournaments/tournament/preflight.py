@@ -42,12 +42,12 @@ from hearts_tournaments.arena.entrants import (
 from hearts_tournaments.arena.failures import EntrantProblem
 from hearts_tournaments.arena.folders import private_folder
 from hearts_tournaments.arena.sandbox import SYSTEM_DIRS, SandboxError, SandboxKind, bot_environment
+from hearts_tournaments.arena.settings import PlaySettings
 from hearts_tournaments.arena.snapshot import STORE, SnapshotError
 from hearts_tournaments.kit.catalogue import QUICK_LEVELS
 from hearts_tournaments.kit.report import CheckResult, Report
 from hearts_tournaments.kit.run import KitError, run_kit_async
 from hearts_tournaments.kit.table import Competition
-from hearts_tournaments.tournament.config import TournamentConfig
 from hearts_tournaments.tournament.snapshots import take_snapshot
 
 #: File name endings that make a command word a script the command needs.
@@ -58,7 +58,7 @@ SCRIPT_SUFFIXES = frozenset(
 CHECK_LOG = "check.log"
 
 
-def paper_problem(config: TournamentConfig, spec: BotSpec) -> EntrantProblem | None:
+def paper_problem(config: PlaySettings, spec: BotSpec) -> EntrantProblem | None:
     """What is wrong with a command entrant's command before anything is started, or None."""
     if spec.command is None:
         return None
@@ -183,22 +183,25 @@ class EntrantWarning:
 
 
 def check_entrants(
-    config: TournamentConfig, logs: Path, bots: tuple[BotSpec, ...] | None = None
+    config: PlaySettings, logs: Path, bots: tuple[BotSpec, ...] | None = None, concurrency: int | None = None
 ) -> list[EntrantProblem]:
     """Checks every command entrant (or ``bots``): on paper, then the kit's quick levels.
 
     Args:
-        config: The tournament (its sandbox, limits and decision time apply).
+        config: How the games are played (its sandbox, limits and decision time apply).
         logs: The ``logs`` folder: a failing entrant's check log is kept in ``logs/NAME/``.
         bots: The entrants to check (default: the config's command bots).
+        concurrency: Entrants checked at once (default: one per CPU).
 
     Returns:
         One problem per entrant that cannot play, in config order.
     """
-    return preflight(config, logs, bots).problems
+    return preflight(config, logs, bots, concurrency).problems
 
 
-def preflight(config: TournamentConfig, logs: Path, bots: tuple[BotSpec, ...] | None = None) -> Preflight:
+def preflight(
+    config: PlaySettings, logs: Path, bots: tuple[BotSpec, ...] | None = None, concurrency: int | None = None
+) -> Preflight:
     """:func:`check_entrants`, with the kit's report of each entrant it started."""
     logs = logs.absolute()  # the paths in the messages work from anywhere
     specs = tuple(s for s in (bots if bots is not None else config.bots) if s.command is not None)
@@ -213,13 +216,14 @@ def preflight(config: TournamentConfig, logs: Path, bots: tuple[BotSpec, ...] | 
     reports: dict[str, Report] = {}
     warnings: list[EntrantWarning] = []
     if live:
-        found, reports, warnings = asyncio.run(_live_checks(config, tuple(live), logs))
+        at_once = concurrency or os.cpu_count() or 1
+        found, reports, warnings = asyncio.run(_live_checks(config, tuple(live), logs, at_once))
         for problem in found:
             problems[problem.bot] = problem
     return Preflight([problems[s.name] for s in specs if s.name in problems], reports, warnings)
 
 
-def competition_of(config: TournamentConfig, spec: BotSpec) -> Competition:
+def competition_of(config: PlaySettings, spec: BotSpec) -> Competition:
     """What the kit tests ``spec`` for: the tournament's table, policy, limits and sandbox."""
     return Competition(
         table_size=config.table_size,
@@ -231,10 +235,10 @@ def competition_of(config: TournamentConfig, spec: BotSpec) -> Competition:
 
 
 async def _live_checks(
-    config: TournamentConfig, specs: tuple[BotSpec, ...], logs: Path
+    config: PlaySettings, specs: tuple[BotSpec, ...], logs: Path, concurrency: int
 ) -> tuple[list[EntrantProblem], dict[str, Report], list[EntrantWarning]]:
     """The kit's quick levels for each entrant (a few at a time), in a scratch folder."""
-    gate = asyncio.Semaphore(max(1, config.concurrency))
+    gate = asyncio.Semaphore(max(1, concurrency))
     with tempfile.TemporaryDirectory(prefix="hearts-check-") as scratch:
         folder = Path(scratch)
 
@@ -281,7 +285,7 @@ def _kept_log_of(check: CheckResult, folder: Path) -> Path | None:
     return _keep_log(log, folder) if log is not None else None
 
 
-def _snapshotted(config: TournamentConfig, spec: BotSpec, scratch: Path, output: Path) -> BotSpec:
+def _snapshotted(config: PlaySettings, spec: BotSpec, scratch: Path, output: Path) -> BotSpec:
     """``spec`` playing a snapshot of its files: its own (a league version's), or one taken now
     into ``scratch`` (refused as the runner refuses it: files that would show ``output``)."""
     if config.sandbox_of(spec) is not SandboxKind.BWRAP or spec.snapshot is not None:

@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from hearts_tournaments.results.stats import SEPARATION_FDR
 from hearts_tournaments.tournament.results import (
     DIFFERED,
     NO_CLEAR_DIFFERENCE,
@@ -24,7 +25,6 @@ from hearts_tournaments.tournament.results import (
     Standings,
 )
 from hearts_tournaments.tournament.schedule import Balance
-from hearts_tournaments.tournament.stats import SEPARATION_FDR
 
 
 class ReportFormat(enum.StrEnum):

@@ -3,7 +3,7 @@
 Everything is computed from the stored games alone, in schedule order, with seeded randomness,
 so the same games always give the same standings (a resumed tournament and an uninterrupted
 one publish identical results). The statistics themselves are the plain functions of
-:mod:`hearts_tournaments.tournament.stats`; this module feeds them a tournament's games.
+:mod:`hearts_tournaments.results.stats`; this module feeds them a tournament's games.
 
 The unit of every interval is the **deal**: a deal and all its seat rotations share their
 cards, so their games are not independent, and a deal is one cluster.
@@ -18,7 +18,7 @@ seat-games to the means, but one game to ``games``):
   game at once, so it does not depend on the order of the games, and it accounts for the
   opponents each bot actually met. Its 95% interval is ``strength -+ t * se``, the standard
   error from a bootstrap over deals (each resample refitted up to
-  :data:`hearts_tournaments.tournament.stats.FULL_REFIT_CLUSTERS` deals, one Newton step beyond),
+  :data:`hearts_tournaments.results.stats.FULL_REFIT_CLUSTERS` deals, one Newton step beyond),
   stretched to reach as far past the fit with a tenth of the prior: the prior's pull towards
   the reference is a bias the bootstrap does not see, large at two deals.
 * **mean place**: finishing place, 1 = lowest total; tied totals share the better place. The
@@ -66,11 +66,7 @@ from openskill.models import PlackettLuce
 
 from hearts_core.deal import derive_seed
 from hearts_tournaments.arena.outcome import GameOutcome
-from hearts_tournaments.tournament.gauntlet import GauntletSpec, deal_advantages
-from hearts_tournaments.tournament.luck_correction import LuckCorrection, corrected_seats, outcome_terms
-from hearts_tournaments.tournament.quarantine import Quarantine, quarantined
-from hearts_tournaments.tournament.schedule import Balance, Schedule
-from hearts_tournaments.tournament.stats import (
+from hearts_tournaments.results.stats import (
     CONFIDENCE,
     FULL_REFIT_CLUSTERS,
     MIN_CLUSTERS,
@@ -92,7 +88,11 @@ from hearts_tournaments.tournament.stats import (
     sprt,
     t_quantile,
 )
-from hearts_tournaments.tournament.stats.luck import GameLuck, midranks
+from hearts_tournaments.results.stats.luck import GameLuck, midranks
+from hearts_tournaments.tournament.gauntlet import GauntletSpec, deal_advantages
+from hearts_tournaments.tournament.luck_correction import LuckCorrection, corrected_seats, outcome_terms
+from hearts_tournaments.tournament.quarantine import Quarantine, quarantined
+from hearts_tournaments.tournament.schedule import Balance, Schedule
 
 __all__ = [
     "BOOTSTRAP_SAMPLES",
@@ -307,9 +307,9 @@ class Separation:
             that gives the strength intervals, taken resample by resample (the covariance of the
             two strengths is kept); None when either bot has no interval.
         separated: Whether their order is established: Benjamini-Hochberg at
-            :data:`~hearts_tournaments.tournament.stats.SEPARATION_FDR` across the ranking's
+            :data:`~hearts_tournaments.results.stats.SEPARATION_FDR` across the ranking's
             neighbour tests rejects a zero difference
-            (:func:`~hearts_tournaments.tournament.stats.separate_neighbours`). Then the
+            (:func:`~hearts_tournaments.results.stats.separate_neighbours`). Then the
             interval lies above zero too, but not every pair whose interval does is separated.
         shared_deals: Deals both played.
         paired: The paired difference of mean place over the shared deals (the model-free
@@ -875,7 +875,7 @@ def _separations(
 ) -> tuple[Separation, ...]:
     """Each pair of bots ranked next to each other (among those with a strength interval):
     their strength difference and whether it is separated from zero, by the one rule of
-    :func:`~hearts_tournaments.tournament.stats.separate_neighbours`."""
+    :func:`~hearts_tournaments.results.stats.separate_neighbours`."""
     ranked = [line.bot for line in lines if line.strength_ci is not None]
     out = []
     for test in separate_neighbours(fit, ranked):

@@ -2,7 +2,7 @@
 
 The runner plays every game of the schedule that the database does not hold yet,
 ``concurrency`` tables at a time, in schedule order, through an executor
-(:mod:`hearts_tournaments.tournament.executors`): the arena on this machine
+(:mod:`hearts_tournaments.results.executors`): the arena on this machine
 (:class:`hearts_tournaments.arena.local.Arena`, the default) or the Ray executor, which plays
 each game on a cluster node with that node's own arena. Either way this process alone decides
 the order, the quarantines and the gauntlet's stop, and alone writes the database. Each game's
@@ -27,9 +27,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import signal
-from collections.abc import Coroutine, Iterator
-from typing import Any, Protocol
+from collections.abc import Iterator
+from typing import Protocol
 
 import grpc
 
@@ -45,16 +44,19 @@ from hearts_tournaments.arena.seeds import (
     take_env_secret,
 )
 from hearts_tournaments.arena.snapshot import SnapshotError
-from hearts_tournaments.tournament.config import (
-    ExecutorKind,
-)
-from hearts_tournaments.tournament.executors import ExecutorError, GameExecutor, RayExecutor
+from hearts_tournaments.results.executors import ExecutorError, GameExecutor
+from hearts_tournaments.results.signing import SigningError, signing_key_for
+from hearts_tournaments.results.stats import SprtVerdict
+from hearts_tournaments.results.stats.luck import GameLuck
+from hearts_tournaments.results.stop import until_terminated
+from hearts_tournaments.results.store import StoreError, store_patiently
+from hearts_tournaments.results.where import ExecutorKind
+from hearts_tournaments.tournament.executors import tournament_executor
 from hearts_tournaments.tournament.folder import Tournament
 from hearts_tournaments.tournament.gauntlet import gauntlet_verdict
 from hearts_tournaments.tournament.luck_correction import LuckCorrection
 from hearts_tournaments.tournament.quarantine import Quarantine, ScheduleQuarantine
 from hearts_tournaments.tournament.results import Standings
-from hearts_tournaments.tournament.signing import SigningError, signing_key_for
 from hearts_tournaments.tournament.snapshots import (
     SNAPSHOTS_META,
     check_sandbox,
@@ -68,9 +70,6 @@ from hearts_tournaments.tournament.standings_snapshot import (
     load_snapshot,
     save_snapshot,
 )
-from hearts_tournaments.tournament.stats import SprtVerdict
-from hearts_tournaments.tournament.stats.luck import GameLuck
-from hearts_tournaments.tournament.store import StoreError, store_patiently
 
 log = get_logger(__name__)
 
@@ -91,10 +90,6 @@ def external_token_missing(server: str) -> str:
 
 class RunnerError(Exception):
     """The tournament cannot go on (referee unreachable, table aborted, ...): one clear line."""
-
-
-class Terminated(Exception):
-    """The runner got SIGTERM and stopped; the finished games are kept."""
 
 
 class Reporter(Protocol):
@@ -154,35 +149,6 @@ def run_tournament(
         runner.refresher.close()
     # The last background snapshot may be of every game already; else computed now, and kept.
     return tournament_standings(tournament, cached=True)
-
-
-async def until_terminated(work: Coroutine[Any, Any, None]) -> None:
-    """Runs ``work``; SIGTERM cancels it like Ctrl-C does, so the bots are stopped on the way out.
-
-    Raises:
-        Terminated: on SIGTERM.
-    """
-    task = asyncio.ensure_future(work)
-    loop = asyncio.get_running_loop()
-    terminated = False
-
-    def on_term() -> None:
-        nonlocal terminated
-        terminated = True
-        task.cancel()
-
-    try:
-        loop.add_signal_handler(signal.SIGTERM, on_term)
-    except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
-        return await task
-    try:
-        await task
-    except asyncio.CancelledError:
-        if terminated:
-            raise Terminated("terminated (SIGTERM)") from None
-        raise
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def tournament_standings(
@@ -276,9 +242,7 @@ class _Runner:
         executor: GameExecutor
         if kind is ExecutorKind.RAY:
             text = self.store.config_text
-            executor = RayExecutor.for_tournament(
-                self.config, text, self.output, ray_address, self.concurrency
-            )
+            executor = tournament_executor(self.config, text, self.output, ray_address, self.concurrency)
         else:
             executor = Arena(self.config, self.output, self.external_token)
             executor.notify = self.reporter.note

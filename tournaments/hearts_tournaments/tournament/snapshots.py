@@ -18,6 +18,7 @@ from hearts_tournaments.arena import snapshot
 from hearts_tournaments.arena.bots import BotSpec
 from hearts_tournaments.arena.entrants import check_files, runtime_of, snapshot_spec
 from hearts_tournaments.arena.sandbox import SandboxKind, require_bwrap
+from hearts_tournaments.arena.settings import PlaySettings
 from hearts_tournaments.tournament.config import TournamentConfig
 from hearts_tournaments.tournament.store import Store
 
@@ -101,7 +102,11 @@ def snapshot_bots(
 
 
 def take_snapshot(
-    config: TournamentConfig, spec: BotSpec, store: Path, output: Path, also_secret: tuple[Path, ...] = ()
+    config: TournamentConfig | PlaySettings,
+    spec: BotSpec,
+    store: Path,
+    output: Path,
+    also_secret: tuple[Path, ...] = (),
 ) -> BotSpec:
     """``spec`` playing a new snapshot of its files in ``store``, refused where they would show the
     output folder (or ``also_secret``) or the whole config folder.

@@ -17,7 +17,7 @@ when it is of these games: a cache is never trusted), and the stored schedule wi
 stored configuration gives.
 
 All of that a writer of the folder could recompute (the deal secret is in the database). What it
-cannot is the signatures (:mod:`hearts_tournaments.tournament.signing`): every game's signature and the
+cannot is the signatures (:mod:`hearts_tournaments.results.signing`): every game's signature and the
 chain are checked against the key given with ``--public-key`` (as printed with the standings, or
 the published ``published.json``), else against the organiser's own key when it is on this
 machine, else against the key the folder's ``published.json`` names, which is said. A forged,
@@ -40,7 +40,7 @@ from hearts_core.record import places_of as places
 from hearts_core.replay import replay, verify_seed
 from hearts_tournaments.arena.job import ScheduledGame, deal_seed
 from hearts_tournaments.arena.outcome import GameOutcome
-from hearts_tournaments.tournament import signing
+from hearts_tournaments.results import signing
 from hearts_tournaments.tournament.folder import SNAPSHOT_NAME, Tournament, schedule_for
 from hearts_tournaments.tournament.luck_correction import LuckCorrection
 from hearts_tournaments.tournament.results import Standings, compute_standings

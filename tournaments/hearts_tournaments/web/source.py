@@ -29,6 +29,7 @@ import structlog
 from hearts_core.record import GameRecord, RecordFileError
 from hearts_tournaments.arena.local import PROCESSES_LOG
 from hearts_tournaments.arena.outcome import GameOutcome
+from hearts_tournaments.results.store import StoreError
 from hearts_tournaments.tournament.config import ConfigError, parse_config
 from hearts_tournaments.tournament.folder import Tournament, open_tournament
 from hearts_tournaments.tournament.results import Standings
@@ -40,7 +41,7 @@ from hearts_tournaments.tournament.standings_snapshot import (
     load_snapshot,
     snapshot_path,
 )
-from hearts_tournaments.tournament.store import Store, StoreError
+from hearts_tournaments.tournament.store import Store
 
 #: Log lines shown per faulty game on a bot's page (the last ones of the file).
 LOG_TAIL = 40

@@ -39,8 +39,8 @@ Every function is deterministic: bootstraps take a seed, and sums run in the ord
 
 from __future__ import annotations
 
-from hearts_tournaments.tournament.stats.association import ScoreTest, holm, score_test
-from hearts_tournaments.tournament.stats.intervals import (
+from hearts_tournaments.results.stats.association import ScoreTest, holm, score_test
+from hearts_tournaments.results.stats.intervals import (
     CONFIDENCE,
     MIN_CLUSTERS,
     Estimate,
@@ -52,7 +52,7 @@ from hearts_tournaments.tournament.stats.intervals import (
     t_quantile,
     t_two_sided_p,
 )
-from hearts_tournaments.tournament.stats.plackett_luce import (
+from hearts_tournaments.results.stats.plackett_luce import (
     FULL_REFIT_CLUSTERS,
     MAX_ITERATIONS,
     PRIOR_GAMES,
@@ -67,13 +67,13 @@ from hearts_tournaments.tournament.stats.plackett_luce import (
     strength_difference,
     strength_difference_p,
 )
-from hearts_tournaments.tournament.stats.separation import (
+from hearts_tournaments.results.stats.separation import (
     SEPARATION_FDR,
     NeighbourTest,
     benjamini_hochberg,
     separate_neighbours,
 )
-from hearts_tournaments.tournament.stats.sprt import (
+from hearts_tournaments.results.stats.sprt import (
     VARIANCE_FLOOR,
     SprtResult,
     SprtSettings,

@@ -4,7 +4,7 @@ A game's result mixes the bots' skill with luck: the cards each seat is dealt, a
 of seats whose play is itself random. For each hand of a game record this module computes, per
 seat, terms whose expectation is exactly zero however every bot plays, and which are
 correlated with what the seat scored; subtracting a multiple of them (see
-:mod:`hearts_tournaments.tournament.stats.adjust`) leaves every mean where it was and can
+:mod:`hearts_tournaments.results.stats.adjust`) leaves every mean where it was and can
 narrow its interval.
 
 **The deal term.** Let ``v(d, s)`` be any value of seat ``s`` in the hand dealt ``d``: here the
@@ -64,7 +64,7 @@ from typing import Any
 from hearts_core.cards import Card
 from hearts_core.record import GameRecord, RecordFileError
 from hearts_core.rules import DEFAULT_MAX_HANDS, DEFAULT_MOON_CHOICE, DEFAULT_TARGET_SCORE
-from hearts_tournaments.tournament.stats.adjust import Observation, adjust
+from hearts_tournaments.results.stats.adjust import Observation, adjust
 
 #: Built-in policies whose decisions get action terms: a known distribution that is not a
 #: single card. ``heuristic`` is known too, but deterministic: its terms are all zero.
@@ -408,7 +408,7 @@ class CorrectedSeat:
         place: Its finishing place (1 = best, tied totals sharing the better place).
         midrank: Its finishing place with tied totals sharing the mean of their places (the
             ``corrections`` of
-            :func:`~hearts_tournaments.tournament.stats.plackett_luce.bootstrap_plackett_luce`).
+            :func:`~hearts_tournaments.results.stats.plackett_luce.bootstrap_plackett_luce`).
         hands: Hands played (not corrected).
     """
 
@@ -424,7 +424,7 @@ def correct(games: Sequence[LuckGame], forward: bool = False) -> list[tuple[Corr
     Points are adjusted by the seat's deal and action terms summed over the game; places by
     the same terms relative to the other seats' mean (a place depends on the others' luck as
     much as on the seat's own). The coefficients are fitted by
-    :func:`hearts_tournaments.tournament.stats.adjust.adjust`: per outcome, within bots,
+    :func:`hearts_tournaments.results.stats.adjust.adjust`: per outcome, within bots,
     cross-fitted over deals, so every corrected value keeps the expectation of the raw one.
     With fewer than three deals nothing is corrected.
 

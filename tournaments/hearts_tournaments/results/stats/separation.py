@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from hearts_tournaments.tournament.stats.intervals import Interval
-from hearts_tournaments.tournament.stats.plackett_luce import (
+from hearts_tournaments.results.stats.intervals import Interval
+from hearts_tournaments.results.stats.plackett_luce import (
     PlackettLuceFit,
     strength_difference,
     strength_difference_p,

@@ -2,7 +2,7 @@
 
 Given per observation (a seat of a game) an outcome ``y`` and covariates ``w`` whose
 expectation is exactly zero whatever happens (the luck terms of
-:mod:`hearts_tournaments.tournament.stats.luck`), the adjusted outcome is::
+:mod:`hearts_tournaments.results.stats.luck`), the adjusted outcome is::
 
     y - beta . w
 
@@ -30,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
-from hearts_tournaments.tournament.stats.plackett_luce import _solve
+from hearts_tournaments.results.stats.plackett_luce import _solve
 
 #: The fewest other clusters a coefficient is fitted from; below, no adjustment.
 MIN_OTHER_CLUSTERS = 2

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from hearts_tournaments.tournament.stats.intervals import t_two_sided_p
+from hearts_tournaments.results.stats.intervals import t_two_sided_p
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -8,7 +8,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from hearts_tournaments.tournament.stats.intervals import (
+from hearts_tournaments.results.stats.intervals import (
     CONFIDENCE,
     MIN_CLUSTERS,
     Interval,
