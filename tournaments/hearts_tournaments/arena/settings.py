@@ -8,6 +8,7 @@ protocol), a Ray node and the entrants' check before a run read nothing else.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,11 +58,20 @@ class PlaySettings:
         Raises:
             KeyError: if there is none.
         """
-        for spec in self.bots:
-            if spec.name == name:
-                return spec
-        raise KeyError(name)
+        return bot_named(self.bots, name)
 
     def sandbox_of(self, spec: BotSpec) -> SandboxKind:
         """The sandbox ``spec`` runs in: its own, else the settings'."""
         return spec.sandbox or self.sandbox
+
+
+def bot_named(bots: Sequence[BotSpec], name: str) -> BotSpec:
+    """The entrant of ``bots`` called ``name``.
+
+    Raises:
+        KeyError: if there is none.
+    """
+    for spec in bots:
+        if spec.name == name:
+            return spec
+    raise KeyError(name)

@@ -29,7 +29,7 @@ from hearts_server.table.settings import LIMITS as TABLE_LIMITS
 from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN, BotProtocol, BotSpec, Reuse
 from hearts_tournaments.arena.sandbox import LIMIT_KEYS, Limits, SandboxKind
-from hearts_tournaments.arena.settings import PlaySettings
+from hearts_tournaments.arena.settings import PlaySettings, bot_named
 from hearts_tournaments.results.stats import SprtSettings
 from hearts_tournaments.results.where import SERVER_PATTERN, ExecutorKind
 from hearts_tournaments.tournament.gauntlet import GauntletSpec
@@ -147,10 +147,7 @@ class TournamentConfig:
         Raises:
             KeyError: if there is none.
         """
-        for spec in self.bots:
-            if spec.name == name:
-                return spec
-        raise KeyError(name)
+        return bot_named(self.bots, name)
 
     def sandbox_of(self, spec: BotSpec) -> SandboxKind:
         """The sandbox ``spec`` runs in: its own, else the tournament's."""
