@@ -24,11 +24,12 @@ from typing import Any
 
 import pytest
 
-from hearts_tournaments.league import commands, profile
+from hearts_tournaments.league import commands, play, profile
 from hearts_tournaments.league.play import league_table
 from hearts_tournaments.league.store import LeagueStore
 from hearts_tournaments.portal.accounts import PortalStore
 from hearts_tournaments.portal.app import Limits, Portal
+from hearts_tournaments.web.league_source import LeagueSource
 from tests.helpers.portal import Client, bot_folder, played_league
 from tests.helpers.web_server import web_server
 from tests.helpers.web_store import play_league
@@ -275,3 +276,36 @@ def test_me_refits_the_official_table_once_per_state_of_the_league(tmp_path: Pat
     with LeagueStore.open(folder, read_only=True) as store:
         retired = portal.official_table(store)
         assert retired is not again and retired == league_table(store, everyone=True)
+
+
+@pytest.mark.timeout(300)
+def test_me_and_the_public_league_page_fit_one_state_once_between_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The portal's /me and the league's public page (each its own connection, in the portal its
+    own thread) used to keep a table each: the same state was fitted twice in one process."""
+    folder = tmp_path / "lg"
+    played_league(folder, bot_folder(tmp_path / "bot"), entrants=6, blocks=2)
+    fits: list[int] = []
+    fit = play.official_table
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        fits.append(1)
+        return fit(*args, **kwargs)
+
+    monkeypatch.setattr(play, "official_table", counted)
+    portal = Portal(folder, Limits(), secure=False)
+    public = LeagueSource(folder)
+    try:
+        with LeagueStore.open(folder, read_only=True) as store:
+            table = portal.official_table(store)
+        assert public.league()["table"] is table
+        assert len(fits) == 1
+        with LeagueStore.open(folder) as store:
+            play_league(store, 1)
+        assert public.league()["table"] is not table
+        with LeagueStore.open(folder, read_only=True) as store:
+            assert portal.official_table(store) is public.league()["table"]
+        assert len(fits) == 2
+    finally:
+        public.close()

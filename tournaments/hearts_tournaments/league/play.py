@@ -23,6 +23,7 @@ import contextlib
 import dataclasses
 import fcntl
 import random
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,6 +166,33 @@ def league_table(store: LeagueStore, everyone: bool = False, online: bool = True
         include=active,
         parameters=tuple(store.rating.defaults),
     )
+
+
+class TableMemo:
+    """Each league folder's official table (every version listed), refitted only when the
+    league's state (:meth:`LeagueStore.state`) changes: one per process, so that the portal's
+    pages and the league's public page, each with its own connection and thread, fit a state
+    once between them (about a second at 22 entrants). The table returned is shared: callers
+    must not change it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: dict[str, tuple[int, list[TableRow]]] = {}
+
+    def table(self, store: LeagueStore) -> list[TableRow]:
+        """``store``'s official table as :func:`league_table` gives it with ``everyone``."""
+        # The league's id too: a folder made again holds another league.
+        key = f"{store.folder.resolve()}\0{store.meta('league_id')}"
+        with self._lock:  # a second thread asking for the same state waits for the first's fit
+            state = store.state()
+            kept = self._kept.get(key)
+            if kept is None or kept[0] != state:
+                kept = self._kept[key] = (state, league_table(store, everyone=True))
+            return kept[1]
+
+
+#: The process's official tables (:class:`TableMemo`).
+OFFICIAL_TABLES = TableMemo()
 
 
 def play_settings(store: LeagueStore, bots: tuple[BotSpec, ...] = ()) -> PlaySettings:

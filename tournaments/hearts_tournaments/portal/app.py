@@ -75,7 +75,7 @@ from hearts_tournaments.arena import runtimes
 from hearts_tournaments.arena.bots import BOT_NAME_PATTERN
 from hearts_tournaments.league import profile
 from hearts_tournaments.league.commands import list_games
-from hearts_tournaments.league.play import league_table
+from hearts_tournaments.league.play import OFFICIAL_TABLES
 from hearts_tournaments.league.ratings import TableRow
 from hearts_tournaments.league.store import LeagueStore, Version, frozen_refusal
 from hearts_tournaments.portal import notify, uploads, webhooks
@@ -275,7 +275,6 @@ class Portal:
         self.clock: Callable[[], float] = time.time
         #: The official table with the league's state it was fitted at (LeagueStore.state): /me
         #: refits it once per stored block or status change, not once per visit.
-        self._table: tuple[int, list[TableRow]] | None = None
         self.env = Environment(
             loader=ChoiceLoader([FileSystemLoader(TEMPLATES), FileSystemLoader(WEB_TEMPLATES)]),
             autoescape=select_autoescape(["html"]),
@@ -488,12 +487,9 @@ class Portal:
         }
 
     def official_table(self, store: LeagueStore) -> list[TableRow]:
-        """The league's official table, fitted again only when the league's state changed."""
-        state = store.state()
-        kept = self._table
-        if kept is None or kept[0] != state:
-            kept = self._table = (state, league_table(store, everyone=True))
-        return kept[1]
+        """The league's official table, fitted again only when the league's state changed (the
+        memo the league's public pages share, :data:`~hearts_tournaments.league.play.OFFICIAL_TABLES`)."""
+        return OFFICIAL_TABLES.table(store)
 
     def feed(self, name: str, self_url: str, base: str) -> bytes:
         """``name``'s notices as an Atom feed (run in a thread)."""

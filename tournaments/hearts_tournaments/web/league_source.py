@@ -19,7 +19,7 @@ from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league import profile
 from hearts_tournaments.league.commands import list_games
 from hearts_tournaments.league.config import LeagueError
-from hearts_tournaments.league.play import block_game, league_table
+from hearts_tournaments.league.play import OFFICIAL_TABLES, block_game
 from hearts_tournaments.league.store import LeagueStore, Version
 from hearts_tournaments.tournament.results import Standings, compute_standings
 from hearts_tournaments.tournament.schedule import Schedule, Seating
@@ -83,14 +83,15 @@ class LeagueSource:
             return self._league[1]
         validations = list_games(self._store, status="validation")
         shown = {
-            "table": league_table(self._store, everyone=True),
+            "table": OFFICIAL_TABLES.table(self._store),
             "versions": self._store.versions(),
             "blocks": [(number, seats) for number, _seed, seats, _seen in self._store.block_rows()],
             "validations": validations,
             "config": self._store.config,
             "rating": self._store.rating,
         }
-        # The official table is refitted once per state of the league, not once per visitor.
+        # The official table is refitted once per state of the league, not once per visitor (and
+        # once between these pages and the portal's own, OFFICIAL_TABLES).
         self._league = (version, shown)
         return shown
 
