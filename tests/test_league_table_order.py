@@ -10,25 +10,15 @@ the versions whose rating is not settled.
 
 from __future__ import annotations
 
-import math
 import random
 
 import pytest
 
+from bench.league import sample_places
 from hearts_tournaments.arena.outcome import GameOutcome
 from hearts_tournaments.league.ratings import official_table
 
 SEATS = 8
-
-
-def _places(strengths: list[float], rng: random.Random) -> tuple[int, ...]:
-    """Places (1 = best) drawn from Plackett-Luce (Gumbel-max)."""
-    keys = [s - math.log(-math.log(rng.random())) for s in strengths]
-    order = sorted(range(len(keys)), key=lambda i: -keys[i])
-    places = [0] * len(keys)
-    for place, seat in enumerate(order):
-        places[seat] = place + 1
-    return tuple(places)
 
 
 @pytest.mark.timeout(120)
@@ -46,7 +36,7 @@ def test_the_official_table_ranks_by_strength_and_marks_who_is_provisional() -> 
         blocks[number] = []
         for r in range(SEATS):
             rotated = tuple(seats[(s - r) % SEATS] for s in range(SEATS))
-            places = _places([truth[v] for v in rotated], rng)
+            places = sample_places([truth[v] for v in rotated], rng)
             blocks[number].append(GameOutcome.clean(f"b{number}-r{r}", rotated, (0,) * SEATS, places=places))
     rows = official_table(blocks, [(v, "active", None) for v in names], {}, 200, "order", 8, 1.0)
     ranked = [r for r in rows if r.strength is not None]

@@ -54,7 +54,6 @@ class TableRow:
         strength: Plackett-Luce log-strength (pinned scale), or None if it played no block.
         low: Lower end of its interval, or None.
         high: Upper end, or None.
-        score: What the table is sorted by: the strength (None without one).
         blocks: Blocks played.
         games: Rated games played.
         provisional: Whether the rating is still provisional.
@@ -69,12 +68,16 @@ class TableRow:
     strength: float | None
     low: float | None
     high: float | None
-    score: float | None
     blocks: int
     games: int
     provisional: bool
     pinned: float | None
     online: Mapping[str, float | None]
+
+    @property
+    def score(self) -> float | None:
+        """What the table is sorted by, as its JSON names it: the strength (None without one)."""
+        return self.strength
 
     @property
     def state(self) -> dict[str, float] | None:
@@ -159,7 +162,6 @@ def official_table(
             strength += shift
             if interval is not None:
                 low, high = interval.low + shift, interval.high + shift
-        score = strength
         played = block_count.get(vid, 0)
         provisional = (
             played < provisional_blocks or low is None or high is None or (high - low > provisional_width)
@@ -173,7 +175,6 @@ def official_table(
                 strength,
                 low,
                 high,
-                score,
                 played,
                 game_count.get(vid, 0),
                 provisional,
@@ -181,5 +182,5 @@ def official_table(
                 {p: float(state[p]) if state is not None else None for p in parameters},
             )
         )
-    rows.sort(key=lambda r: (r.score is None, -(r.score or 0.0), r.version))
+    rows.sort(key=lambda r: (r.strength is None, -(r.strength or 0.0), r.version))
     return [replace(r, rank=i + 1) for i, r in enumerate(rows)]
