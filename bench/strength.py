@@ -38,7 +38,7 @@ from pathlib import Path
 
 from hearts_client.bot import Bot
 from hearts_client.bots import BUILTIN_BOTS, make_bot
-from hearts_client.bots.ismcts import IsmctsBot
+from hearts_client.bots.ismcts import IsmctsBot, search_settings
 from hearts_client.bots.montecarlo import DEFAULT_WORLDS, MonteCarloBot
 from hearts_core.cards import Card
 from hearts_core.deal import derive_seed
@@ -215,17 +215,19 @@ def pool(paths: Sequence[str]) -> dict[str, object]:
     """The figures of several earlier ``--json`` runs (of the same bots and settings) pooled.
 
     Raises:
-        ValueError: if the runs measured different bots, table sizes or budgets, or hold no hands.
+        ValueError: if the runs measured different bots, table sizes, budgets or versions of
+            ``ismcts`` (its search settings, recorded since they were), or hold no hands.
     """
     runs = [json.loads(Path(path).read_text(encoding="utf-8")) for path in paths]
-    kinds = {tuple(r.get(k) for k in ("bot", "field", "players", "worlds", "time_limit")) for r in runs}
+    keys = ("bot", "field", "players", "worlds", "time_limit")
+    kinds = {(*(r.get(k) for k in keys), json.dumps(r.get("ismcts"))) for r in runs}
     if len(kinds) != 1:
         raise ValueError(f"the runs measured different bots or settings: {sorted(map(str, kinds))}")
     bot = [float(x) for r in runs for x in r.get("bot_points", [])]
     field = [float(x) for r in runs for x in r.get("field_points", [])]
     if not bot or len(bot) != len(field):
         raise ValueError("the runs hold no per-hand points (made before --json printed them?)")
-    ((bot_name, field_name, players, worlds, time_limit),) = kinds
+    ((bot_name, field_name, players, worlds, time_limit, settings),) = kinds
     stops = [r["safety_stop"] for r in runs if "safety_stop" in r]
     pooled_stops = (
         {k: sum(s[k] for s in stops) for k in ("decisions", "cut_short")} if len(stops) == len(runs) else None
@@ -238,6 +240,7 @@ def pool(paths: Sequence[str]) -> dict[str, object]:
         "time_limit": time_limit,
         "hands": len(bot),
         "seed": [r["seed"] for r in runs],
+        **({"ismcts": json.loads(settings)} if settings != "null" else {}),
         **summarize(bot, field),
         **({"safety_stop": pooled_stops} if pooled_stops is not None else {}),
         "bot_points": bot,
@@ -284,6 +287,8 @@ def run(config: Config, jobs: int) -> dict[str, object]:
         "bot_points": [o.bot_points for o in outcomes],
         "field_points": [o.field_points for o in outcomes],
     }
+    if IsmctsBot.name in (config.bot, config.field):
+        figures["ismcts"] = search_settings()
     if config.bot == IsmctsBot.name:
         figures["safety_stop"] = {
             "decisions": sum(o.searched for o in outcomes),

@@ -61,7 +61,7 @@ DEFAULT_ITERATIONS = 1000 if BACKEND == "native" else 200
 #: Determinized worlds per play decision, cycled through by the iterations.
 DEFAULT_WORLDS = 60 if BACKEND == "native" else 30
 #: Worlds per pass candidate by backend.
-DEFAULT_PASS_WORLDS = 60 if BACKEND == "native" else 8
+DEFAULT_PASS_WORLDS = 150 if BACKEND == "native" else 8
 #: The safety stop: seconds of wall clock after which a decision is cut short whatever its
 #: budget (the referee's default limit is 1 s). The budgets keep decisions far below it on an
 #: idle machine (docs/design/MONTECARLO.md); it fires only on a machine too loaded to answer in time.
@@ -70,11 +70,11 @@ DEFAULT_SAFETY_LIMIT = 0.8
 #: is the margin for answering (the last iteration, the reply's way back) on a loaded machine.
 TIME_LEFT_SHARE = 0.4
 #: How many of the heuristic's most dangerous cards the candidate passes are drawn from.
-PASS_POOL = 7 if BACKEND == "native" else 6
+PASS_POOL = 8 if BACKEND == "native" else 6
 #: Worlds kept in the belief per world drawn for a decision.
 INFER_FACTOR = 4
 #: The weight of a world per play of another seat that the heuristic would not have made in it.
-MISMATCH_WEIGHT = 0.25
+MISMATCH_WEIGHT = 0.5
 #: UCB1 exploration constant, in units of the objective's scale (26 points, or the endgame's 100).
 EXPLORATION = 0.7
 #: Worlds on which every root card is tried before the tree search proper.
@@ -83,6 +83,23 @@ FLAT_WORLDS = 10
 MIN_WORLDS = 4
 
 _LOG = get_logger("hearts_client.bots.ismcts")
+
+
+def search_settings() -> dict[str, object]:
+    """What decides how ``ismcts`` plays with its defaults: the backend and every budget and
+    constant of its search. Benches record it beside their figures, so that a figure names the
+    version of the bot it measured and runs of different versions are not pooled."""
+    return {
+        "backend": BACKEND,
+        "iterations": DEFAULT_ITERATIONS,
+        "worlds": DEFAULT_WORLDS,
+        "pass_worlds": DEFAULT_PASS_WORLDS,
+        "pass_pool": PASS_POOL,
+        "infer_factor": INFER_FACTOR,
+        "mismatch_weight": MISMATCH_WEIGHT,
+        "exploration": EXPLORATION,
+        "flat_worlds": FLAT_WORLDS,
+    }
 
 
 class _Node:
