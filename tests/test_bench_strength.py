@@ -10,6 +10,7 @@ import pytest
 
 import bench.strength as strength
 from hearts_client.bot import Bot
+from hearts_client.bots.ismcts import search_settings
 from hearts_client.bots.montecarlo import Objective
 from hearts_core.cards import Card
 from hearts_core.rules import MoonChoice
@@ -79,3 +80,18 @@ def test_pool_combines_the_hands_of_runs_on_different_seeds(tmp_path: Path) -> N
     other.write_text(json.dumps({**runs[0], "players": 8}))
     with pytest.raises(ValueError, match="different bots or settings"):
         strength.pool([str(files[0]), str(other)])
+
+
+def test_pool_refuses_runs_of_two_versions_of_ismcts(tmp_path: Path) -> None:
+    # A run records ismcts's search settings; a figure pooled over two versions would be neither's.
+    config = strength.Config(bot="ismcts", field="heuristic", players=6, hands=1, seed="v", safety_limit=None)
+    figures = strength.run(config, jobs=1)
+    assert figures["ismcts"] == search_settings()
+    files = [tmp_path / "now.json", tmp_path / "before.json", tmp_path / "unrecorded.json"]
+    files[0].write_text(json.dumps(figures))
+    files[1].write_text(json.dumps({**figures, "ismcts": {**search_settings(), "mismatch_weight": 0.25}}))
+    files[2].write_text(json.dumps({k: v for k, v in figures.items() if k != "ismcts"}))
+    assert strength.pool([str(files[0]), str(files[0])])["ismcts"] == search_settings()
+    for other in files[1:]:
+        with pytest.raises(ValueError, match="different bots or settings"):
+            strength.pool([str(files[0]), str(other)])
