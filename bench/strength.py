@@ -220,14 +220,16 @@ def pool(paths: Sequence[str]) -> dict[str, object]:
     """
     runs = [json.loads(Path(path).read_text(encoding="utf-8")) for path in paths]
     keys = ("bot", "field", "players", "worlds", "time_limit")
-    kinds = {(*(r.get(k) for k in keys), json.dumps(r.get("ismcts"))) for r in runs}
+    # The settings as sorted JSON: hashable, and equal whatever order their keys were written in.
+    kinds = {(*(r.get(k) for k in keys), json.dumps(r.get("ismcts"), sort_keys=True)) for r in runs}
     if len(kinds) != 1:
         raise ValueError(f"the runs measured different bots or settings: {sorted(map(str, kinds))}")
     bot = [float(x) for r in runs for x in r.get("bot_points", [])]
     field = [float(x) for r in runs for x in r.get("field_points", [])]
     if not bot or len(bot) != len(field):
         raise ValueError("the runs hold no per-hand points (made before --json printed them?)")
-    ((bot_name, field_name, players, worlds, time_limit, settings),) = kinds
+    ((bot_name, field_name, players, worlds, time_limit, _),) = kinds
+    settings = runs[0].get("ismcts")
     stops = [r["safety_stop"] for r in runs if "safety_stop" in r]
     pooled_stops = (
         {k: sum(s[k] for s in stops) for k in ("decisions", "cut_short")} if len(stops) == len(runs) else None
@@ -240,7 +242,7 @@ def pool(paths: Sequence[str]) -> dict[str, object]:
         "time_limit": time_limit,
         "hands": len(bot),
         "seed": [r["seed"] for r in runs],
-        **({"ismcts": json.loads(settings)} if settings != "null" else {}),
+        **({"ismcts": settings} if settings is not None else {}),
         **summarize(bot, field),
         **({"safety_stop": pooled_stops} if pooled_stops is not None else {}),
         "bot_points": bot,

@@ -92,6 +92,9 @@ def test_pool_refuses_runs_of_two_versions_of_ismcts(tmp_path: Path) -> None:
     files[1].write_text(json.dumps({**figures, "ismcts": {**search_settings(), "mismatch_weight": 0.25}}))
     files[2].write_text(json.dumps({k: v for k, v in figures.items() if k != "ismcts"}))
     assert strength.pool([str(files[0]), str(files[0])])["ismcts"] == search_settings()
+    reordered = tmp_path / "reordered.json"  # the same settings, their keys written in another order
+    reordered.write_text(json.dumps({**figures, "ismcts": dict(reversed(list(search_settings().items())))}))
+    assert strength.pool([str(files[0]), str(reordered)])["ismcts"] == search_settings()
     for other in files[1:]:
         with pytest.raises(ValueError, match="different bots or settings"):
             strength.pool([str(files[0]), str(other)])
