@@ -8,6 +8,7 @@ disconnects, as ``hearts`` does.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -87,9 +88,11 @@ def same_games(played: dict[str, Any], reference: dict[str, Any]) -> dict[str, t
 
 
 def seat_logs(folder: Path) -> int:
-    """How many seats of games left a bot log in `folder`.
+    """How many seats of games the bot logs in `folder` show played (by their ``game_started`` lines).
 
-    A bot killed by a signal before it joins is started once more (docs/TOURNAMENTS.md, Faulty
-    bots); its second process writes `...-again.log` beside the first, for the same seat.
+    Counted by content, not by file: a bot killed by a signal before it joins is started again
+    (docs/TOURNAMENTS.md, Faulty bots), and each of its processes leaves a log of its own (empty,
+    or `...-again.log`, or a warm process's next serial) for the same seat.
     """
-    return len({p.name.removesuffix(".log").removesuffix("-again") for p in folder.glob("*.log")})
+    started = re.compile(r"game_started game_id='(\w+)' seat=(\d+)")
+    return len({m.groups() for p in folder.glob("*.log") for m in started.finditer(p.read_text())})

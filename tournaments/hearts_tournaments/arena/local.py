@@ -53,6 +53,11 @@ log = get_logger(__name__)
 CONNECT_TIMEOUT_S = 10.0
 #: The arena's note of which process played which seat of each game (JSON lines).
 PROCESSES_LOG = "processes.jsonl"
+#: Times a seat's bot is started again after its process died of a signal before joining its
+#: table (grpc's client has been seen to crash at start-up, twice in a row, on a loaded machine).
+RESTARTS_BEFORE_JOINING = 3
+#: The pause before the first restart of a seat; it doubles with each one (0.25, 0.5, 1 s).
+RESTART_PAUSE_S = 0.25
 
 
 def _nobody_joined(table: apb.GetTableResponse) -> bool:
@@ -378,8 +383,9 @@ class GamePlay:
         self.crashed = [False] * n
         #: Seats whose process ended before the game did (already told to the organiser).
         self.told = [False] * n
-        #: Seats whose first process died of a signal before joining and was started once more.
-        self.restarted: set[int] = set()
+        #: Per seat, how many times a process that died of a signal before joining was started
+        #: again (at most :data:`RESTARTS_BEFORE_JOINING`).
+        self.restarted: dict[int, int] = {}
         self.table_id = ""
         self.tokens: list[str] = []
         self.processes: list[BotProcess] = []
@@ -516,7 +522,9 @@ class GamePlay:
             await pool.bind(warm, self.table_id, seat, self.job.bot_seeds[seat])
             process = warm.process
         else:
-            again = "-again" if seat in self.restarted else ""  # the first process's log is kept
+            # Each earlier process's log is kept: -again, -again2, ...
+            times = self.restarted.get(seat, 0)
+            again = "" if times == 0 else "-again" if times == 1 else f"-again{times}"
             log_path = self.runner.output / "logs" / spec.name / f"{game.key}-s{seat}{again}.log"
             process = await self._start(spec, seat, self.tokens[seat], log_path, 1)
         self.processes.append(process)
@@ -581,26 +589,13 @@ class GamePlay:
             and code is not None
             and code < 0
             and not process.killed
-            and seat not in self.restarted
+            and self.restarted.get(seat, 0) < RESTARTS_BEFORE_JOINING
             and not over.is_set()
-        ):
             # Died of a signal before it joined (a crash at start-up on a loaded machine, say):
-            # no card has been dealt, so starting it once more is fair to every seat and keeps
-            # the game what it would have been. A second death is the bot's, as always.
-            self.restarted.add(seat)
-            log.warning(
-                "bot_restarted_before_joining",
-                key=self.game.key,
-                seat=seat,
-                bot=self.game.seats[seat],
-                code=code,
-                log=str(process.log_path),
-            )
-            if seat in self.warm_bots and self.runner.pool is not None:
-                dead = self.warm_bots.pop(seat)
-                self.replaced.append(dead)
-                await self.runner.pool.drop(dead)  # its session ends, its seat binding with it
-            await self._seat_process(seat, self.config.bot(self.game.seats[seat]))
+            # no card has been dealt, so starting it again is fair to every seat and keeps the
+            # game what it would have been. Past RESTARTS_BEFORE_JOINING, the death is the bot's.
+            and await self._start_again(seat, process, code)
+        ):
             return
         log.warning(
             "bot_exited_early",
@@ -622,6 +617,38 @@ class GamePlay:
             # Nobody is coming for this seat: do not let the table wait for its join timeout.
             # Its bot failed, so each decision the referee makes for it is the bot's fault.
             await self._release(seat, faulted=True)
+
+    async def _start_again(self, seat: int, process: BotProcess, code: int) -> bool:
+        """Starts the seat's bot again after its process died of signal ``-code`` before joining,
+        after a pause that doubles with each restart (such crashes come in bursts on a loaded
+        machine). Returns whether a new process took the seat; when none could be started the
+        seat is left to the caller, which releases it as the bot's failure."""
+        times = self.restarted[seat] = self.restarted.get(seat, 0) + 1
+        bot = self.game.seats[seat]
+        log.warning(
+            "bot_restarted_before_joining",
+            key=self.game.key,
+            seat=seat,
+            bot=bot,
+            code=code,
+            restart=times,
+            log=str(process.log_path),
+        )
+        try:
+            if seat in self.warm_bots and self.runner.pool is not None:
+                dead = self.warm_bots.pop(seat)
+                self.replaced.append(dead)
+                await self.runner.pool.drop(dead)  # its session ends, its seat binding with it
+            await asyncio.sleep(RESTART_PAUSE_S * 2 ** (times - 1))
+            if self.over.is_set():
+                return True  # the game ended meanwhile (the organiser stopped it): nothing to seat
+            await self._seat_process(seat, self.config.bot(bot))
+        except Exception as exc:  # a watcher's error is lost: the seat must not be left unattended
+            # Left unseated, the table would wait for its join timeout (minutes, at some limits).
+            error = f"{type(exc).__name__}: {exc}"
+            log.warning("bot_restart_failed", key=self.game.key, seat=seat, bot=bot, error=error)
+            return False
+        return True
 
     async def _release(self, seat: int, faulted: bool) -> None:
         """Gives a seat nobody will play to the referee's default rule."""
