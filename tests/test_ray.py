@@ -308,3 +308,37 @@ def test_an_unreachable_ray_head_is_one_line_at_once(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     assert f"the Ray head at 127.0.0.1:{port} does not answer" in result.stderr.splitlines()[-1]
     assert "Traceback" not in result.stderr
+
+
+#: A command bot that exits at once, before it joins: each of its seats is an incident.
+QUITTER = """
+import sys
+
+print("quitter: no strategy today", file=sys.stderr)
+sys.exit(3)
+"""
+
+
+def test_an_entrant_failing_on_a_node_is_told_to_the_organiser(cluster: Any, tmp_path: Path) -> None:
+    """The node's arena tells which entrant failed in which game, with its log, as a local run
+    does; the line names the log where the driver wrote it."""
+    folder = config_folder(tmp_path)
+    (folder / "bots" / "quitter.py").write_text(QUITTER)
+    config = folder / "tournament.toml"
+    text = config.read_text().replace("deals = 6", "deals = 1")
+    config.write_text(
+        text + f'\n[[bots]]\nname = "quitter"\ncommand = [{json.dumps(sys.executable)}, "bots/quitter.py"]\n'
+    )
+    output = tmp_path / "out"
+    result = hearts(
+        "tournament", "run", str(config), "-o", str(output), "--allow-broken", "--progress", "never",
+        "--executor", "ray", "--ray-address", cluster.address, timeout=900,
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr[-3000:]  # played; the quitter failed its games
+    told = [line for line in result.stderr.splitlines() if line.startswith("entrant 'quitter' in game")]
+    assert told, result.stderr[-3000:]
+    for line in told:
+        assert "exited with status 3" in line and "quitter: no strategy today" in line, line
+        log_path = Path(line.rpartition("; log: ")[2])
+        assert log_path.parent == output / "logs" / "quitter", line
+        assert "no strategy today" in log_path.read_text()

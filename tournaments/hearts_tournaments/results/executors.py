@@ -43,6 +43,7 @@ import os
 import signal
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -67,6 +68,8 @@ RAY_MAX_RETRIES = 5
 RAY_OBJECT_STORE_BYTES = 80 * 1024 * 1024
 #: The most of one bot's log a node sends back per game (the log cap applies first).
 LOG_RETURN_BYTES = 1024 * 1024
+#: How a node's incident lines name its output folder; the driver puts its own in its place.
+NODE_LOGS = "<node>"
 
 
 class ExecutorError(Exception):
@@ -111,12 +114,15 @@ class NodeResult:
         logs: ``(path under logs/, content)`` of each bot log the game wrote.
         node_id: The Ray node that played it.
         attempt_pid: The worker process that played it.
+        incidents: The lines about entrants' failures the node's arena told (a bot that exited
+            early, or stopped answering), its log paths under :data:`NODE_LOGS`.
     """
 
     outcome: GameOutcome
     logs: tuple[tuple[str, bytes], ...]
     node_id: str
     attempt_pid: int
+    incidents: tuple[str, ...] = ()
 
 
 class NodeWork(Protocol):
@@ -167,8 +173,11 @@ def play_on_node(work: NodeWork, job: GameJob, *shipped: PackedSnapshot) -> Node
                 unpack(packed, output / STORE)
             config = work.settings_on_node(output)
 
+            incidents: list[str] = []
+
             async def play() -> GameOutcome:
                 async with Arena(config, output) as host:
+                    host.notify = lambda line: incidents.append(line.replace(str(output), NODE_LOGS))
                     return await host.play(job)
 
             outcome = asyncio.run(play())
@@ -178,7 +187,9 @@ def play_on_node(work: NodeWork, job: GameJob, *shipped: PackedSnapshot) -> Node
     except grpc.aio.AioRpcError as exc:
         failed = f"{exc.code().name}: {exc.details()}"
         raise ExecutorError(f"node {node_id[:12]}: the referee failed: {failed}") from None
-    return NodeResult(outcome=outcome, logs=logs, node_id=node_id, attempt_pid=os.getpid())
+    return NodeResult(
+        outcome=outcome, logs=logs, node_id=node_id, attempt_pid=os.getpid(), incidents=tuple(incidents)
+    )
 
 
 def _read_logs(folder: Path) -> tuple[tuple[str, bytes], ...]:
@@ -243,6 +254,8 @@ class RayExecutor:
         self.concurrency = concurrency
         self.runtime_env = runtime_env or {}
         self.address = f"ray:{ray_address or 'local'}"
+        #: Told each line about an entrant's failure a node sends back (as :class:`Arena`'s).
+        self.notify: Callable[[str], None] | None = None
         self._ray: Any = None
         self._remote: Any = None
         self._owned = False
@@ -329,6 +342,12 @@ class RayExecutor:
             ) from None
         self._write_logs(result.logs)
         log.info("game_played_on_node", key=key, node=result.node_id[:12], pid=result.attempt_pid)
+        for incident in result.incidents:
+            # The node's log paths, as the driver wrote them (under its own output folder).
+            line = incident.replace(NODE_LOGS, str(self.output))
+            log.warning("entrant_failed", line=line, node=result.node_id[:12])
+            if self.notify is not None:
+                self.notify(line)
         return result.outcome
 
     async def _ship(self, folder: Path) -> Any:

@@ -242,10 +242,13 @@ class _Runner:
         executor: GameExecutor
         if kind is ExecutorKind.RAY:
             text = self.store.config_text
-            executor = tournament_executor(self.config, text, self.output, ray_address, self.concurrency)
+            ray = tournament_executor(self.config, text, self.output, ray_address, self.concurrency)
+            ray.notify = self.reporter.note
+            executor = ray
         else:
-            executor = Arena(self.config, self.output, self.external_token)
-            executor.notify = self.reporter.note
+            arena = Arena(self.config, self.output, self.external_token)
+            arena.notify = self.reporter.note
+            executor = arena
         self.executor = executor
         try:
             async with executor:
