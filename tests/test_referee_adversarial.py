@@ -46,6 +46,9 @@ FAST = {"max_hands": 2, "decision_time_ms": 1000, "max_faults": 3, "join_timeout
 #: How much longer than a decision limit a loaded machine may take to deliver the referee's
 #: verdict; far below the time bank (60 s), which a referee waiting on the bank would show.
 SLACK_S = 5.0
+#: The decision limit of the tests about what the referee accepts, not about time: one no answer
+#: reaches on a loaded machine (3 s was missed once, by the scripted adversary, on 2 busy cores).
+PATIENT_MS = 60_000
 
 Scenario = Callable[[RefereeServer, Any, RawSeat], Awaitable[None]]
 
@@ -179,7 +182,7 @@ def test_garbage_gets_malformed_rejections_and_the_bot_can_still_answer(tmp_path
                 codes.append((await adversary.next_rejection()).code)
             adversary.send(legal_answer(request))
 
-    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=PATIENT_MS))
     assert "MALFORMED" in codes and "UNKNOWN_CARD" in codes
     assert record["faults"] == []
 
@@ -204,7 +207,7 @@ def test_illegal_cards_repeatedly_are_rejected_with_conformance_codes(tmp_path: 
                     codes.add((await adversary.next_rejection()).code)
             adversary.send(legal_answer(request))
 
-    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=PATIENT_MS))
     assert {"BAD_PASS_COUNT", "NOT_IN_HAND"} <= codes
     assert codes & {"MUST_FOLLOW_SUIT", "FIRST_LEAD_RESTRICTED", "HEARTS_NOT_BROKEN"}
     assert codes <= {
@@ -239,7 +242,7 @@ def test_tokens_act_only_for_their_seat(tmp_path: Path) -> None:
         assert rejection.code in {"NOT_YOUR_TURN", "STALE_REQUEST"}
         await adversary.play_legally()
 
-    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=PATIENT_MS))
     assert record["faults"] == []
 
 
@@ -257,7 +260,7 @@ def test_a_newer_stream_on_the_same_token_replaces_the_older_at_once(tmp_path: P
         await twin.play_legally()
         await twin.close()
 
-    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=PATIENT_MS))
     assert record["faults"] == []
 
 
@@ -284,7 +287,7 @@ def test_disconnect_and_reconnect_resumes_with_a_snapshot(tmp_path: Path) -> Non
             again.send(legal_answer(request))
         await again.close()
 
-    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=PATIENT_MS))
     assert seen == {"first": "game_started", "second": "snapshot", "seat": ADVERSARY}
     # It came back within the open decision's deadline: the request was resent and answered.
     assert record["faults"] == []
@@ -301,7 +304,7 @@ def test_first_message_must_be_a_join(tmp_path: Path) -> None:
         adversary.join(_token(table))
         await adversary.play_legally()
 
-    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
+    record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=PATIENT_MS))
     assert record["faults"] == []
 
 
@@ -366,7 +369,7 @@ def test_a_bot_cannot_rename_its_seat_nor_write_escapes_into_the_log(tmp_path: P
         await adversary.play_legally(request)
 
     with structlog.testing.capture_logs() as logs:
-        record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=3000))
+        record = asyncio.run(_play(tmp_path, scenario, decision_time_ms=PATIENT_MS))
     names = ["heuristic"] * PLAYERS
     names[ADVERSARY] = "adversary"
     assert record["bots"] == names
