@@ -621,8 +621,8 @@ class GamePlay:
     async def _start_again(self, seat: int, process: BotProcess, code: int) -> bool:
         """Starts the seat's bot again after its process died of signal ``-code`` before joining,
         after a pause that doubles with each restart (such crashes come in bursts on a loaded
-        machine). Returns whether a new process took the seat; when none could be started the
-        seat is left to the caller, which releases it as the bot's failure."""
+        machine). Returns False when no process could be started: the seat is then left to the
+        caller, which releases it as the bot's failure (True also when the game ended meanwhile)."""
         times = self.restarted[seat] = self.restarted.get(seat, 0) + 1
         bot = self.game.seats[seat]
         log.warning(

@@ -84,6 +84,10 @@ class NodeSetupError(Exception):
 class GameExecutor(Protocol):
     """Plays games. Used as an async context manager; :meth:`play` may run many at once."""
 
+    #: Told each line about an entrant that failed in a game (a bot that exited early, one that
+    #: stopped answering), for the organiser; None: only logged.
+    notify: Callable[[str], None] | None
+
     @property
     def address(self) -> str:
         """Where the games are played, for messages (a referee's address, a Ray cluster's)."""
@@ -254,7 +258,7 @@ class RayExecutor:
         self.concurrency = concurrency
         self.runtime_env = runtime_env or {}
         self.address = f"ray:{ray_address or 'local'}"
-        #: Told each line about an entrant's failure a node sends back (as :class:`Arena`'s).
+        #: Told each line about an entrant's failure a node sends back (:class:`GameExecutor`).
         self.notify: Callable[[str], None] | None = None
         self._ray: Any = None
         self._remote: Any = None

@@ -242,13 +242,10 @@ class _Runner:
         executor: GameExecutor
         if kind is ExecutorKind.RAY:
             text = self.store.config_text
-            ray = tournament_executor(self.config, text, self.output, ray_address, self.concurrency)
-            ray.notify = self.reporter.note
-            executor = ray
+            executor = tournament_executor(self.config, text, self.output, ray_address, self.concurrency)
         else:
-            arena = Arena(self.config, self.output, self.external_token)
-            arena.notify = self.reporter.note
-            executor = arena
+            executor = Arena(self.config, self.output, self.external_token)
+        executor.notify = self.reporter.note
         self.executor = executor
         try:
             async with executor:
